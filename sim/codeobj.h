@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * codeobj.h - kernel argument layout from the AMDGPU code objects of a HIP program.
+ *
+ * The simulated runtime does not execute kernels. A launch instead touches the
+ * memory that the kernel's global-buffer arguments point to, so the runtime has to
+ * know, per kernel, which of the user arguments of hipLaunchKernel() are buffers.
+ * That is written by the compiler into each code object's NT_AMDGPU_METADATA note
+ * (MessagePack, "amdhsa.kernels"); this module reads it.
+ *
+ * Input layout, as produced by Debian's hipcc (ROCm 5.2, clang-15) and checked on
+ * real binaries (see docs/ and tests/hip/):
+ *   __hipRegisterFatBinary(wrapper): wrapper in .hipFatBinSegment is
+ *     { u32 magic 0x48495046 "HIPF", u32 version 1, const void *binary, void *unused }
+ *   binary, in .hip_fatbin, is a clang offload bundle:
+ *     "__CLANG_OFFLOAD_BUNDLE__" (24 bytes), u64 entry count, then per entry
+ *     u64 offset (from the bundle start), u64 size, u64 triple length, triple
+ *     (not NUL-terminated), e.g. "host-x86_64-unknown-linux" (size 0) and
+ *     "hipv4-amdgcn-amd-amdhsa--gfx90a" (an ELF64, e_machine EM_AMDGPU = 224).
+ *
+ * Every length and offset in the input is bounds-checked: the parser is fuzzed.
+ * Functions return 0 or -errno and leave *out untouched on failure:
+ *   -EINVAL   malformed input
+ *   -ENOENT   well-formed, but no amdgcn code object / no metadata note in it
+ *   -ENOTSUP  a compressed ("CCOB") bundle, which clang-15 never writes
+ *   -ENOMEM
+ * Nothing here logs.
+ */
+#ifndef HIPSVM_SIM_CODEOBJ_H
+#define HIPSVM_SIM_CODEOBJ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HIPSVM_KERNEL_MAX_ARGS 64
+
+/* One user argument of a kernel (hidden_* arguments are never listed). */
+struct hipsvm_karg {
+	uint32_t offset;	/* in the kernarg segment */
+	uint32_t size;
+	bool global_buffer;	/* .value_kind "global_buffer": a pointer to touch */
+	/*
+	 * .access/.actual_access "read_only" or .is_const. clang-15 writes this for
+	 * HIP only on `const T *__restrict__` arguments (and only when optimising):
+	 * a plain `const T *` carries no qualifier in the metadata. When the metadata
+	 * says nothing, the mangled kernel name is consulted (PK... parameters).
+	 */
+	bool read_only;
+};
+
+struct hipsvm_kernel_info {
+	char name[256];		/* .name, the mangled name given to __hipRegisterFunction
+				 * (truncated if longer; hipsvm_codeobj_find compares
+				 * the full name) */
+	unsigned nargs;		/* user arguments, in order (at most 64: any
+				 * further ones are dropped) */
+	struct hipsvm_karg args[HIPSVM_KERNEL_MAX_ARGS];
+	uint32_t kernarg_size;	/* .kernarg_segment_size, hidden arguments included */
+};
+
+struct hipsvm_codeobj;
+
+/* From the pointer that __hipRegisterFatBinary() receives. */
+int hipsvm_codeobj_load(const void *fatbin_wrapper, struct hipsvm_codeobj **out);
+
+/* From a raw clang offload bundle or a raw ELF code object of `size` bytes. */
+int hipsvm_codeobj_load_blob(const void *data, size_t size, struct hipsvm_codeobj **out);
+
+/* By .name (mangled) or by .symbol ("<name>.kd"); NULL when absent. */
+const struct hipsvm_kernel_info *hipsvm_codeobj_find(const struct hipsvm_codeobj *co,
+						     const char *name);
+
+/* Number of kernels and the i-th one (NULL when out of range). */
+unsigned hipsvm_codeobj_count(const struct hipsvm_codeobj *co);
+const struct hipsvm_kernel_info *hipsvm_codeobj_kernel(const struct hipsvm_codeobj *co,
+						       unsigned i);
+
+void hipsvm_codeobj_free(struct hipsvm_codeobj *co);
+
+#endif /* HIPSVM_SIM_CODEOBJ_H */

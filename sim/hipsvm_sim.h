@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hipsvm_sim.h - the simulated runtime's own entry points, for tests and
+ * examples (docs/simulator.md). Programs that only use HIP need none of this.
+ *
+ * Include after <hip/hip_runtime_api.h>. Link with the simulator's
+ * libamdhip64.so.5 (build/sim/).
+ */
+#ifndef HIPSVM_SIM_H
+#define HIPSVM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-GPU counters (hipsvmSimGetStats). */
+struct hipsvm_sim_stats {
+	uint64_t faults_raised;		/* IVs the GPU wrote for page faults */
+	uint64_t faults_handled;	/* faults the checkpoint filter let through */
+	uint64_t faults_mapped;		/* of those, faults that mapped a page */
+	uint64_t faults_dropped;	/* dropped by the checkpoint (stale) */
+	uint64_t faults_real;		/* real faults: the address is gone */
+	uint64_t faults_stale_handled;	/* handled although at or before the last set
+					 * checkpoint: must stay 0 */
+	uint64_t ring_overflows;	/* IVs refused by a full ring (then retried) */
+	uint64_t drains;
+	uint64_t drain_timeouts;
+	uint64_t sets;
+	uint64_t clears;
+	uint64_t pages_mapped;		/* pages mapped lazily on this GPU now */
+	uint64_t clock;			/* the GPU's 48-bit clock now */
+	uint64_t checkpoint_ts;		/* 0: none */
+	uint64_t last_set_ts;		/* last checkpoint recorded by a set */
+	uint64_t mem_used;		/* device memory charged to this GPU */
+};
+
+/* A GPU access to [ptr, ptr + size) from device, synchronous: every page not
+ * mapped on that GPU raises a retry fault, and the GPU retries until the
+ * fault is served. hipSuccess, hipErrorIllegalAddress on a real fault,
+ * hipErrorInvalidDevice, hipErrorInvalidValue. */
+hipError_t hipsvmSimAccess(int device, const void *ptr, size_t size, int write);
+
+/* 0, or -EINVAL for a bad device or NULL. */
+int hipsvmSimGetStats(int device, struct hipsvm_sim_stats *out);
+
+/* Is the page holding ptr mapped in device's page table right now? 1, 0, or
+ * -EINVAL for a bad device. */
+int hipsvmSimIsMapped(int device, const void *ptr);
+
+/* Number of GPUs the simulator runs, and the hook server's socket name
+ * ("@name" for the abstract namespace; "" when the server is off). Both
+ * initialise the runtime. */
+int hipsvmSimGpuCount(void);
+const char *hipsvmSimSocketPath(void);
+
+/* A GPU agent: a thread that keeps touching [ptr, ptr + size) from device,
+ * page after page, round after round, until stopped. A real fault does not
+ * stop it (it is counted and the agent moves on), so that a test can unmap
+ * the range under it. */
+struct hipsvm_sim_agent;
+struct hipsvm_sim_agent_result {
+	uint64_t rounds;		/* complete passes over the range */
+	uint64_t accesses;		/* page accesses completed */
+	uint64_t real_faults;		/* accesses that ended in a real fault */
+};
+int hipsvmSimAgentStart(int device, void *ptr, size_t size, int write,
+			struct hipsvm_sim_agent **out);
+/* Stops and joins the agent, fills res (may be NULL), frees it. */
+int hipsvmSimAgentStop(struct hipsvm_sim_agent *a, struct hipsvm_sim_agent_result *res);
+
+/* Blocks until every GPU's rings are empty (faults in flight served). */
+void hipsvmSimQuiesce(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim.h - internal declarations of the simulated runtime, grouped by the file
+ * that defines them.
+ *
+ * Locking (INTERPOSER.md: the shim's munmap hook runs inside our munmap and
+ * talks to our hook server, which needs our handler threads):
+ *   - sim.map_lock (rwlock): the allocation map. Never held across mmap,
+ *     munmap, madvise, a wait on a stream, or a call that takes a GPU lock.
+ *   - gpu->pt_lock: one GPU's page table (the lazily mapped pages). Taken by
+ *     the fault handler, the hook server and accessors; may take map_lock
+ *     (read) inside it, never the other way round.
+ *   - gpu->prod_lock[ring]: serialises the producers of one ring (the
+ *     hardware has one writer per ring) and keeps timestamps in ring order.
+ *   - sim.zap_lock: the ranges unmapped by "set" and not drained yet; leaf.
+ *   - stream/event/registry locks: leaves, never held while unmapping.
+ * An API call that unmaps (hipFree) holds no lock at all while it does.
+ */
+#ifndef HIPSVM_SIM_INTERNAL_H
+#define HIPSVM_SIM_INTERNAL_H
+
+#include <hip/hip_runtime_api.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "checkpoint.h"
+#include "context.h"
+#include "options.h"
+#include "proto.h"
+#include "hipsvm_sim.h"
+
+#define SIM_API __attribute__((visibility("default")))
+#define SIM_PAGE 4096u
+#define SIM_LOG_LEN 64
+#define SIM_ZAP_MAX 256
+#define SIM_RES_SLOTS 4096u
+
+/* ---- memory.c: the allocation map ---- */
+struct sim_alloc {
+	uintptr_t base;
+	size_t size;			/* as asked */
+	size_t maplen;			/* page-rounded; 0 for registered memory */
+	enum hipsvm_kind kind;
+	int ctx;			/* HIPSVM_CTX_HOST or a device (primary context) */
+	int device;			/* owning device; managed: the device current at alloc */
+	unsigned flags;			/* the API's flags */
+	uint64_t eager;			/* GPUs where the whole range is mapped at alloc */
+	uint64_t lazy;			/* GPUs that map it page by page on faults */
+	size_t charged;			/* device memory charged to .device */
+	uint64_t *bits[HIPSVM_MAX_GPUS];	/* lazily mapped pages, under that GPU's pt_lock */
+	/* hipMemAdvise / hipMemPrefetchAsync state */
+	int read_mostly;
+	int preferred;			/* device, hipCpuDeviceId, or hipInvalidDeviceId */
+	int last_prefetch;
+	uint64_t accessed_by;		/* bit per device; bit 63: the CPU */
+};
+
+struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
+/* Creates and inserts; HIP error. */
+hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device,
+			 unsigned flags, void *user_ptr, struct sim_alloc **out);
+hipError_t sim_free(void *ptr, bool host_api);
+void sim_alloc_destroy(struct sim_alloc *a);
+
+/* ---- gpu.c: GPUs, rings, page tables, the fault handler ---- */
+enum sim_ring { SIM_IH0 = 0, SIM_IH1 = 1, SIM_SOFT = 2 };
+
+enum sim_fault_result {
+	SIM_RES_NONE = 0,
+	SIM_RES_MAPPED,
+	SIM_RES_PRESENT,	/* already mapped (a duplicate fault) */
+	SIM_RES_DROPPED,
+	SIM_RES_REAL,
+};
+
+struct sim_gpu;
+struct sim_wake {
+	struct hipsvm_ring *ring;
+	struct sim_gpu *gpu;
+};
+
+struct sim_gpu {
+	int index;
+	struct hipsvm_gpu_irq irq;
+	uint32_t *ringbuf[3];
+	struct sim_wake wake[3];
+	pthread_mutex_t prod_lock[3];
+	uint64_t clock;			/* ticks since start; ts = start + clock */
+	uint64_t next_token;
+	pthread_mutex_t pt_lock;
+	pthread_t handler;
+	bool handler_started;
+	uint32_t stop;
+	uint32_t doorbell;		/* futex: bumped by producers */
+	uint32_t sleeping;
+	uint32_t done_seq;		/* futex: bumped after each pass */
+	uint32_t done_waiters;
+	struct {
+		uint64_t token;
+		uint32_t result;
+	} res[SIM_RES_SLOTS];
+	/* counters (relaxed atomics) */
+	uint64_t raised, handled, mapped, dropped, real, stale, overflows;
+	uint64_t sets, clears, pages;
+	uint64_t last_set_ts;
+	size_t capacity;
+	size_t used;			/* under sim.mem_lock */
+};
+
+int sim_gpus_init(void);		/* after options: allocate GPUs and rings */
+void sim_gpu_start_handlers(void);
+uint64_t sim_gpu_now(struct sim_gpu *g);	/* the clock, without ticking */
+/* Writes a fault IV (ticking the clock unless ts is given); 0 or -ENOSPC.
+ * *ts_out gets the timestamp used. */
+int sim_gpu_raise(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
+		  bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out);
+/* The page-table side of an unmap: forget [start, end) on GPU g. */
+void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
+/* Map the whole range on GPU g (prefetch, eager mappings). */
+void sim_gpu_map_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
+bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);
+/* One synchronous GPU access to one page: SIM_RES_* (never NONE/DROPPED). */
+int sim_gpu_access_page(struct sim_gpu *g, uintptr_t addr, bool write, const uint32_t *stop);
+void sim_gpu_quiesce(struct sim_gpu *g);
+
+/* ---- hook.c: the hook server ---- */
+void sim_hook_start(void);
+void sim_hook_log(enum hipsvm_op op, unsigned gpu, const char *extra);
+/* Ranges unmapped by "set", re-invalidated at drain. */
+bool sim_zap_covers(uintptr_t page);
+
+/* ---- state.c: process-wide state ---- */
+struct sim_state {
+	struct hipsvm_options opt;
+	unsigned ngpu;
+	struct sim_gpu *gpu[HIPSVM_MAX_GPUS];
+	struct hipsvm_ctxset ctx;
+	bool xnack, retry_cam, apu;
+	uint64_t ts_start;
+	uint32_t ring_size;
+	pthread_rwlock_t map_lock;
+	struct sim_alloc **map;		/* sorted by base */
+	size_t nmap, capmap;
+	pthread_mutex_t mem_lock;	/* device memory accounting */
+	char socket_name[HIPSVM_OPT_STR_MAX + 32];
+	bool quiet;
+	uint32_t kernel_notice;
+};
+extern struct sim_state sim;
+
+/* Initialises the runtime once per process (again in a fork child). */
+void sim_init(void);
+static inline struct sim_gpu *sim_gpu(int dev)
+{
+	return (dev >= 0 && (unsigned)dev < sim.ngpu) ? sim.gpu[dev] : NULL;
+}
+void sim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int sim_current_device(void);
+void sim_set_current_device(int dev);
+
+/* ---- errors.c ---- */
+hipError_t sim_ret(hipError_t e);	/* records e as the last error, returns it */
+
+/* ---- stream.c ---- */
+struct sim_stream;
+struct sim_op {
+	void (*fn)(struct sim_op *op);
+	struct sim_op *next;
+};
+/* NULL stream = the current device's null stream; NULL if the handle is bad. */
+struct sim_stream *sim_stream_get(hipStream_t s);
+int sim_stream_device(const struct sim_stream *s);
+/* Queues op (owned by the stream, freed with free() after fn). */
+void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op);
+hipError_t sim_stream_wait(struct sim_stream *s);
+hipError_t sim_device_sync(int dev);	/* -1: every device */
+void sim_stream_set_error(struct sim_stream *s, hipError_t e);
+
+/* ---- launch.c ---- */
+void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err);
+
+/* ---- futex helpers (gpu.c) ---- */
+void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);
+void sim_futex_wake(uint32_t *addr);
+
+static inline uint64_t sim_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/* hook.c - checkpoint hook client; see hook.h for the contract. */
+#include "hook.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "options.h"
+
+#define DEFAULT_REPLY_TIMEOUT_MS 5000
+
+void hipsvm_hook_init(struct hipsvm_hook *h)
+{
+	h->fd = -1;
+	h->is_file = false;
+	h->reply_timeout_ms = 0;
+	h->path[0] = '\0';
+}
+
+static int sock_addr(const char *path, struct sockaddr_un *sa, socklen_t *salen)
+{
+	size_t n;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (path[0] == '@') {
+		/* Abstract: a leading NUL, and the length says where it ends. */
+		n = strlen(path + 1);
+		if (n == 0 || n + 1 > sizeof(sa->sun_path))
+			return -ENAMETOOLONG;
+		memcpy(sa->sun_path + 1, path + 1, n);
+		*salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+		return 0;
+	}
+	if (strncmp(path, "unix:", 5) != 0)
+		return -EINVAL;
+	path += 5;
+	n = strlen(path);
+	if (n == 0 || n >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa->sun_path, path, n);
+	*salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	return 0;
+}
+
+int hipsvm_hook_open(struct hipsvm_hook *h, const char *path)
+{
+	size_t n = strlen(path);
+	int fd, err;
+
+	if (n == 0 || n >= sizeof(h->path))
+		return -EINVAL;
+	if (path[0] == '/') {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		h->is_file = true;
+	} else {
+		struct sockaddr_un sa;
+		socklen_t salen;
+
+		err = sock_addr(path, &sa, &salen);
+		if (err)
+			return err;
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		while (connect(fd, (struct sockaddr *)&sa, salen) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		h->is_file = false;
+	}
+	h->fd = fd;
+	memcpy(h->path, path, n + 1);
+	return 0;
+}
+
+void hipsvm_hook_close(struct hipsvm_hook *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+}
+
+int hipsvm_hook_resolve(const char *opt, int pid, char *out, size_t cap)
+{
+	struct hipsvm_hook probe;
+	char path[HIPSVM_HOOK_PATH_MAX];
+	int err;
+
+	if (!opt || !*opt || strcmp(opt, "none") == 0)
+		return -ENOENT;
+	if (strcmp(opt, "auto") != 0)
+		return hipsvm_expand_path(opt, pid, out, cap);
+	if (access(HIPSVM_HOOK_DEBUGFS, R_OK | W_OK) == 0) {
+		if (strlen(HIPSVM_HOOK_DEBUGFS) >= cap)
+			return -ENAMETOOLONG;
+		strcpy(out, HIPSVM_HOOK_DEBUGFS);
+		return 0;
+	}
+	err = hipsvm_expand_path(HIPSVM_HOOK_SIM_FMT, pid, path, sizeof(path));
+	if (err)
+		return err;
+	hipsvm_hook_init(&probe);
+	if (hipsvm_hook_open(&probe, path) != 0)
+		return -ENOENT;
+	hipsvm_hook_close(&probe);
+	if (strlen(path) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(out, path);
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len, bool sock)
+{
+	while (len) {
+		/* MSG_NOSIGNAL: a server that went away must not kill the
+		 * program with SIGPIPE. */
+		ssize_t n = sock ? send(fd, buf, len, MSG_NOSIGNAL) : write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_line(int fd, char *buf, size_t cap, uint32_t timeout_ms)
+{
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int pr = poll(&p, 1, (int)timeout_ms);
+
+		if (pr < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pr == 0)
+			return -ETIMEDOUT;
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (memchr(buf, '\n', len))
+			return (int)len;
+		if (len == cap - 1)
+			return -E2BIG;
+	}
+}
+
+int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct hipsvm_reply *r)
+{
+	char req[HIPSVM_PROTO_MAX_REQ + 1];
+	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
+	uint32_t wait_ms = h->reply_timeout_ms ? h->reply_timeout_ms : DEFAULT_REPLY_TIMEOUT_MS;
+	int len, err;
+
+	if (h->fd < 0)
+		return -ENOTCONN;
+	len = hipsvm_proto_format(cmd, req, sizeof(req));
+	if (len < 0)
+		return len;
+	if (cmd->op == HIPSVM_OP_DRAIN)
+		wait_ms += cmd->has_timeout ? cmd->timeout_ms : 1000;
+	if (h->is_file) {
+		ssize_t n;
+
+		if (write(h->fd, req, (size_t)len) < 0) {
+			err = errno;
+			if (err == EINTR || err == EBADF || err == EIO)
+				goto broken;
+			/* The kernel refused the request: that is its answer. */
+			memset(r, 0, sizeof(*r));
+			r->status = -err;
+			return 0;
+		}
+		do
+			n = pread(h->fd, rep, sizeof(rep) - 1, 0);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			goto broken;
+		}
+		len = (int)n;
+	} else {
+		err = -write_all(h->fd, req, (size_t)len, true);
+		if (err)
+			goto broken;
+		len = read_line(h->fd, rep, sizeof(rep), wait_ms);
+		if (len < 0) {
+			err = -len;
+			goto broken;
+		}
+	}
+	err = hipsvm_proto_parse_reply(rep, (size_t)len, r);
+	if (err)
+		hipsvm_hook_close(h);	/* out of step with the server */
+	return err;
+broken:
+	hipsvm_hook_close(h);
+	return -err;
+}
+
+static int simple(struct hipsvm_hook *h, enum hipsvm_op op, struct hipsvm_reply *r)
+{
+	struct hipsvm_cmd c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	err = hipsvm_hook_call(h, &c, r);
+	if (err)
+		return err;
+	return r->status;
+}
+
+int hipsvm_hook_version(struct hipsvm_hook *h)
+{
+	struct hipsvm_reply r;
+	uint64_t v;
+	int err = simple(h, HIPSVM_OP_VERSION, &r);
+
+	if (err)
+		return err;
+	/* "ok version 1 hipsvm-hook": the first token is the number. */
+	if (r.ntok < 1 || hipsvm_proto_u64(r.tok[0].key, strlen(r.tok[0].key), &v) || v > 1000)
+		return -EPROTO;
+	return (int)v;
+}
+
+int hipsvm_hook_gpus(struct hipsvm_hook *h)
+{
+	struct hipsvm_reply r;
+	const char *n;
+	uint64_t v;
+	int err = simple(h, HIPSVM_OP_GPUS, &r);
+
+	if (err)
+		return err;
+	n = hipsvm_reply_get(&r, "n");
+	if (!n || hipsvm_proto_u64(n, strlen(n), &v) || v > HIPSVM_MAX_GPUS)
+		return -EPROTO;
+	return (int)v;
+}
+
+/* Token "N=..." to a GPU index, or -1. */
+static int tok_gpu(const char *key)
+{
+	uint64_t g;
+
+	if (hipsvm_proto_u64(key, strlen(key), &g) || g >= HIPSVM_MAX_GPUS)
+		return -1;
+	return (int)g;
+}
+
+int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_t len,
+		    uint64_t cp_out[HIPSVM_MAX_GPUS], uint64_t *set_mask)
+{
+	struct hipsvm_cmd c;
+	struct hipsvm_reply r;
+	uint64_t mask = 0;
+	unsigned k;
+	int err;
+
+	if (!gpus)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_SET;
+	c.gpus = gpus;
+	if (len) {
+		c.has_range = true;
+		c.addr = addr;
+		c.len = len;
+	}
+	err = hipsvm_hook_call(h, &c, &r);
+	if (err)
+		return err;
+	if (r.status)
+		return r.status;
+	for (k = 0; k < r.ntok; k++) {
+		int g = tok_gpu(r.tok[k].key);
+		uint64_t v;
+
+		if (g < 0 || !(gpus >> g & 1))
+			continue;
+		if (hipsvm_proto_u64(r.tok[k].val, strlen(r.tok[k].val), &v) || v == 0)
+			continue;	/* "none": empty rings */
+		cp_out[g] = v;
+		mask |= UINT64_C(1) << g;
+	}
+	*set_mask = mask;
+	return 0;
+}
+
+int hipsvm_hook_drain(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
+		      int result[HIPSVM_MAX_GPUS])
+{
+	struct hipsvm_cmd c;
+	struct hipsvm_reply r;
+	unsigned k;
+	int err;
+
+	if (!gpus)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_DRAIN;
+	c.gpus = gpus;
+	c.has_timeout = true;
+	c.timeout_ms = timeout_ms;
+	err = hipsvm_hook_call(h, &c, &r);
+	if (err)
+		return err;
+	if (r.status)
+		return r.status;
+	for (k = 0; k < HIPSVM_MAX_GPUS; k++)
+		if (gpus >> k & 1)
+			result[k] = -EPROTO;	/* unless the reply says */
+	for (k = 0; k < r.ntok; k++) {
+		int g = tok_gpu(r.tok[k].key);
+		const char *v = r.tok[k].val;
+
+		if (g < 0 || !(gpus >> g & 1))
+			continue;
+		if (strcmp(v, "ok") == 0)
+			result[g] = 0;
+		else if (strcmp(v, "timeout") == 0)
+			result[g] = -ETIME;
+		else if (strcmp(v, "nodev") == 0)
+			result[g] = -ENODEV;
+		else if (strcmp(v, "skipped") == 0)
+			result[g] = HIPSVM_DRAIN_SKIPPED;
+	}
+	return 0;
+}
+
+int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HIPSVM_MAX_GPUS],
+		      uint64_t cp_mask)
+{
+	struct hipsvm_cmd c;
+	struct hipsvm_reply r;
+	unsigned g;
+	int err;
+
+	if (!gpus)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_CLEAR;
+	c.gpus = gpus;
+	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
+		if ((cp_mask & gpus) >> g & 1 && cp[g]) {
+			c.has_value |= UINT64_C(1) << g;
+			c.value[g] = cp[g];
+		}
+	}
+	err = hipsvm_hook_call(h, &c, &r);
+	if (err)
+		return err;
+	return r.status;
+}
+
+int hipsvm_hook_stats(struct hipsvm_hook *h, struct hipsvm_reply *r)
+{
+	return simple(h, HIPSVM_OP_STATS, r);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hook.h - the client of the checkpoint hook (proto.h), for the shim.
+ *
+ * A hook is named by a path:
+ *   /sys/kernel/debug/hipsvm/hook   a file (kernel/hipsvm.ko): write a request,
+ *                                   pread the reply from offset 0
+ *   unix:/some/path                 a UNIX stream socket (the simulator)
+ *   @name                           the same in the abstract namespace
+ * Everything here is async-signal-safe: raw system calls, no malloc, no stdio,
+ * no locks. One request at a time per struct hipsvm_hook: the shim gives each
+ * thread its own connection. A server that does not answer within the drain
+ * timeout plus a margin is a transport error, never a hang.
+ */
+#ifndef HIPSVM_HOOK_H
+#define HIPSVM_HOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#define HIPSVM_HOOK_DEBUGFS "/sys/kernel/debug/hipsvm/hook"
+#define HIPSVM_HOOK_SIM_FMT "@hipsvm-sim.%p"
+#define HIPSVM_HOOK_PATH_MAX 256
+
+struct hipsvm_hook {
+	int fd;			/* -1 when closed */
+	bool is_file;
+	uint32_t reply_timeout_ms;	/* 0: 5000 */
+	char path[HIPSVM_HOOK_PATH_MAX];
+};
+
+/* The HIPSVM_HOOK value to a path: "auto" tries the debugfs file, then the
+ * simulator's socket of this process; "none" (or "") is -ENOENT; anything
+ * else is taken as a path (%p = pid). -ENOENT when auto finds nothing. */
+int hipsvm_hook_resolve(const char *opt, int pid, char *out, size_t cap);
+
+void hipsvm_hook_init(struct hipsvm_hook *h);
+int hipsvm_hook_open(struct hipsvm_hook *h, const char *path);
+void hipsvm_hook_close(struct hipsvm_hook *h);
+
+/* One exchange. 0 when a reply came (its status in r->status), -errno on a
+ * transport error (the connection is then closed). For the debugfs file, a
+ * write refused by the kernel gives r->status = -errno of the write. */
+int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct hipsvm_reply *r);
+
+/* Protocol version of the server, or -errno. */
+int hipsvm_hook_version(struct hipsvm_hook *h);
+/* Number of GPUs the server has, or -errno. */
+int hipsvm_hook_gpus(struct hipsvm_hook *h);
+
+/* set <gpus> [addr len]: cp_out[g] is the checkpoint in force for each GPU
+ * whose bit comes back in *set_mask (GPUs with empty rings are left out). */
+int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_t len,
+		    uint64_t cp_out[HIPSVM_MAX_GPUS], uint64_t *set_mask);
+/* drain <gpus> <timeout_ms>: result[g] = 0, -ETIME, -ENODEV or
+ * HIPSVM_DRAIN_SKIPPED (checkpoint.h) for each GPU asked. */
+int hipsvm_hook_drain(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
+		      int result[HIPSVM_MAX_GPUS]);
+/* clear <gpus> with N=TS for each bit of cp_mask (only if still that value). */
+int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HIPSVM_MAX_GPUS],
+		      uint64_t cp_mask);
+int hipsvm_hook_stats(struct hipsvm_hook *h, struct hipsvm_reply *r);
+
+#endif

@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.c - THE option table and its parsers.
+ *
+ * Everything here may run while the process is still starting (the shim's
+ * first hook can fire from another library's constructor), so no getenv, no
+ * malloc, no stdio, no locale: only the envp array the caller hands in and
+ * fixed buffers. The defaults are text in the table and go through the same
+ * parsers as the environment, so the table is the only place a value lives.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define KIB UINT64_C(1024)
+#define MIB (KIB * 1024)
+#define GIB (MIB * 1024)
+#define TIB (GIB * 1024)
+
+static const struct hipsvm_option_desc table[HIPSVM_O_COUNT] = {
+	/* the shim */
+	[HIPSVM_O_ENABLE] = { "ENABLE", HIPSVM_OPT_BOOL, "1", 0, 1,
+		"master switch; 0 makes the shim a pure pass-through" },
+	[HIPSVM_O_VERBOSE] = { "VERBOSE", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"print the option table and every warning to stderr" },
+	[HIPSVM_O_HOOK] = { "HOOK", HIPSVM_OPT_STRING, "auto", 0, 0,
+		"checkpoint hook: auto | none | debugfs path | unix:PATH | @ABSTRACT (%p = pid)" },
+	[HIPSVM_O_POLICY] = { "POLICY", HIPSVM_OPT_STRING, "default", 0, 0,
+		"routing policy (docs/routing.md)" },
+	[HIPSVM_O_REPORT] = { "REPORT", HIPSVM_OPT_STRING, "", 0, 0,
+		"JSON report written at exit to this path (%p = pid); empty: none" },
+	[HIPSVM_O_TRACE] = { "TRACE", HIPSVM_OPT_STRING, "", 0, 0,
+		"trace events (JSON lines) written to this path (%p = pid); empty: none" },
+	[HIPSVM_O_DRAIN_TIMEOUT_MS] = { "DRAIN_TIMEOUT_MS", HIPSVM_OPT_INT, "1000", 1, 3600000,
+		"drain timeout per GPU, in milliseconds" },
+	[HIPSVM_O_WARN_LIMIT] = { "WARN_LIMIT", HIPSVM_OPT_INT, "10", 0, UINT32_MAX,
+		"repeated warnings of one kind are printed at most this many times" },
+	[HIPSVM_O_INHERIT] = { "INHERIT", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"let exec'd children keep the preload" },
+	/* the simulated runtime */
+	[HIPSVM_O_SIM_GPUS] = { "SIM_GPUS", HIPSVM_OPT_INT, "4", 1, 64,
+		"number of simulated GPUs" },
+	[HIPSVM_O_SIM_MEM] = { "SIM_MEM", HIPSVM_OPT_SIZE, "1G", MIB, TIB,
+		"device memory per simulated GPU" },
+	[HIPSVM_O_SIM_XNACK] = { "SIM_XNACK", HIPSVM_OPT_BOOL, "1", 0, 1,
+		"simulated GPUs retry page faults (XNACK on)" },
+	[HIPSVM_O_SIM_FGS_MASK] = { "SIM_FGS_MASK", HIPSVM_OPT_INT, "0x1", 0, UINT64_MAX,
+		"bit N set: GPU N supports fine-grained system memory" },
+	[HIPSVM_O_SIM_RETRY_CAM] = { "SIM_RETRY_CAM", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"retry CAM on: faults on the main ring plus ih_soft" },
+	[HIPSVM_O_SIM_APU] = { "SIM_APU", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"simulate an APU: no ih1 ring" },
+	[HIPSVM_O_SIM_TS_START] = { "SIM_TS_START", HIPSVM_OPT_INT, "0x1000", 1,
+		(UINT64_C(1) << 48) - 1, "first timestamp of every simulated GPU clock (48 bits)" },
+	[HIPSVM_O_SIM_RING_SIZE] = { "SIM_RING_SIZE", HIPSVM_OPT_SIZE, "256K", 4 * KIB, 64 * MIB,
+		"bytes per simulated IH ring (a power of two)" },
+	[HIPSVM_O_SIM_SOCKET] = { "SIM_SOCKET", HIPSVM_OPT_STRING, "@hipsvm-sim.%p", 0, 0,
+		"socket of the simulator's hook server (@ = abstract, %p = pid)" },
+	[HIPSVM_O_SIM_SERVE] = { "SIM_SERVE", HIPSVM_OPT_BOOL, "1", 0, 1,
+		"run the simulator's hook server" },
+	[HIPSVM_O_SIM_QUIET] = { "SIM_QUIET", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"no start-up notice from the simulator" },
+};
+
+static const char prefix[] = "HIPSVM_";
+#define PREFIX_LEN (sizeof(prefix) - 1)
+/* Reserved for test harnesses (HIPSVM_TEST_SEED, HIPSVM_TEST_SRCDIR...): not
+ * options, and not reported as unknown, so that the shim stays quiet when a
+ * test runner's environment reaches it. */
+static const char test_prefix[] = "HIPSVM_TEST_";
+
+static char lower(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool ieq(const char *a, const char *b)
+{
+	while (*a && lower(*a) == lower(*b)) {
+		a++;
+		b++;
+	}
+	return lower(*a) == lower(*b);
+}
+
+const struct hipsvm_option_desc *hipsvm_option_desc(enum hipsvm_opt_id id)
+{
+	if ((unsigned)id >= HIPSVM_O_COUNT)
+		return NULL;
+	return &table[id];
+}
+
+/* name[0..len) against the table, prefix already stripped. */
+static int lookup_n(const char *name, size_t len, enum hipsvm_opt_id *id)
+{
+	unsigned i;
+
+	for (i = 0; i < HIPSVM_O_COUNT; i++) {
+		if (strlen(table[i].name) == len && !memcmp(table[i].name, name, len)) {
+			*id = (enum hipsvm_opt_id)i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int hipsvm_option_lookup(const char *name, enum hipsvm_opt_id *id)
+{
+	if (!name || !id)
+		return -EINVAL;
+	if (!strncmp(name, prefix, PREFIX_LEN))
+		name += PREFIX_LEN;
+	return lookup_n(name, strlen(name), id);
+}
+
+int hipsvm_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "1", "yes", "on", "true" };
+	static const char *const no[] = { "0", "no", "off", "false" };
+	unsigned i;
+
+	if (!s || !out)
+		return -EINVAL;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (ieq(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (ieq(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Digits of a decimal or 0x-hex number; *end is left after the last digit.
+ * -EINVAL when there is no digit, -ERANGE past 2^64 - 1. */
+static int parse_num(const char *s, uint64_t *out, const char **end)
+{
+	uint64_t v = 0;
+	unsigned base = 10, digits = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (;; s++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && lower(*s) >= 'a' && lower(*s) <= 'f')
+			d = (unsigned)(lower(*s) - 'a' + 10);
+		else
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+		digits++;
+	}
+	if (!digits)
+		return -EINVAL;
+	*out = v;
+	*end = s;
+	return 0;
+}
+
+int hipsvm_parse_u64(const char *s, uint64_t *out)
+{
+	const char *end;
+	uint64_t v;
+	int err;
+
+	if (!s || !out)
+		return -EINVAL;
+	err = parse_num(s, &v, &end);
+	if (err)
+		return err;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int hipsvm_parse_size(const char *s, uint64_t *out)
+{
+	const char *end;
+	uint64_t v, mul = 1;
+	int err;
+
+	if (!s || !out)
+		return -EINVAL;
+	err = parse_num(s, &v, &end);
+	if (err)
+		return err;
+	switch (lower(*end)) {
+	case 'k': mul = KIB; end++; break;
+	case 'm': mul = MIB; end++; break;
+	case 'g': mul = GIB; end++; break;
+	case 't': mul = TIB; end++; break;
+	default: break;
+	}
+	/* "K", "KB", "KiB"; a bare "B" means bytes. */
+	if (mul != 1 && lower(end[0]) == 'i' && lower(end[1]) == 'b')
+		end += 2;
+	else if (lower(*end) == 'b')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (v > UINT64_MAX / mul)
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
+int hipsvm_options_set(struct hipsvm_options *o, enum hipsvm_opt_id id, const char *value)
+{
+	const struct hipsvm_option_desc *d = hipsvm_option_desc(id);
+	uint64_t v;
+	bool b;
+	size_t len;
+	int err;
+
+	if (!o || !d || !value)
+		return -EINVAL;
+	switch (d->type) {
+	case HIPSVM_OPT_BOOL:
+		err = hipsvm_parse_bool(value, &b);
+		if (err)
+			return err;
+		o->num[id] = b;
+		return 0;
+	case HIPSVM_OPT_INT:
+	case HIPSVM_OPT_SIZE:
+		err = d->type == HIPSVM_OPT_INT ? hipsvm_parse_u64(value, &v)
+						 : hipsvm_parse_size(value, &v);
+		if (err)
+			return err;
+		if (v < d->min || v > d->max)
+			return -ERANGE;
+		/* The one constraint a min/max cannot say: rings are masked. */
+		if (id == HIPSVM_O_SIM_RING_SIZE && (v & (v - 1)))
+			return -EINVAL;
+		o->num[id] = v;
+		return 0;
+	case HIPSVM_OPT_STRING:
+		len = strlen(value);
+		if (len >= HIPSVM_OPT_STR_MAX)
+			return -ENAMETOOLONG;
+		memcpy(o->str[id], value, len + 1);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void hipsvm_options_defaults(struct hipsvm_options *o)
+{
+	unsigned i;
+
+	memset(o, 0, sizeof(*o));
+	/* A default that does not parse is a bug of the table; test_options
+	 * checks every row, so the value simply stays 0 / "" here. */
+	for (i = 0; i < HIPSVM_O_COUNT; i++)
+		(void)hipsvm_options_set(o, (enum hipsvm_opt_id)i, table[i].def);
+}
+
+static void copy_trunc(char *dst, size_t cap, const char *src, size_t len)
+{
+	if (len >= cap)
+		len = cap - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+static void add_error(struct hipsvm_opt_error *errs, unsigned max_errs, int nerr,
+		      enum hipsvm_opt_id id, int err, const char *text, size_t len)
+{
+	struct hipsvm_opt_error *e;
+
+	if (!errs || (unsigned)nerr >= max_errs)
+		return;
+	e = &errs[nerr];
+	e->id = id;
+	e->err = err;
+	copy_trunc(e->value, sizeof(e->value), text, len);
+}
+
+/*
+ * The first occurrence of a name wins, as with getenv. For an unknown name the
+ * error's value holds the variable's name (HIPSVM_...), which is what a
+ * warning must show; err is then -ENOENT.
+ */
+int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
+			struct hipsvm_opt_error *errs, unsigned max_errs)
+{
+	bool seen[HIPSVM_O_COUNT] = { false };
+	int nerr = 0;
+
+	hipsvm_options_defaults(o);
+	for (; envp && *envp; envp++) {
+		const char *var = *envp, *eq, *name;
+		enum hipsvm_opt_id id;
+		int err;
+
+		if (strncmp(var, prefix, PREFIX_LEN))
+			continue;
+		if (!strncmp(var, test_prefix, sizeof(test_prefix) - 1))
+			continue;
+		eq = strchr(var, '=');
+		if (!eq)
+			continue;
+		name = var + PREFIX_LEN;
+		if (lookup_n(name, (size_t)(eq - name), &id)) {
+			add_error(errs, max_errs, nerr, HIPSVM_O_COUNT, -ENOENT, var,
+				  (size_t)(eq - var));
+			nerr++;
+			continue;
+		}
+		if (seen[id])
+			continue;
+		seen[id] = true;
+		err = hipsvm_options_set(o, id, eq + 1);
+		if (err) {
+			add_error(errs, max_errs, nerr, id, err, eq + 1, strlen(eq + 1));
+			nerr++;
+			continue;
+		}
+		o->from_env[id] = true;
+	}
+	return nerr;
+}
+
+/* A bounded writer: keeps counting past cap so the caller can see what was
+ * lost, but never writes past cap - 1. */
+struct out {
+	char *buf;
+	size_t cap, len;
+};
+
+static void put(struct out *w, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++, w->len++)
+		if (w->len + 1 < w->cap)
+			w->buf[w->len] = s[i];
+}
+
+static void puts_(struct out *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+static void put_u64(struct out *w, uint64_t v, unsigned base)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		unsigned d = (unsigned)(v % base);
+
+		tmp[sizeof(tmp) - 1 - n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		v /= base;
+	} while (v);
+	if (base == 16)
+		puts_(w, "0x");
+	put(w, tmp + sizeof(tmp) - n, (size_t)n);
+}
+
+/* Sizes print with the largest suffix that divides them exactly. */
+static void put_size(struct out *w, uint64_t v)
+{
+	static const struct { uint64_t mul; char c; } sfx[] = {
+		{ TIB, 'T' }, { GIB, 'G' }, { MIB, 'M' }, { KIB, 'K' },
+	};
+	unsigned i;
+
+	for (i = 0; v && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (v % sfx[i].mul == 0) {
+			put_u64(w, v / sfx[i].mul, 10);
+			put(w, &sfx[i].c, 1);
+			return;
+		}
+	}
+	put_u64(w, v, 10);
+}
+
+static void put_value(struct out *w, const struct hipsvm_options *o, enum hipsvm_opt_id id)
+{
+	const struct hipsvm_option_desc *d = &table[id];
+
+	switch (d->type) {
+	case HIPSVM_OPT_BOOL:
+		puts_(w, o->num[id] ? "1" : "0");
+		break;
+	case HIPSVM_OPT_INT:
+		/* Masks and timestamps read better the way their default is written. */
+		put_u64(w, o->num[id], d->def[0] == '0' && d->def[1] == 'x' ? 16 : 10);
+		break;
+	case HIPSVM_OPT_SIZE:
+		put_size(w, o->num[id]);
+		break;
+	case HIPSVM_OPT_STRING:
+		puts_(w, o->str[id]);
+		break;
+	}
+}
+
+size_t hipsvm_options_format(const struct hipsvm_options *o, char *buf, size_t cap)
+{
+	struct out w = { buf, cap, 0 };
+	unsigned i;
+
+	if (!o || !buf || !cap)
+		return 0;
+	for (i = 0; i < HIPSVM_O_COUNT; i++) {
+		const struct hipsvm_option_desc *d = &table[i];
+
+		puts_(&w, prefix);
+		puts_(&w, d->name);
+		puts_(&w, "=");
+		put_value(&w, o, (enum hipsvm_opt_id)i);
+		puts_(&w, "  (default ");
+		puts_(&w, d->def[0] ? d->def : "\"\"");
+		puts_(&w, ") ");
+		puts_(&w, d->help);
+		puts_(&w, "\n");
+	}
+	if (w.len >= cap)
+		w.len = cap - 1;
+	buf[w.len] = '\0';
+	return w.len;
+}
+
+/* Two passes, so that buf is untouched when the result does not fit. */
+static size_t expand(const char *tmpl, const char *pid, char *buf)
+{
+	size_t n = 0, plen = strlen(pid);
+
+	for (; *tmpl; tmpl++) {
+		if (tmpl[0] == '%' && tmpl[1] == 'p') {
+			if (buf)
+				memcpy(buf + n, pid, plen);
+			n += plen;
+			tmpl++;
+			continue;
+		}
+		if (tmpl[0] == '%' && tmpl[1] == '%')
+			tmpl++;
+		/* any other '%' is copied as it is */
+		if (buf)
+			buf[n] = *tmpl;
+		n++;
+	}
+	if (buf)
+		buf[n] = '\0';
+	return n;
+}
+
+int hipsvm_expand_path(const char *tmpl, int pid, char *buf, size_t cap)
+{
+	char num[16];
+	struct out w = { num, sizeof(num), 0 };
+
+	if (!tmpl || !buf)
+		return -EINVAL;
+	if (pid < 0) {
+		puts_(&w, "-");
+		put_u64(&w, (uint64_t)-(int64_t)pid, 10);
+	} else {
+		put_u64(&w, (uint64_t)pid, 10);
+	}
+	num[w.len] = '\0';
+	if (expand(tmpl, num, NULL) >= cap)
+		return -ENAMETOOLONG;
+	expand(tmpl, num, buf);
+	return 0;
+}

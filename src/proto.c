@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proto.c - parser and formatter of the hook protocol (proto.h); compiled in
+ * user space and in kernel/hipsvm.ko. Hand-written number formatting and
+ * parsing: no snprintf/strtoull, which are not async-signal-safe in user space
+ * and differ in the kernel.
+ */
+#include "proto.h"
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static const struct {
+	enum hipsvm_op op;
+	const char *name;
+} op_names[] = {
+	{ HIPSVM_OP_VERSION, "version" }, { HIPSVM_OP_GPUS, "gpus" },
+	{ HIPSVM_OP_SET, "set" },	  { HIPSVM_OP_DRAIN, "drain" },
+	{ HIPSVM_OP_CLEAR, "clear" },	  { HIPSVM_OP_STATS, "stats" },
+	{ HIPSVM_OP_LOG, "log" },	  { HIPSVM_OP_INJECT, "inject" },
+	{ HIPSVM_OP_RING, "ring" },
+};
+
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	{ EINVAL, "EINVAL" }, { ENODEV, "ENODEV" }, { ETIME, "ETIME" },
+	{ ENOMEM, "ENOMEM" }, { ENOSPC, "ENOSPC" }, { EPERM, "EPERM" },
+	{ ENOENT, "ENOENT" }, { EBUSY, "EBUSY" },   { EAGAIN, "EAGAIN" },
+	{ E2BIG, "E2BIG" },   { EIO, "EIO" },	    { EINTR, "EINTR" },
+	{ ERANGE, "ERANGE" }, { ENOSYS, "ENOSYS" }, { ETIMEDOUT, "ETIMEDOUT" },
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool span_is(struct span s, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < s.n; i++)
+		if (word[i] != s.p[i] || word[i] == '\0')
+			return false;
+	return word[s.n] == '\0';
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Splits into at most max tokens; -EINVAL if there are more. */
+static int tokenize(const char *buf, size_t len, struct span *tok, unsigned max)
+{
+	unsigned n = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start;
+
+		while (i < len && is_space(buf[i]))
+			i++;
+		if (i == len)
+			break;
+		if (n == max)
+			return -EINVAL;
+		start = i;
+		while (i < len && !is_space(buf[i]))
+			i++;
+		tok[n].p = buf + start;
+		tok[n].n = i - start;
+		n++;
+	}
+	return (int)n;
+}
+
+int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned base = 10;
+	size_t i = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	for (; i < len; i++) {
+		char c = s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / base)
+			return -EINVAL;	/* overflow */
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int span_u64(struct span s, uint64_t *out)
+{
+	return hipsvm_proto_u64(s.p, s.n, out);
+}
+
+static int gpu_index(const char *p, size_t n, unsigned *out)
+{
+	uint64_t v;
+
+	if (hipsvm_proto_u64(p, n, &v) || v >= HIPSVM_MAX_GPUS)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* all | item[,item...]; item := N | N-M | N=TS (only when values allowed) */
+static int parse_gpus(struct span s, struct hipsvm_cmd *c, bool values)
+{
+	size_t i = 0;
+
+	if (span_is(s, "all")) {
+		c->all = true;
+		c->gpus = ~UINT64_C(0);
+		return 0;
+	}
+	while (i < s.n) {
+		size_t start = i, dash = 0, eq = 0;
+		unsigned a, b;
+
+		while (i < s.n && s.p[i] != ',') {
+			if (s.p[i] == '-' && !dash && !eq)
+				dash = i;
+			else if (s.p[i] == '=' && !eq && !dash)
+				eq = i;
+			i++;
+		}
+		if (i == start)
+			return -EINVAL;		/* empty item: ",," or trailing ',' */
+		if (dash) {
+			if (gpu_index(s.p + start, dash - start, &a) ||
+			    gpu_index(s.p + dash + 1, i - dash - 1, &b) || b < a)
+				return -EINVAL;
+			for (; a <= b; a++)
+				c->gpus |= UINT64_C(1) << a;
+		} else if (eq) {
+			uint64_t ts;
+
+			if (!values || gpu_index(s.p + start, eq - start, &a) ||
+			    hipsvm_proto_u64(s.p + eq + 1, i - eq - 1, &ts) || ts == 0)
+				return -EINVAL;
+			c->gpus |= UINT64_C(1) << a;
+			c->has_value |= UINT64_C(1) << a;
+			c->value[a] = ts;
+		} else {
+			if (gpu_index(s.p + start, i - start, &a))
+				return -EINVAL;
+			c->gpus |= UINT64_C(1) << a;
+		}
+		if (i < s.n) {
+			i++;			/* the ',' */
+			if (i == s.n)
+				return -EINVAL;
+		}
+	}
+	return c->gpus ? 0 : -EINVAL;
+}
+
+static int parse_args(struct span *t, int n, struct hipsvm_cmd *c)
+{
+	uint64_t v;
+
+	switch (c->op) {
+	case HIPSVM_OP_VERSION:
+	case HIPSVM_OP_GPUS:
+	case HIPSVM_OP_STATS:
+	case HIPSVM_OP_LOG:
+		return n == 1 ? 0 : -EINVAL;
+	case HIPSVM_OP_SET:
+		if (n != 2 && n != 4)
+			return -EINVAL;
+		if (parse_gpus(t[1], c, false))
+			return -EINVAL;
+		if (n == 4) {
+			if (span_u64(t[2], &c->addr) || span_u64(t[3], &c->len) || c->len == 0 ||
+			    c->addr + c->len < c->addr)
+				return -EINVAL;
+			c->has_range = true;
+		}
+		return 0;
+	case HIPSVM_OP_DRAIN:
+		if (n != 2 && n != 3)
+			return -EINVAL;
+		if (parse_gpus(t[1], c, false))
+			return -EINVAL;
+		if (n == 3) {
+			/* Bounded: a drain is a wait, not a way to hang a process. */
+			if (span_u64(t[2], &v) || v > 600000)
+				return -EINVAL;
+			c->timeout_ms = (uint32_t)v;
+			c->has_timeout = true;
+		}
+		return 0;
+	case HIPSVM_OP_CLEAR:
+		if (n != 2)
+			return -EINVAL;
+		return parse_gpus(t[1], c, true);
+	case HIPSVM_OP_INJECT:
+		if (n != 4 && n != 5)
+			return -EINVAL;
+		if (gpu_index(t[1].p, t[1].n, &c->gpu))
+			return -EINVAL;
+		if (span_is(t[2], "now")) {
+			c->ts_now = true;
+		} else {
+			if (span_u64(t[2], &c->ts) || c->ts > ((UINT64_C(1) << 48) - 1))
+				return -EINVAL;
+		}
+		if (span_u64(t[3], &c->addr) || c->addr >> 48)
+			return -EINVAL;
+		if (n == 5) {
+			if (span_is(t[4], "w"))
+				c->write = true;
+			else if (!span_is(t[4], "r"))
+				return -EINVAL;
+		}
+		return 0;
+	case HIPSVM_OP_RING:
+		if (n != 4 || gpu_index(t[1].p, t[1].n, &c->gpu))
+			return -EINVAL;
+		if (span_is(t[2], "ih0"))
+			c->ring = HIPSVM_RING_IH0;
+		else if (span_is(t[2], "ih1"))
+			c->ring = HIPSVM_RING_IH1;
+		else if (span_is(t[2], "soft"))
+			c->ring = HIPSVM_RING_SOFT;
+		else
+			return -EINVAL;
+		if (span_is(t[3], "on"))
+			c->on = true;
+		else if (!span_is(t[3], "off"))
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
+{
+	struct span t[6];
+	size_t i;
+	unsigned k;
+	int n;
+
+	if (!buf || len == 0 || len > HIPSVM_PROTO_MAX_REQ)
+		return -EINVAL;
+	/* One line: an optional "\n" or "\r\n" at the very end, nothing after. */
+	if (buf[len - 1] == '\n') {
+		len--;
+		if (len && buf[len - 1] == '\r')
+			len--;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+
+		if (ch < 0x20 ? ch != '\t' : ch > 0x7e)
+			return -EINVAL;	/* controls, NUL, non-ASCII */
+	}
+	n = tokenize(buf, len, t, ARRAY_LEN(t));
+	if (n <= 0)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	for (k = 0; k < ARRAY_LEN(op_names); k++)
+		if (span_is(t[0], op_names[k].name))
+			c->op = op_names[k].op;
+	if (c->op == HIPSVM_OP_NONE)
+		return -EINVAL;
+	return parse_args(t, n, c);
+}
+
+const char *hipsvm_op_name(enum hipsvm_op op)
+{
+	unsigned k;
+
+	for (k = 0; k < ARRAY_LEN(op_names); k++)
+		if (op_names[k].op == op)
+			return op_names[k].name;
+	return "none";
+}
+
+const char *hipsvm_errno_name(int err)
+{
+	unsigned k;
+
+	if (err < 0)
+		err = -err;
+	for (k = 0; k < ARRAY_LEN(errno_names); k++)
+		if (errno_names[k].err == err)
+			return errno_names[k].name;
+	return "EIO";
+}
+
+int hipsvm_errno_from_name(const char *name, size_t len)
+{
+	struct span s = { name, len };
+	unsigned k;
+
+	for (k = 0; k < ARRAY_LEN(errno_names); k++)
+		if (span_is(s, errno_names[k].name))
+			return errno_names[k].err;
+	return 0;
+}
+
+void hipsvm_out_init(struct hipsvm_out *o, char *buf, size_t cap)
+{
+	o->buf = buf;
+	o->cap = cap;
+	o->len = 0;
+	o->overflow = cap == 0;
+	if (cap)
+		buf[0] = '\0';
+}
+
+static void out_mem(struct hipsvm_out *o, const char *s, size_t n)
+{
+	/* Keep one byte for the NUL and one for the final "\n". */
+	if (o->overflow || o->len + n + 2 > o->cap) {
+		o->overflow = true;
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+void hipsvm_out_str(struct hipsvm_out *o, const char *s)
+{
+	out_mem(o, s, strlen(s));
+}
+
+void hipsvm_out_u64(struct hipsvm_out *o, uint64_t v)
+{
+	char tmp[20];
+	int i = (int)sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	out_mem(o, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void hipsvm_out_hex(struct hipsvm_out *o, uint64_t v)
+{
+	char tmp[18];
+	int i = (int)sizeof(tmp);
+
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	out_mem(o, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void hipsvm_out_kv(struct hipsvm_out *o, const char *key, uint64_t v)
+{
+	hipsvm_out_str(o, " ");
+	hipsvm_out_str(o, key);
+	hipsvm_out_str(o, "=");
+	hipsvm_out_u64(o, v);
+}
+
+void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word)
+{
+	hipsvm_out_str(o, " ");
+	hipsvm_out_u64(o, gpu);
+	hipsvm_out_str(o, "=");
+	hipsvm_out_str(o, word);
+}
+
+int hipsvm_out_end(struct hipsvm_out *o)
+{
+	if (o->overflow)
+		return -ENOSPC;
+	o->buf[o->len++] = '\n';
+	o->buf[o->len] = '\0';
+	return (int)o->len;
+}
+
+int hipsvm_proto_error(char *buf, size_t cap, int err, const char *detail)
+{
+	struct hipsvm_out o;
+
+	hipsvm_out_init(&o, buf, cap);
+	hipsvm_out_str(&o, "err ");
+	hipsvm_out_str(&o, hipsvm_errno_name(err));
+	if (detail && *detail) {
+		hipsvm_out_str(&o, " ");
+		hipsvm_out_str(&o, detail);
+	}
+	return hipsvm_out_end(&o);
+}
+
+static void out_gpus(struct hipsvm_out *o, const struct hipsvm_cmd *c, bool values)
+{
+	bool first = true;
+	unsigned g;
+
+	hipsvm_out_str(o, " ");
+	if (c->all) {
+		hipsvm_out_str(o, "all");
+		return;
+	}
+	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
+		if (!(c->gpus >> g & 1))
+			continue;
+		if (!first)
+			hipsvm_out_str(o, ",");
+		first = false;
+		hipsvm_out_u64(o, g);
+		if (values && (c->has_value >> g & 1)) {
+			hipsvm_out_str(o, "=");
+			hipsvm_out_hex(o, c->value[g]);
+		}
+	}
+}
+
+int hipsvm_proto_format(const struct hipsvm_cmd *c, char *buf, size_t cap)
+{
+	static const char *const rings[] = { "ih0", "ih1", "soft" };
+	struct hipsvm_out o;
+	int len;
+
+	hipsvm_out_init(&o, buf, cap < HIPSVM_PROTO_MAX_REQ + 1 ? cap : HIPSVM_PROTO_MAX_REQ + 1);
+	hipsvm_out_str(&o, hipsvm_op_name(c->op));
+	switch (c->op) {
+	case HIPSVM_OP_SET:
+		out_gpus(&o, c, false);
+		if (c->has_range) {
+			hipsvm_out_str(&o, " ");
+			hipsvm_out_hex(&o, c->addr);
+			hipsvm_out_str(&o, " ");
+			hipsvm_out_u64(&o, c->len);
+		}
+		break;
+	case HIPSVM_OP_DRAIN:
+		out_gpus(&o, c, false);
+		if (c->has_timeout) {
+			hipsvm_out_str(&o, " ");
+			hipsvm_out_u64(&o, c->timeout_ms);
+		}
+		break;
+	case HIPSVM_OP_CLEAR:
+		out_gpus(&o, c, true);
+		break;
+	case HIPSVM_OP_INJECT:
+		hipsvm_out_str(&o, " ");
+		hipsvm_out_u64(&o, c->gpu);
+		hipsvm_out_str(&o, " ");
+		if (c->ts_now)
+			hipsvm_out_str(&o, "now");
+		else
+			hipsvm_out_hex(&o, c->ts);
+		hipsvm_out_str(&o, " ");
+		hipsvm_out_hex(&o, c->addr);
+		hipsvm_out_str(&o, c->write ? " w" : " r");
+		break;
+	case HIPSVM_OP_RING:
+		hipsvm_out_str(&o, " ");
+		hipsvm_out_u64(&o, c->gpu);
+		hipsvm_out_str(&o, " ");
+		hipsvm_out_str(&o, c->ring <= HIPSVM_RING_SOFT ? rings[c->ring] : "?");
+		hipsvm_out_str(&o, c->on ? " on" : " off");
+		break;
+	case HIPSVM_OP_NONE:
+		return -EINVAL;
+	default:
+		break;
+	}
+	len = hipsvm_out_end(&o);
+	/* What we write must be what a server accepts: the request bound
+	 * includes the newline. */
+	if (len > HIPSVM_PROTO_MAX_REQ)
+		return -ENOSPC;
+	return len;
+}
+
+static void copy_span(char *dst, size_t cap, struct span s)
+{
+	size_t n = s.n < cap - 1 ? s.n : cap - 1;
+
+	memcpy(dst, s.p, n);
+	dst[n] = '\0';
+}
+
+int hipsvm_proto_parse_reply(const char *buf, size_t len, struct hipsvm_reply *r)
+{
+	size_t i = 0, end;
+	struct span w;
+
+	if (!buf || len == 0 || len > HIPSVM_PROTO_MAX_REPLY)
+		return -EINVAL;
+	end = 0;
+	while (end < len && buf[end] != '\n' && buf[end] != '\0')
+		end++;
+	memset(r, 0, sizeof(*r));
+
+	/* Walks the tokens of [i, end). */
+#define NEXT_WORD()                                                     \
+	do {                                                            \
+		while (i < end && is_space(buf[i]))                     \
+			i++;                                            \
+		w.p = buf + i;                                          \
+		while (i < end && !is_space(buf[i]))                    \
+			i++;                                            \
+		w.n = (size_t)(buf + i - w.p);                          \
+	} while (0)
+
+	NEXT_WORD();
+	if (span_is(w, "err")) {
+		int e;
+
+		NEXT_WORD();
+		e = hipsvm_errno_from_name(w.p, w.n);
+		r->status = -(e ? e : EIO);
+		while (i < end && is_space(buf[i]))
+			i++;
+		w.p = buf + i;
+		w.n = end - i;
+		copy_span(r->detail, sizeof(r->detail), w);
+		return 0;
+	}
+	if (!span_is(w, "ok"))
+		return -EINVAL;
+	NEXT_WORD();
+	if (w.n == 0)
+		return -EINVAL;
+	copy_span(r->op, sizeof(r->op), w);
+	for (;;) {
+		size_t k;
+
+		NEXT_WORD();
+		if (w.n == 0)
+			break;
+		if (r->ntok == HIPSVM_PROTO_MAX_TOKENS)
+			return -E2BIG;
+		for (k = 0; k < w.n && w.p[k] != '='; k++)
+			;
+		copy_span(r->tok[r->ntok].key, sizeof(r->tok[0].key), (struct span){ w.p, k });
+		if (k < w.n)
+			copy_span(r->tok[r->ntok].val, sizeof(r->tok[0].val),
+				  (struct span){ w.p + k + 1, w.n - k - 1 });
+		r->ntok++;
+	}
+#undef NEXT_WORD
+	return 0;
+}
+
+const char *hipsvm_reply_get(const struct hipsvm_reply *r, const char *key)
+{
+	unsigned k;
+
+	for (k = 0; k < r->ntok; k++)
+		if (strcmp(r->tok[k].key, key) == 0)
+			return r->tok[k].val;
+	return NULL;
+}

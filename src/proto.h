@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proto.h - the checkpoint hook protocol (SPEC section 5; docs/protocol.md).
+ *
+ * One request line, one reply line, plain ASCII, the same over the debugfs file
+ * of kernel/hipsvm.ko and over the simulator's UNIX socket. The caller is named
+ * implicitly (the process that opened the file or connected); GPUs by index.
+ *
+ *   version                          ok version 1 hipsvm-hook
+ *   gpus                             ok gpus n=4
+ *   set <gpus> [<addr> <len>]        ok set 0=0x1f00 1=none ...
+ *   drain <gpus> [<timeout_ms>]      ok drain 0=ok 1=timeout 2=nodev 3=skipped
+ *   clear <gpus>                     ok clear 0=cleared 1=kept
+ *   stats                            ok stats key=value ...
+ *   log                              ok log <seq>:<op>:<gpu>[:<x>] ...
+ *   inject <gpu> <ts|now> <addr> [r|w]   ok inject 0=0x2000   (test servers)
+ *   ring <gpu> <ih0|ih1|soft> <on|off>   ok ring              (test servers)
+ *
+ *   <gpus> := all | <item>[,<item>...]   <item> := N | N-M | N=TS (clear only:
+ *             clear N only if its checkpoint is still TS)
+ *   numbers: decimal or 0x-prefixed hex, 64-bit, no sign.
+ *   any failure: err <ERRNO-NAME> <detail>
+ *
+ * Input is bounded (HIPSVM_PROTO_MAX_REQ bytes, one line); anything else is
+ * -EINVAL and changes nothing. No allocation, no stdio, no locale: this file is
+ * compiled into the kernel module too, and the shim's client runs it inside the
+ * munmap hook, where only async-signal-safe code may run.
+ */
+#ifndef HIPSVM_PROTO_H
+#define HIPSVM_PROTO_H
+
+#include "compat.h"
+
+#define HIPSVM_PROTO_VERSION 1
+#define HIPSVM_PROTO_MAX_REQ 256
+#define HIPSVM_PROTO_MAX_REPLY 4096
+#define HIPSVM_MAX_GPUS 64
+#define HIPSVM_PROTO_MAX_TOKENS 96
+
+enum hipsvm_op {
+	HIPSVM_OP_NONE = 0,
+	HIPSVM_OP_VERSION,
+	HIPSVM_OP_GPUS,
+	HIPSVM_OP_SET,
+	HIPSVM_OP_DRAIN,
+	HIPSVM_OP_CLEAR,
+	HIPSVM_OP_STATS,
+	HIPSVM_OP_LOG,
+	HIPSVM_OP_INJECT,
+	HIPSVM_OP_RING,
+};
+
+enum hipsvm_ring_id { HIPSVM_RING_IH0 = 0, HIPSVM_RING_IH1 = 1, HIPSVM_RING_SOFT = 2 };
+
+struct hipsvm_cmd {
+	enum hipsvm_op op;
+	uint64_t gpus;		/* bit per GPU index */
+	bool all;		/* "all": gpus is every bit; the server masks it */
+	uint64_t has_value;	/* clear: bit per GPU given as N=TS */
+	uint64_t value[HIPSVM_MAX_GPUS];
+	bool has_range;		/* set: addr len given */
+	uint64_t addr, len;	/* set range; inject address */
+	bool has_timeout;
+	uint32_t timeout_ms;	/* drain */
+	unsigned gpu;		/* inject, ring */
+	bool ts_now;		/* inject: take the GPU's clock */
+	uint64_t ts;		/* inject */
+	bool write;		/* inject */
+	enum hipsvm_ring_id ring;
+	bool on;
+};
+
+/* Parses one request. 0, or -EINVAL (cmd then undefined: the caller must not
+ * act on it). Accepts an optional trailing "\n" (and "\r\n"). */
+int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *cmd);
+
+/* Writes cmd as a request line ending in "\n". Length, or -ENOSPC. */
+int hipsvm_proto_format(const struct hipsvm_cmd *cmd, char *buf, size_t cap);
+
+const char *hipsvm_op_name(enum hipsvm_op op);
+const char *hipsvm_errno_name(int err);		/* "EINVAL" for -EINVAL or EINVAL */
+int hipsvm_errno_from_name(const char *name, size_t len);	/* positive, 0 unknown */
+
+/* A bounded writer for replies; overflow is sticky and reported by _end. */
+struct hipsvm_out {
+	char *buf;
+	size_t cap;
+	size_t len;
+	bool overflow;
+};
+void hipsvm_out_init(struct hipsvm_out *o, char *buf, size_t cap);
+void hipsvm_out_str(struct hipsvm_out *o, const char *s);
+void hipsvm_out_u64(struct hipsvm_out *o, uint64_t v);
+void hipsvm_out_hex(struct hipsvm_out *o, uint64_t v);
+/* " key=value" with value in decimal */
+void hipsvm_out_kv(struct hipsvm_out *o, const char *key, uint64_t v);
+/* " N=word" */
+void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word);
+/* Terminates with "\n" and NUL; the length, or -ENOSPC on overflow. */
+int hipsvm_out_end(struct hipsvm_out *o);
+/* "err NAME detail\n" in one go */
+int hipsvm_proto_error(char *buf, size_t cap, int err, const char *detail);
+
+/* A parsed reply, for clients. */
+struct hipsvm_reply {
+	int status;			/* 0 for "ok", -errno for "err" */
+	char op[16];
+	unsigned ntok;
+	struct {
+		char key[32];
+		char val[32];		/* "" for a token without '=' */
+	} tok[HIPSVM_PROTO_MAX_TOKENS];
+	char detail[96];
+};
+int hipsvm_proto_parse_reply(const char *buf, size_t len, struct hipsvm_reply *r);
+const char *hipsvm_reply_get(const struct hipsvm_reply *r, const char *key);
+/* Parses a number as the protocol writes it. 0 or -EINVAL. */
+int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out);
+
+#endif

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* stats.c - not written yet. */
+typedef int hipsvm_stats_placeholder;

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - the pieces of the hipsvm command, one file per subcommand.
+ *
+ * Exit codes (docs/cli.md): 0 success; 1 a failure of hipsvm itself (or, for
+ * check, "not visible"); 2 a usage error or an unusable input file; for run and
+ * trace, the program's own status (128+N when signal N killed it), 126 when it
+ * cannot be executed and 127 when it is not found, as a shell does.
+ */
+#ifndef HIPSVM_TOOLS_CLI_H
+#define HIPSVM_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+
+#define EXIT_USAGE 2
+#define EXIT_NOEXEC 126
+#define EXIT_NOTFOUND 127
+
+#ifndef HIPSVM_TOOL_VERSION
+#define HIPSVM_TOOL_VERSION "0.0.0"
+#endif
+
+/* "hipsvm: <message>\n" on stderr. */
+void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* tool_err, then "Try 'hipsvm <cmd> --help'."; returns EXIT_USAGE. */
+int usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether stderr/stdout is a terminal that takes colour (NO_COLOR respected). */
+bool tool_color(FILE *f);
+
+int cmd_run(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_options(int argc, char **argv);
+
+/* locate.c: where the shim and the simulated runtime are. */
+struct tool_paths {
+	char shim[4096];	/* libhipsvm.so */
+	char simdir[4096];	/* the directory holding libamdhip64.so.5 */
+	const char *shim_from;	/* "HIPSVM_SHIM_PATH", "build tree", "installed" */
+	const char *sim_from;
+};
+/* Fills p; returns a bitmask: 1 shim found, 2 sim found. Never fails. */
+unsigned tool_locate(struct tool_paths *p);
+/* The candidates tried, for error messages. */
+void tool_locate_explain(FILE *f);
+
+/* run.c: runs a program under the shim; used by run and trace. */
+struct run_opts {
+	int sim;		/* -1 auto (no /dev/kfd), 0 real runtime, 1 simulator */
+	const char *gpus, *policy, *hook, *report, *trace, *sim_mem;
+	const char **env;	/* NAME=VALUE, n_env of them */
+	size_t n_env;
+	bool quiet;		/* no human report */
+	bool verbose;		/* print what is being run */
+	const char *format;	/* human report format: text (default) */
+	char **argv;		/* the program and its arguments */
+	/* filled by run_program */
+	char workdir[4096];	/* temp directory, removed by run_cleanup */
+	char events[4096];	/* raw event file of this run (when traced) */
+	int pid;
+};
+/* Returns the exit code to give (the program's, or 125..127 / 1 / 2). */
+int run_program(struct run_opts *o, bool want_events);
+void run_cleanup(struct run_opts *o);
+/* Shared option parser of run and trace: returns 0 and consumes *i, 1 when
+ * argv[*i] is not a run option, or EXIT_USAGE after printing the error. */
+int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, int *i);
+extern const char run_opts_help[];
+
+/* render.c: the human/json/csv report from a parsed "hipsvm-report/1". */
+enum report_fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
+int report_parse_fmt(const char *s, enum report_fmt *out);
+/* 0, or -EINVAL when r is not a report object (message in err). */
+int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color,
+		  char *err, size_t errcap);
+/* The one-line run summary above the text report. */
+void report_exit_line(FILE *f, const char *prog, int status, bool color);
+
+/* perfetto.c: raw JSON-lines events -> Chrome/Perfetto trace JSON. */
+struct trace_stats {
+	size_t events, bad_lines, tracks;
+	uint64_t first_ns, last_ns;
+};
+/* report may be NULL (used for the process name and pid). -errno with a
+ * message in err. */
+int trace_convert(const char *events_path, FILE *out, const struct json *report,
+		  struct trace_stats *st, char *err, size_t errcap);
+
+/* util.c */
+/* "1.5 MiB" style, into buf. */
+const char *fmt_bytes(uint64_t n, char *buf, size_t cap);
+/* "2.3 ms" style. */
+const char *fmt_ns(uint64_t ns, char *buf, size_t cap);
+/* Returns the signal's name without SIG ("SEGV") or "?". */
+const char *sig_name(int sig);
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.c - messages and number formatting shared by the subcommands.
+ */
+#include "cli.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void tool_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("hipsvm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int usage_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("hipsvm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (cmd)
+		fprintf(stderr, "Try 'hipsvm %s --help'.\n", cmd);
+	else
+		fputs("Try 'hipsvm --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+bool tool_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (nc && *nc)
+		return false;
+	if (!term || strcmp(term, "dumb") == 0)
+		return false;
+	return isatty(fileno(f));
+}
+
+const char *fmt_bytes(uint64_t n, char *buf, size_t cap)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)n;
+	int u = -1;
+
+	if (n < 1024) {
+		snprintf(buf, cap, "%llu B", (unsigned long long)n);
+		return buf;
+	}
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, v < 10 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+const char *fmt_ns(uint64_t ns, char *buf, size_t cap)
+{
+	if (ns < 1000)
+		snprintf(buf, cap, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, cap, "%.2f s", (double)ns / 1e9);
+	return buf;
+}
+
+const char *sig_name(int sig)
+{
+	const char *d = sigabbrev_np(sig);
+
+	return d ? d : "?";
+}
