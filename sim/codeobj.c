@@ -7,6 +7,7 @@
  * which is what makes the parser safe to fuzz. Layouts are described in codeobj.h.
  */
 #include "codeobj.h"
+#include "codeobj_mangle.h"
 #include "codeobj_read.h"
 
 #include <errno.h>
@@ -168,6 +169,7 @@ static int parse_kernel(struct mp *m, struct hipsvm_codeobj *co)
 	if (len >= sizeof(ke.info.name))
 		len = sizeof(ke.info.name) - 1;
 	memcpy(ke.info.name, name.s, len);
+	hipsvm_mangled_const_args(ke.fullname, &ke.info);
 	err = add_kernel(co, &ke);
 	if (err)
 		free(ke.fullname);

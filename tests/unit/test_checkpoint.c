@@ -549,6 +549,7 @@ static uint64_t now_ns(void)
 static void *unmapper(void *arg)
 {
 	uint64_t t0 = now_ns();
+	struct timespec pause = { 0, 20 * 1000 };
 
 	while (C.nepochs < CONC_MAX_EPOCHS) {
 		struct epoch *e = &C.epochs[C.nepochs];
@@ -569,6 +570,9 @@ static void *unmapper(void *arg)
 			hipsvm_cp_clear(CP, e->T);
 		e->seq_clear_done = seq();
 		C.nepochs++;
+		/* let faults pile up between unmaps, as in a real program */
+		if (C.nepochs % 4)
+			nanosleep(&pause, NULL);
 	}
 	return NULL;
 }

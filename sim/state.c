@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * state.c - process-wide state: options, GPUs, contexts, and the one-time
+ * initialisation that a fork child must be able to run again.
+ *
+ * pthread_once cannot be re-armed in a fork child (INTERPOSER.md: a once that
+ * ran in the parent never runs again in the child), so initialisation is a
+ * flag plus a mutex that the atfork child handler resets. Threads do not
+ * survive fork: the child starts its own handlers and hook server, under a
+ * socket name with its own pid, over fresh state. The parent's state is
+ * abandoned in the child, not freed: its locks may have been held by threads
+ * that no longer exist.
+ */
+#include "sim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct sim_state sim;
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int inited;		/* acquire/release */
+static int atfork_registered;
+static __thread int cur_dev;
+
+void sim_streams_reset(void);
+void sim_hook_reset(void);
+void sim_launch_reset(void);
+
+void sim_warn(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	fprintf(stderr, "hipsvm-sim: %s\n", buf);
+}
+
+int sim_current_device(void)
+{
+	return cur_dev;
+}
+
+void sim_set_current_device(int dev)
+{
+	cur_dev = dev;
+}
+
+static void atfork_child(void)
+{
+	pthread_mutex_init(&init_lock, NULL);
+	__atomic_store_n(&inited, 0, __ATOMIC_RELEASE);
+}
+
+static void report_option_errors(const struct hipsvm_opt_error *errs, int n, unsigned max)
+{
+	static int reported;	/* once per process image, not again in a child */
+	int i;
+
+	if (reported++)
+		return;
+	for (i = 0; i < n && (unsigned)i < max; i++) {
+		const struct hipsvm_option_desc *d = hipsvm_option_desc(errs[i].id);
+
+		if (errs[i].id == HIPSVM_O_COUNT || !d)
+			sim_warn("unknown variable HIPSVM_%s ignored", errs[i].value);
+		else
+			sim_warn("bad value \"%s\" for HIPSVM_%s (%s): default %s used",
+				 errs[i].value, d->name, strerror(-errs[i].err), d->def);
+	}
+}
+
+static uint32_t ring_size_option(void)
+{
+	uint64_t v = sim.opt.num[HIPSVM_O_SIM_RING_SIZE];
+	uint64_t p = HIPSVM_RING_MIN_BYTES;
+
+	if (v > (UINT64_C(1) << 30))
+		v = UINT64_C(1) << 30;
+	while (p * 2 <= v)
+		p *= 2;
+	if (p != v)
+		sim_warn("HIPSVM_SIM_RING_SIZE=%llu is not a power of two of at least %u: %llu used",
+			 (unsigned long long)v, HIPSVM_RING_MIN_BYTES, (unsigned long long)p);
+	return (uint32_t)p;
+}
+
+static void do_init(void)
+{
+	struct hipsvm_opt_error errs[16];
+	struct hipsvm_devinfo info[HIPSVM_MAX_GPUS];
+	uint64_t fgs;
+	unsigned i;
+	int n;
+
+	memset(&sim, 0, sizeof(sim));
+	n = hipsvm_options_load(&sim.opt, environ, errs, 16);
+	if (n > 0)
+		report_option_errors(errs, n, 16);
+	sim.ngpu = (unsigned)sim.opt.num[HIPSVM_O_SIM_GPUS];
+	if (sim.ngpu < 1)
+		sim.ngpu = 1;
+	if (sim.ngpu > HIPSVM_MAX_GPUS)
+		sim.ngpu = HIPSVM_MAX_GPUS;
+	sim.xnack = sim.opt.num[HIPSVM_O_SIM_XNACK] != 0;
+	sim.retry_cam = sim.opt.num[HIPSVM_O_SIM_RETRY_CAM] != 0;
+	sim.apu = sim.opt.num[HIPSVM_O_SIM_APU] != 0;
+	sim.ts_start = sim.opt.num[HIPSVM_O_SIM_TS_START] & HIPSVM_TS_MASK;
+	sim.quiet = sim.opt.num[HIPSVM_O_SIM_QUIET] != 0;
+	sim.ring_size = ring_size_option();
+	fgs = sim.opt.num[HIPSVM_O_SIM_FGS_MASK];
+
+	memset(info, 0, sizeof(info));
+	for (i = 0; i < sim.ngpu; i++) {
+		info[i].svm_capable = true;
+		info[i].atomics = true;
+		info[i].fine_grained_system = (fgs >> i) & 1;
+		info[i].custom_host_alloc = false;
+	}
+	hipsvm_ctxset_init(&sim.ctx, sim.ngpu, info);
+
+	pthread_rwlock_init(&sim.map_lock, NULL);
+	pthread_mutex_init(&sim.mem_lock, NULL);
+	sim_streams_reset();
+	sim_launch_reset();
+	sim_hook_reset();
+	if (sim_gpus_init() != 0) {
+		sim_warn("cannot allocate the simulated GPUs' rings; running with none");
+		sim.ngpu = 0;
+	}
+	sim_gpu_start_handlers();
+	if (sim.opt.num[HIPSVM_O_SIM_SERVE])
+		sim_hook_start();
+}
+
+void sim_init(void)
+{
+	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&init_lock);
+	if (!__atomic_load_n(&inited, __ATOMIC_RELAXED)) {
+		if (!atfork_registered) {
+			pthread_atfork(NULL, NULL, atfork_child);
+			atfork_registered = 1;
+		}
+		do_init();
+		__atomic_store_n(&inited, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&init_lock);
+}
+
+SIM_API int hipsvmSimGpuCount(void)
+{
+	sim_init();
+	return (int)sim.ngpu;
+}
+
+SIM_API const char *hipsvmSimSocketPath(void)
+{
+	sim_init();
+	return sim.socket_name;
+}
