@@ -76,6 +76,7 @@ enum hipsvm_ev {
 	HIPSVM_EV_CLEAR,	/* word: cleared/kept */
 	HIPSVM_EV_HANDLED,	/* x: fault timestamp */
 	HIPSVM_EV_DROPPED,	/* x: fault timestamp */
+	HIPSVM_EV_RANGE,	/* x: start of the range a set names; gpu: its first */
 };
 
 struct hipsvm_event {
@@ -93,12 +94,13 @@ struct hipsvm_proc {
 	pid_t tgid;
 	u32 pasid;
 	struct hipsvm_cp cp[HIPSVM_KMOD_MAX_GPUS];
+	atomic64_t injected;
+	/* Commands of several threads run concurrently (a drain does not hold
+	 * up an injection); this lock guards only the range and the log. */
+	spinlock_t lock;
 	/* range of the last "set <gpus> addr len", checked at drain time */
-	struct mutex cmd_lock;	/* one command at a time per process */
 	bool has_range;
 	u64 range_addr, range_len;
-	u64 injected;
-	spinlock_t log_lock;
 	unsigned int log_head;	/* next slot */
 	unsigned int log_count;
 	struct hipsvm_event log[HIPSVM_LOG_LEN];
@@ -113,8 +115,6 @@ void hipsvm_proc_log_format(struct hipsvm_proc *p, struct hipsvm_out *o);
 unsigned int hipsvm_proc_count(void);
 
 /* hook.c */
-int hipsvm_hook_exec(struct hipsvm_proc *p, const char *req, size_t len,
-		     char *reply, size_t cap, int *reply_len);
 extern const struct file_operations hipsvm_hook_fops;
 
 /* global statistics (main.c) */

@@ -65,8 +65,7 @@ struct hipsvm_proc *hipsvm_proc_get_current(void)
 	}
 	kref_init(&p->ref);
 	p->tgid = tgid;
-	mutex_init(&p->cmd_lock);
-	spin_lock_init(&p->log_lock);
+	spin_lock_init(&p->lock);
 	err = xa_alloc(&hipsvm_pasids, &p->pasid, p, XA_LIMIT(1, 0xffff), GFP_KERNEL);
 	if (err) {
 		mutex_unlock(&hipsvm_procs_lock);
@@ -106,7 +105,7 @@ void hipsvm_proc_log(struct hipsvm_proc *p, enum hipsvm_ev op, unsigned int gpu,
 {
 	struct hipsvm_event *e;
 
-	spin_lock(&p->log_lock);
+	spin_lock(&p->lock);
 	e = &p->log[p->log_head];
 	/* The sequence number is taken under the lock so that the log of one
 	 * process is in sequence order. */
@@ -119,7 +118,7 @@ void hipsvm_proc_log(struct hipsvm_proc *p, enum hipsvm_ev op, unsigned int gpu,
 	p->log_head = (p->log_head + 1) % HIPSVM_LOG_LEN;
 	if (p->log_count < HIPSVM_LOG_LEN)
 		p->log_count++;
-	spin_unlock(&p->log_lock);
+	spin_unlock(&p->lock);
 }
 
 static const char *const ev_names[] = {
@@ -128,6 +127,7 @@ static const char *const ev_names[] = {
 	[HIPSVM_EV_CLEAR] = "clear",
 	[HIPSVM_EV_HANDLED] = "handled",
 	[HIPSVM_EV_DROPPED] = "dropped",
+	[HIPSVM_EV_RANGE] = "range",
 };
 
 /* " seq:op:gpu[:x]" for each event, oldest first. Formatted under the lock:
@@ -136,7 +136,7 @@ void hipsvm_proc_log_format(struct hipsvm_proc *p, struct hipsvm_out *o)
 {
 	unsigned int i, n, start;
 
-	spin_lock(&p->log_lock);
+	spin_lock(&p->lock);
 	n = p->log_count;
 	start = (p->log_head + HIPSVM_LOG_LEN - n) % HIPSVM_LOG_LEN;
 	for (i = 0; i < n; i++) {
@@ -156,5 +156,5 @@ void hipsvm_proc_log_format(struct hipsvm_proc *p, struct hipsvm_out *o)
 			hipsvm_out_hex(o, e->x);
 		}
 	}
-	spin_unlock(&p->log_lock);
+	spin_unlock(&p->lock);
 }

@@ -59,8 +59,14 @@ struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
 /* Creates and inserts; HIP error. */
 hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device,
 			 unsigned flags, void *user_ptr, struct sim_alloc **out);
-hipError_t sim_free(void *ptr, bool host_api);
+/* hipFree: sync first when asked; hipErrorInvalidValue for what is not the
+ * start of a live allocation (registered memory included). */
+hipError_t sim_free(void *ptr, bool sync);
+hipError_t sim_unregister(void *ptr);
 void sim_alloc_destroy(struct sim_alloc *a);
+bool sim_map_overlaps(uintptr_t p, size_t n);
+bool sim_lookup(const void *p, struct sim_alloc *copy);
+bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void *arg);
 
 /* ---- gpu.c: GPUs, rings, page tables, the fault handler ---- */
 enum sim_ring { SIM_IH0 = 0, SIM_IH1 = 1, SIM_SOFT = 2 };
@@ -81,7 +87,9 @@ struct sim_wake {
 
 struct sim_gpu {
 	int index;
-	struct hipsvm_gpu_irq irq;
+	struct hipsvm_ring rings[3];	/* ih0, ih1 (unused on an APU), ih_soft */
+	struct hipsvm_gpu_irq irq;	/* points at rings[] */
+	struct hipsvm_cp cp;		/* this process's checkpoint on this GPU */
 	uint32_t *ringbuf[3];
 	struct sim_wake wake[3];
 	pthread_mutex_t prod_lock[3];
@@ -122,12 +130,15 @@ bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);
 /* One synchronous GPU access to one page: SIM_RES_* (never NONE/DROPPED). */
 int sim_gpu_access_page(struct sim_gpu *g, uintptr_t addr, bool write, const uint32_t *stop);
 void sim_gpu_quiesce(struct sim_gpu *g);
+void sim_gpu_kick(struct sim_gpu *g);	/* wake the handler (a ring was enabled) */
+/* The hook's "set" on one GPU, atomically with respect to the fault handler
+ * (under pt_lock, as the kernel's SVM lock): record the checkpoint and, for
+ * a range, unmap it from the GPU. 1 and *ts when a checkpoint was recorded. */
+int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
 
 /* ---- hook.c: the hook server ---- */
 void sim_hook_start(void);
-void sim_hook_log(enum hipsvm_op op, unsigned gpu, const char *extra);
-/* Ranges unmapped by "set", re-invalidated at drain. */
-bool sim_zap_covers(uintptr_t page);
+void sim_hook_reset(void);
 
 /* ---- state.c: process-wide state ---- */
 struct sim_state {

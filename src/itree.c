@@ -21,6 +21,7 @@
  * a call to mmap()/munmap() would enter our own hooks.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +39,8 @@
 #define POOL_SHIFT	6	/* chunk k holds 64 << k nodes */
 #define POOL_BASE	(1u << POOL_SHIFT)
 #define POOL_CHUNKS	26	/* 64 * (2^26 - 1) nodes: every 32-bit index */
+
+#define HUGE_MIN	((size_t)4 << 20)
 
 #define LD(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ST(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -85,6 +88,9 @@ static void *map_mem(size_t len)
 	long p = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
+	/* Big pools are walked at random: fewer TLB misses with huge pages. */
+	if (p != -1 && len >= HUGE_MIN)
+		syscall(SYS_madvise, (void *)p, len, MADV_HUGEPAGE);
 	errno = saved;
 	return p == -1 ? NULL : (void *)p;
 }
@@ -113,7 +119,7 @@ static struct node *node_at(const struct hipsvm_itree *t, uint32_t idx)
 
 static int pool_reserve(struct hipsvm_itree *t, uint64_t need)
 {
-	while ((uint64_t)t->nfree + t->nmapped - t->nalloc < need) {
+	while ((uint64_t)t->nfree + t->nmapped < need + t->nalloc) {
 		unsigned k = t->nchunks;
 		size_t nodes = (size_t)POOL_BASE << k;
 		struct node *c;
@@ -204,6 +210,16 @@ static void read_entry(const struct node *nd, unsigned i, struct hipsvm_ival *ou
 		out->data[d] = LD(nd->u.l.data[i][d]);
 }
 
+/* The keys of a node are searched with dependent loads: ask for all of
+ * their cache lines at once, so that a cold node costs one miss, not four. */
+static inline void prefetch_keys(const struct node *nd, size_t len)
+{
+	const char *p = (const char *)nd;
+
+	for (size_t off = 0; off < offsetof(struct node, u) + len; off += 64)
+		__builtin_prefetch(p + off);
+}
+
 /* A leaf with a plausible entry count, or NULL. */
 static const struct node *leaf_at(const struct hipsvm_itree *t, uint32_t idx, unsigned *n)
 {
@@ -231,6 +247,8 @@ static int descend(const struct hipsvm_itree *t, uintptr_t s, struct path *p,
 		const struct node *nd = node_at(t, idx);
 		unsigned n, j;
 
+		if (nd)
+			prefetch_keys(nd, sizeof(nd->u.i));
 		if (!nd || LD(nd->leaf))
 			return -EAGAIN;
 		n = LD(nd->n);
@@ -243,6 +261,8 @@ static int descend(const struct hipsvm_itree *t, uintptr_t s, struct path *p,
 		}
 		idx = LD(nd->u.i.child[j]);
 	}
+	if (node_at(t, idx))
+		prefetch_keys(node_at(t, idx), sizeof((*leafp)->u.l));
 	*leafp = leaf_at(t, idx, np);
 	if (!*leafp)
 		return -EAGAIN;
@@ -417,7 +437,7 @@ static void push_up(struct hipsvm_itree *t, struct path *p, int lvl, uintptr_t k
 {
 	for (; lvl >= 0; lvl--) {
 		struct node *nd = wnode(t, p->idx[lvl]), *r;
-		unsigned slot = p->slot[lvl] + 1, half = INNER_MAX / 2, n = nd->n;
+		unsigned slot = p->slot[lvl] + 1, half = INNER_MAX / 2, n = nd->n, keep;
 		uint32_t ridx;
 		uintptr_t up;
 
@@ -427,15 +447,22 @@ static void push_up(struct hipsvm_itree *t, struct path *p, int lvl, uintptr_t k
 		}
 		ridx = node_new(t, 0);
 		r = wnode(t, ridx);
-		for (unsigned j = half; j < n; j++)
-			copy_inner(r, j - half, nd, j);
-		up = nd->u.i.key[half];
-		ST(r->n, n - half);
-		ST(nd->n, half);
-		if (slot <= half)
+		if (slot == n) {	/* appending: the new child alone on the right */
+			ST(r->u.i.child[0], child);
+			ST(r->n, 1);
+			child = ridx;	/* key stays the separator to push up */
+			continue;
+		}
+		keep = slot == 1 ? 1 : half;	/* descending order: keep the left small */
+		for (unsigned j = keep; j < n; j++)
+			copy_inner(r, j - keep, nd, j);
+		up = nd->u.i.key[keep];
+		ST(r->n, n - keep);
+		ST(nd->n, keep);
+		if (slot <= keep)
 			inner_put(nd, slot, key, child);
 		else
-			inner_put(r, slot - half, key, child);
+			inner_put(r, slot - keep, key, child);
 		key = up;
 		child = ridx;
 	}
@@ -463,7 +490,7 @@ int hipsvm_itree_insert(struct hipsvm_itree *t, const struct hipsvm_ival *iv)
 	struct hipsvm_ival tmp;
 	struct path p;
 	struct node *leaf, *r;
-	unsigned n, pos, half = LEAF_MAX / 2;
+	unsigned n, pos, keep, half = LEAF_MAX / 2;
 	uint32_t ridx;
 	int rc;
 
@@ -490,21 +517,24 @@ int hipsvm_itree_insert(struct hipsvm_itree *t, const struct hipsvm_ival *iv)
 		leaf_put(leaf, pos, iv);
 		return 0;
 	}
+	/* Allocations tend to come in address order (up or down): a split at
+	 * an end leaves the full node full instead of two half-empty ones. */
+	keep = pos == n ? n : pos == 0 ? 0 : half;
 	ridx = node_new(t, 1);
 	r = wnode(t, ridx);
-	for (unsigned i = half; i < n; i++)
-		copy_entry(r, i - half, leaf, i);
-	ST(r->n, n - half);
-	ST(leaf->n, half);
+	for (unsigned i = keep; i < n; i++)
+		copy_entry(r, i - keep, leaf, i);
+	ST(r->n, n - keep);
+	ST(leaf->n, keep);
 	ST(r->prev, p.idx[t->depth]);
 	ST(r->next, leaf->next);
 	if (leaf->next)
 		ST(wnode(t, leaf->next)->prev, ridx);
 	ST(leaf->next, ridx);
-	if (pos <= half)
+	if (pos < n && pos <= keep)
 		leaf_put(leaf, pos, iv);
 	else
-		leaf_put(r, pos - half, iv);
+		leaf_put(r, pos - keep, iv);
 	push_up(t, &p, (int)t->depth - 1, r->u.l.start[0], ridx);
 	return 0;
 }
@@ -660,6 +690,30 @@ int hipsvm_itree_remove(struct hipsvm_itree *t, uintptr_t start, struct hipsvm_i
 	return 0;
 }
 
+/*
+ * The last entry of a leaf moves its start up (still below its successor).
+ * The separator above the leaf may be lower than the successor (left stale
+ * by removals) and so possibly <= the new start, which would send a descent
+ * to the next leaf. The successor's start is a valid separator there: it is
+ * the smallest start on the right and above everything on the left.
+ */
+static void tighten_upper(struct hipsvm_itree *t, const struct path *p, const struct node *leaf,
+			  uintptr_t start)
+{
+	struct hipsvm_ival nx;
+
+	if (successor(t, leaf, leaf->n, leaf->n, start, &nx))
+		return;
+	for (int lvl = (int)t->depth - 1; lvl >= 0; lvl--) {
+		struct node *nd = wnode(t, p->idx[lvl]);
+
+		if (p->slot[lvl] + 1 < nd->n) {
+			ST(nd->u.i.key[p->slot[lvl] + 1], nx.start);
+			return;
+		}
+	}
+}
+
 int hipsvm_itree_update(struct hipsvm_itree *t, uintptr_t start, const struct hipsvm_ival *iv)
 {
 	struct hipsvm_ival cur, o;
@@ -685,6 +739,8 @@ int hipsvm_itree_update(struct hipsvm_itree *t, uintptr_t start, const struct hi
 		    first_overlap(t, cur.last + 1, iv->last, &o) == 0)
 			fits = false;
 		if (fits) {
+			if (iv->start > cur.start && pos + 1 == leaf->n)
+				tighten_upper(t, &p, leaf, cur.start);
 			write_entry(leaf, pos, iv);
 			return 0;
 		}

@@ -289,8 +289,8 @@ static void add_error(struct hipsvm_opt_error *errs, unsigned max_errs, int nerr
 
 /*
  * The first occurrence of a name wins, as with getenv. For an unknown name the
- * error's value holds the variable's name (HIPSVM_...), which is what a
- * warning must show; err is then -ENOENT.
+ * error's value holds the variable's name without the HIPSVM_ prefix (what a
+ * warning must show) and err is -ENOENT. HIPSVM_TEST_* is left alone.
  */
 int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
 			struct hipsvm_opt_error *errs, unsigned max_errs)
@@ -298,6 +298,8 @@ int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
 	bool seen[HIPSVM_O_COUNT] = { false };
 	int nerr = 0;
 
+	if (!o)
+		return -EINVAL;
 	hipsvm_options_defaults(o);
 	for (; envp && *envp; envp++) {
 		const char *var = *envp, *eq, *name;
@@ -313,8 +315,8 @@ int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
 			continue;
 		name = var + PREFIX_LEN;
 		if (lookup_n(name, (size_t)(eq - name), &id)) {
-			add_error(errs, max_errs, nerr, HIPSVM_O_COUNT, -ENOENT, var,
-				  (size_t)(eq - var));
+			add_error(errs, max_errs, nerr, HIPSVM_O_COUNT, -ENOENT, name,
+				  (size_t)(eq - name));
 			nerr++;
 			continue;
 		}

@@ -1,3 +1,237 @@
 /* SPDX-License-Identifier: MIT */
-/* report.c - not written yet. */
-typedef int hipsvm_report_placeholder;
+/*
+ * report.c - writes "hipsvm-report/1" (report.h, docs/report.md). The key
+ * set is a contract with tools/ (`hipsvm report`): add nothing, rename
+ * nothing without bumping the schema.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "context.h"
+#include "trace.h"
+
+#define G(x) hipsvm_stats_get(&(x))
+
+unsigned hipsvm_report_ndev(const struct hipsvm_stats *s, unsigned known)
+{
+	unsigned seen = __atomic_load_n(&s->max_dev_seen, __ATOMIC_RELAXED);
+	unsigned n = known > seen ? known : seen;
+
+	return n > HIPSVM_STATS_MAX_DEV ? HIPSVM_STATS_MAX_DEV : n;
+}
+
+static void device(struct hipsvm_jw *w, const struct hipsvm_stats *s,
+		   const struct hipsvm_report_meta *m, unsigned i)
+{
+	const struct hipsvm_dev_stats *d = &s->dev[i];
+	uint64_t quota = 0;
+
+	hipsvm_jw_sep(w);
+	hipsvm_jw_raw(w, "{");
+	hipsvm_jw_ku64(w, "index", i);
+	hipsvm_jw_ku64(w, "allocations", G(d->allocations));
+	hipsvm_jw_ku64(w, "frees", G(d->frees));
+	hipsvm_jw_ku64(w, "live_bytes", G(d->live_bytes));
+	hipsvm_jw_ku64(w, "peak_bytes", G(d->peak_bytes));
+	if (m->pol)
+		hipsvm_policy_quota(m->pol, (int)i, &quota);
+	hipsvm_jw_ku64(w, "quota_bytes", quota);
+	hipsvm_jw_ku64(w, "checkpoints_set", G(d->checkpoints_set));
+	hipsvm_jw_ku64(w, "drains", G(d->drains));
+	hipsvm_jw_ku64(w, "drain_timeouts", G(d->drain_timeouts));
+	hipsvm_jw_key(w, "drain_ns");
+	hipsvm_jw_raw(w, "{");
+	hipsvm_jw_ku64(w, "count", G(d->drain_count));
+	hipsvm_jw_ku64(w, "median", hipsvm_stats_drain_median(d));
+	hipsvm_jw_ku64(w, "max", G(d->drain_max));
+	hipsvm_jw_ku64(w, "total", G(d->drain_total));
+	hipsvm_jw_raw(w, "}");
+	hipsvm_jw_key(w, "faults");
+	hipsvm_jw_raw(w, "{");
+	hipsvm_jw_ku64(w, "raised", G(d->faults_raised));
+	hipsvm_jw_ku64(w, "handled", G(d->faults_handled));
+	hipsvm_jw_ku64(w, "dropped", G(d->faults_dropped));
+	hipsvm_jw_ku64(w, "real", G(d->faults_real));
+	hipsvm_jw_raw(w, "}}");
+}
+
+static void context(struct hipsvm_jw *w, const struct hipsvm_ctx_stats *c, int id, unsigned ndev)
+{
+	unsigned i;
+
+	hipsvm_jw_sep(w);
+	hipsvm_jw_raw(w, "{");
+	hipsvm_jw_key(w, "id");
+	if (id == HIPSVM_CTX_HOST) {
+		hipsvm_jw_str(w, "host_context");
+	} else {
+		hipsvm_jw_raw(w, "\"device:");
+		hipsvm_jw_u64(w, (uint64_t)id);
+		hipsvm_jw_raw(w, "\"");
+	}
+	hipsvm_jw_key(w, "devices");
+	hipsvm_jw_raw(w, "[");
+	if (id == HIPSVM_CTX_HOST) {
+		for (i = 0; i < ndev; i++) {
+			hipsvm_jw_sep(w);
+			hipsvm_jw_u64(w, i);
+		}
+	} else {
+		hipsvm_jw_u64(w, (uint64_t)id);
+	}
+	hipsvm_jw_raw(w, "]");
+	hipsvm_jw_ku64(w, "allocations", G(c->allocations));
+	hipsvm_jw_ku64(w, "frees", G(c->frees));
+	hipsvm_jw_ku64(w, "live_bytes", G(c->live_bytes));
+	hipsvm_jw_ku64(w, "peak_bytes", G(c->peak_bytes));
+	hipsvm_jw_ku64(w, "unmaps_coordinated", G(c->unmaps_coordinated));
+	hipsvm_jw_raw(w, "}");
+}
+
+int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_report_meta *m,
+			 char *buf, size_t cap)
+{
+	static const char *const unmap_keys[HIPSVM_UNMAP_COUNT] = {
+		[HIPSVM_UNMAP_TRACKED] = "tracked",
+		[HIPSVM_UNMAP_COORDINATED] = "coordinated",
+		[HIPSVM_UNMAP_UNCOORDINATED] = "uncoordinated",
+		[HIPSVM_UNMAP_PARTIAL] = "partial",
+		[HIPSVM_UNMAP_LIVE_SVM] = "live_svm_unmapped",
+		[HIPSVM_UNMAP_LIVE_SVM_BYTES] = "live_svm_unmapped_bytes",
+		[HIPSVM_UNMAP_REENTRANT_SKIPPED] = "reentrant_skipped",
+	};
+	unsigned ndev = hipsvm_report_ndev(s, m->ndev), i;
+	struct hipsvm_jw w;
+
+	hipsvm_jw_init(&w, buf, cap);
+	hipsvm_jw_raw(&w, "{");
+	hipsvm_jw_kstr(&w, "schema", HIPSVM_REPORT_SCHEMA);
+	hipsvm_jw_ku64(&w, "pid", (uint64_t)m->pid);
+	hipsvm_jw_kstr(&w, "program", m->program ? m->program : "");
+	hipsvm_jw_ku64(&w, "duration_ns", m->duration_ns);
+	hipsvm_jw_kstr(&w, "runtime", m->runtime ? m->runtime : "unknown");
+	hipsvm_jw_kstr(&w, "policy", m->policy ? m->policy : "default");
+	hipsvm_jw_key(&w, "hook");
+	hipsvm_jw_raw(&w, "{");
+	hipsvm_jw_kstr(&w, "path", m->hook_path ? m->hook_path : "");
+	hipsvm_jw_kstr(&w, "state", m->hook_state ? m->hook_state : "none");
+	hipsvm_jw_ku64(&w, "version", m->hook_version);
+	hipsvm_jw_raw(&w, "}");
+
+	hipsvm_jw_key(&w, "devices");
+	hipsvm_jw_raw(&w, "[");
+	for (i = 0; i < ndev; i++)
+		device(&w, s, m, i);
+	hipsvm_jw_raw(&w, "]");
+
+	hipsvm_jw_key(&w, "contexts");
+	hipsvm_jw_raw(&w, "[");
+	context(&w, &s->host, HIPSVM_CTX_HOST, ndev);
+	for (i = 0; i < ndev; i++)
+		context(&w, &s->primary[i], (int)i, ndev);
+	hipsvm_jw_raw(&w, "]");
+
+	hipsvm_jw_key(&w, "routing");
+	hipsvm_jw_raw(&w, "{");
+	for (i = 0; i < HIPSVM_ROUTE_COUNT; i++)
+		hipsvm_jw_ku64(&w, hipsvm_route_name(i), G(s->route[i]));
+	hipsvm_jw_ku64(&w, "quota_denied", G(s->quota_denied));
+	hipsvm_jw_raw(&w, "}");
+
+	hipsvm_jw_key(&w, "unmaps");
+	hipsvm_jw_raw(&w, "{");
+	for (i = 0; i < HIPSVM_UNMAP_COUNT; i++)
+		hipsvm_jw_ku64(&w, unmap_keys[i], G(s->unmap[i]));
+	hipsvm_jw_raw(&w, "}");
+
+	hipsvm_jw_key(&w, "errors");
+	hipsvm_jw_raw(&w, "{");
+	hipsvm_jw_ku64(&w, "runtime_errors", G(s->error[HIPSVM_ERR_RUNTIME]));
+	hipsvm_jw_ku64(&w, "unknown_pointer_frees", G(s->error[HIPSVM_ERR_UNKNOWN_POINTER_FREE]));
+	hipsvm_jw_raw(&w, "}}\n");
+	return hipsvm_jw_end(&w);
+}
+
+/* Decimal or 0x hex, as the protocol writes numbers. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* "g12.faults_raised" -> 12 and the field; -EINVAL otherwise. */
+static int fault_key(const char *k, unsigned *dev, uint64_t **field, struct hipsvm_stats *s)
+{
+	static const char pre[] = ".faults_";
+	unsigned d = 0;
+	const char *p = k + 1;
+
+	if (k[0] != 'g' || *p < '0' || *p > '9')
+		return -EINVAL;
+	while (*p >= '0' && *p <= '9' && d < 1000)
+		d = d * 10 + (unsigned)(*p++ - '0');
+	if (d >= HIPSVM_STATS_MAX_DEV || strncmp(p, pre, sizeof(pre) - 1))
+		return -EINVAL;
+	p += sizeof(pre) - 1;
+	if (!strcmp(p, "raised"))
+		*field = &s->dev[d].faults_raised;
+	else if (!strcmp(p, "handled"))
+		*field = &s->dev[d].faults_handled;
+	else if (!strcmp(p, "dropped"))
+		*field = &s->dev[d].faults_dropped;
+	else if (!strcmp(p, "real"))
+		*field = &s->dev[d].faults_real;
+	else
+		return -EINVAL;
+	*dev = d;
+	return 0;
+}
+
+int hipsvm_report_apply_faults(struct hipsvm_stats *s, const struct hipsvm_reply *r)
+{
+	uint64_t seen = 0;
+	unsigned i, dev, n = 0;
+
+	if (r->status)
+		return 0;
+	for (i = 0; i < r->ntok && i < HIPSVM_PROTO_MAX_TOKENS; i++) {
+		uint64_t *field, v;
+
+		if (fault_key(r->tok[i].key, &dev, &field, s))
+			continue;
+		if (parse_u64(r->tok[i].val, &v))
+			continue;
+		__atomic_store_n(field, v, __ATOMIC_RELAXED);
+		if (!(seen & (UINT64_C(1) << dev))) {
+			seen |= UINT64_C(1) << dev;
+			n++;
+		}
+	}
+	return (int)n;
+}

@@ -1,3 +1,190 @@
 /* SPDX-License-Identifier: MIT */
-/* trace.c - not written yet. */
-typedef int hipsvm_trace_placeholder;
+/*
+ * trace.c - the bounded JSON writer and trace lines (trace.h).
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+static void put_c(struct hipsvm_jw *w, char c)
+{
+	if (w->len + 1 < w->cap)
+		w->buf[w->len] = c;
+	else
+		w->overflow = true;
+	w->len++;
+	w->last = c;
+}
+
+void hipsvm_jw_init(struct hipsvm_jw *w, char *buf, size_t cap)
+{
+	w->buf = buf;
+	w->cap = cap;
+	w->len = 0;
+	w->overflow = cap == 0;
+	w->last = '\0';
+}
+
+void hipsvm_jw_raw(struct hipsvm_jw *w, const char *s)
+{
+	while (*s)
+		put_c(w, *s++);
+}
+
+void hipsvm_jw_str(struct hipsvm_jw *w, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	put_c(w, '"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			put_c(w, '\\');
+			put_c(w, (char)c);
+		} else if (c == '\n') {
+			put_c(w, '\\');
+			put_c(w, 'n');
+		} else if (c < 0x20 || c == 0x7f) {
+			/* Control characters; bytes >= 0x80 pass as they are
+			 * (paths are usually UTF-8). */
+			hipsvm_jw_raw(w, "\\u00");
+			put_c(w, hex[c >> 4]);
+			put_c(w, hex[c & 15]);
+		} else {
+			put_c(w, (char)c);
+		}
+	}
+	put_c(w, '"');
+}
+
+void hipsvm_jw_u64(struct hipsvm_jw *w, uint64_t v)
+{
+	char tmp[24];
+	int i = 23;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	hipsvm_jw_raw(w, tmp + i);
+}
+
+void hipsvm_jw_hex(struct hipsvm_jw *w, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[24];
+	int i = 23;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	put_c(w, '"');
+	hipsvm_jw_raw(w, "0x");
+	hipsvm_jw_raw(w, tmp + i);
+	put_c(w, '"');
+}
+
+void hipsvm_jw_sep(struct hipsvm_jw *w)
+{
+	if (w->len && w->last != '{' && w->last != '[')
+		put_c(w, ',');
+}
+
+void hipsvm_jw_key(struct hipsvm_jw *w, const char *key)
+{
+	hipsvm_jw_sep(w);
+	hipsvm_jw_str(w, key);
+	put_c(w, ':');
+}
+
+void hipsvm_jw_ku64(struct hipsvm_jw *w, const char *key, uint64_t v)
+{
+	hipsvm_jw_key(w, key);
+	hipsvm_jw_u64(w, v);
+}
+
+void hipsvm_jw_kstr(struct hipsvm_jw *w, const char *key, const char *s)
+{
+	hipsvm_jw_key(w, key);
+	hipsvm_jw_str(w, s);
+}
+
+int hipsvm_jw_end(struct hipsvm_jw *w)
+{
+	if (w->cap)
+		w->buf[w->len < w->cap ? w->len : w->cap - 1] = '\0';
+	return w->overflow ? -ENOSPC : (int)w->len;
+}
+
+int hipsvm_trace_format(char *buf, size_t cap, uint64_t ts_ns, const char *ev,
+			const struct hipsvm_tfield *f, unsigned n)
+{
+	struct hipsvm_jw w;
+	unsigned i;
+
+	hipsvm_jw_init(&w, buf, cap);
+	hipsvm_jw_raw(&w, "{");
+	hipsvm_jw_ku64(&w, "ts_ns", ts_ns);
+	hipsvm_jw_kstr(&w, "ev", ev);
+	for (i = 0; i < n; i++) {
+		hipsvm_jw_key(&w, f[i].key);
+		switch (f[i].type) {
+		case HIPSVM_TF_U64:
+			hipsvm_jw_u64(&w, f[i].v.u);
+			break;
+		case HIPSVM_TF_I64:
+			if (f[i].v.i < 0) {
+				hipsvm_jw_raw(&w, "-");
+				hipsvm_jw_u64(&w, (uint64_t)0 - (uint64_t)f[i].v.i);
+			} else {
+				hipsvm_jw_u64(&w, (uint64_t)f[i].v.i);
+			}
+			break;
+		case HIPSVM_TF_HEX:
+			hipsvm_jw_hex(&w, f[i].v.u);
+			break;
+		case HIPSVM_TF_STR:
+			hipsvm_jw_str(&w, f[i].v.s);
+			break;
+		case HIPSVM_TF_BOOL:
+			hipsvm_jw_raw(&w, f[i].v.u ? "true" : "false");
+			break;
+		}
+	}
+	hipsvm_jw_raw(&w, "}\n");
+	return hipsvm_jw_end(&w);
+}
+
+uint64_t hipsvm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, unsigned n)
+{
+	char line[HIPSVM_TRACE_LINE_MAX];
+	int saved = errno, len, rc = 0;
+	ssize_t wr;
+
+	if (fd < 0)
+		return 0;
+	len = hipsvm_trace_format(line, sizeof(line), hipsvm_now_ns(), ev, f, n);
+	if (len < 0)
+		return len;
+	wr = write(fd, line, (size_t)len);
+	if (wr < 0)
+		rc = -errno;
+	else if (wr != len)
+		rc = -EIO;
+	errno = saved;
+	return rc;
+}

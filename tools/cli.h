@@ -27,7 +27,7 @@
 
 /* "hipsvm: <message>\n" on stderr. */
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* tool_err, then "Try 'hipsvm <cmd> --help'."; returns EXIT_USAGE. */
+/* tool_err with " (see 'hipsvm <cmd> --help')" on the same line; EXIT_USAGE. */
 int usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether stderr/stdout is a terminal that takes colour (NO_COLOR respected). */
 bool tool_color(FILE *f);

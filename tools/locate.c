@@ -69,9 +69,9 @@ unsigned tool_locate(struct tool_paths *p)
 		if (file_ok(p->shim))
 			found |= 1;
 	} else {
-		snprintf(cand, sizeof(cand), "%s/preload/libhipsvm.so", root);
-		if (root[0] && file_ok(cand)) {
-			snprintf(p->shim, sizeof(p->shim), "%s", cand);
+		if (root[0] && (size_t)snprintf(cand, sizeof(cand), "%s/preload/libhipsvm.so", root) < sizeof(p->shim) &&
+		    file_ok(cand)) {
+			memcpy(p->shim, cand, strlen(cand) + 1);
 			p->shim_from = "build tree";
 			found |= 1;
 		} else {
@@ -87,9 +87,10 @@ unsigned tool_locate(struct tool_paths *p)
 		snprintf(p->simdir, sizeof(p->simdir), "%s", env);
 		p->sim_from = "HIPSVM_SIM_DIR";
 	} else {
-		snprintf(cand, sizeof(cand), "%s/sim/" SIM_LIB, root);
-		if (root[0] && file_ok(cand)) {
-			snprintf(p->simdir, sizeof(p->simdir), "%s/sim", root);
+		if (root[0] && (size_t)snprintf(cand, sizeof(cand), "%s/sim/" SIM_LIB, root) < sizeof(p->simdir) &&
+		    file_ok(cand)) {
+			cand[strlen(root) + 4] = '\0';		/* <root>/sim */
+			memcpy(p->simdir, cand, strlen(cand) + 1);
 			p->sim_from = "build tree";
 		} else {
 			snprintf(p->simdir, sizeof(p->simdir), "%s", HIPSVM_INSTALL_SIMDIR);

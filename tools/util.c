@@ -31,11 +31,8 @@ int usage_err(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	if (cmd)
-		fprintf(stderr, "Try 'hipsvm %s --help'.\n", cmd);
-	else
-		fputs("Try 'hipsvm --help'.\n", stderr);
+	/* One line: the error and where to look, so that it greps as one. */
+	fprintf(stderr, " (see 'hipsvm %s%s--help')\n", cmd ? cmd : "", cmd ? " " : "");
 	return EXIT_USAGE;
 }
 

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_codeobj.c - the simulator's code-object reader (sim/codeobj.c):
+ * clang offload bundle -> ELF -> NT_AMDGPU_METADATA (MessagePack) -> kernel
+ * arguments. The simulated runtime runs it on whatever a program registers.
+ *
+ * Checked: no crash or over-read (the input is an exact-size heap copy), the
+ * documented return values only, and a loaded object that is consistent:
+ * at most HIPSVM_KERNEL_MAX_ARGS arguments, terminated names, an index that
+ * agrees with the count. Lookups by every kernel's name run for coverage (a
+ * name may be truncated or hold a NUL, so a miss is not an error).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "codeobj.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hipsvm_codeobj *co = (struct hipsvm_codeobj *)0x1;
+	char *buf = malloc(size ? size : 1);
+	unsigned i, n;
+	int rc;
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	rc = hipsvm_codeobj_load_blob(buf, size, &co);
+	if (rc != 0) {
+		if ((rc != -EINVAL && rc != -ENOENT && rc != -ENOTSUP && rc != -ENOMEM) ||
+		    co != (struct hipsvm_codeobj *)0x1) {
+			fprintf(stderr, "fuzz_codeobj: rc %d, out %s\n", rc,
+				co == (struct hipsvm_codeobj *)0x1 ? "untouched" : "changed");
+			abort();
+		}
+		free(buf);
+		return 0;
+	}
+	n = hipsvm_codeobj_count(co);
+	for (i = 0; i < n; i++) {
+		const struct hipsvm_kernel_info *k = hipsvm_codeobj_kernel(co, i);
+
+		if (!k || k->nargs > HIPSVM_KERNEL_MAX_ARGS || !memchr(k->name, '\0', sizeof(k->name)))
+			abort();
+		(void)hipsvm_codeobj_find(co, k->name);
+	}
+	if (hipsvm_codeobj_kernel(co, n) != NULL)
+		abort();
+	(void)hipsvm_codeobj_find(co, "");
+	(void)hipsvm_codeobj_find(co, "_Z3addPfS_.kd");
+	hipsvm_codeobj_free(co);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_options.c - the option table's parsers (src/options.c).
+ *
+ * The shim reads the environment of every process it is preloaded into, before
+ * libc is ready, so a hostile or merely odd environment must not crash it.
+ * The input is split at NUL bytes into an envp array (each string an exact-size
+ * heap copy, so ASan sees any over-read). Checked:
+ *   - hipsvm_options_load: returns the error count, every numeric option stays
+ *     within its row's [min, max], every string is terminated in its buffer;
+ *   - hipsvm_options_set with a fuzzed id and value: 0 or -errno, and on
+ *     failure the options are unchanged (the contract: o unchanged);
+ *   - hipsvm_parse_bool/size/u64: out untouched on failure; a number that
+ *     parse_u64 accepts is the same number for parse_size; a size's value
+ *     written back in decimal parses to itself;
+ *   - hipsvm_options_format and hipsvm_expand_path never write past cap.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define MAX_VARS 32
+#define SENTINEL UINT64_C(0x5a5a5a5a5a5a5a5a)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_table(const struct hipsvm_options *o)
+{
+	unsigned i;
+
+	for (i = 0; i < HIPSVM_O_COUNT; i++) {
+		const struct hipsvm_option_desc *d = hipsvm_option_desc((enum hipsvm_opt_id)i);
+
+		switch (d->type) {
+		case HIPSVM_OPT_BOOL:
+			if (o->num[i] > 1)
+				abort();
+			break;
+		case HIPSVM_OPT_INT:
+		case HIPSVM_OPT_SIZE:
+			if (o->num[i] < d->min || o->num[i] > d->max)
+				abort();
+			break;
+		case HIPSVM_OPT_STRING:
+			if (!memchr(o->str[i], '\0', HIPSVM_OPT_STR_MAX))
+				abort();
+			break;
+		}
+	}
+}
+
+static void check_parsers(const char *s)
+{
+	uint64_t u = SENTINEL, z = SENTINEL, again = SENTINEL;
+	bool b = true;
+	char dec[24];
+	int ru, rz;
+
+	if (hipsvm_parse_bool(s, &b) != 0 && b != true)
+		abort();
+	ru = hipsvm_parse_u64(s, &u);
+	if (ru != 0 && u != SENTINEL)
+		abort();
+	rz = hipsvm_parse_size(s, &z);
+	if (rz != 0 && z != SENTINEL)
+		abort();
+	if ((ru != 0 && ru != -EINVAL && ru != -ERANGE) ||
+	    (rz != 0 && rz != -EINVAL && rz != -ERANGE))
+		abort();
+	if (ru == 0 && (rz != 0 || z != u))
+		abort();	/* a plain number is a size in bytes */
+	if (rz == 0) {
+		snprintf(dec, sizeof(dec), "%" PRIu64, z);
+		if (hipsvm_parse_size(dec, &again) != 0 || again != z)
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct hipsvm_options o, before;
+	struct hipsvm_opt_error errs[4];
+	char *envp[MAX_VARS + 1];
+	char out[512], path[64];
+	size_t start = 0, i;
+	unsigned n = 0, k;
+	int nerr, rc;
+
+	for (i = 0; i <= size && n < MAX_VARS; i++) {
+		if (i == size || data[i] == '\0') {
+			envp[n] = malloc(i - start + 1);
+			if (!envp[n])
+				break;
+			memcpy(envp[n], data + start, i - start);
+			envp[n][i - start] = '\0';
+			n++;
+			start = i + 1;
+		}
+	}
+	envp[n] = NULL;
+
+	nerr = hipsvm_options_load(&o, envp, errs, 4);
+	if (nerr < 0 || nerr > (int)n)
+		abort();
+	for (k = 0; k < (unsigned)nerr && k < 4; k++)
+		if (errs[k].err >= 0 || !memchr(errs[k].value, '\0', sizeof(errs[k].value)))
+			abort();
+	check_table(&o);
+
+	/* The first string drives one set: first byte the id, the rest the value. */
+	if (n > 0 && envp[0][0]) {
+		enum hipsvm_opt_id id = (enum hipsvm_opt_id)((unsigned char)envp[0][0] %
+							     (HIPSVM_O_COUNT + 1));
+
+		before = o;
+		rc = hipsvm_options_set(&o, id, envp[0] + 1);
+		if (rc != 0 && memcmp(&before, &o, sizeof(o)) != 0)
+			abort();
+		if (rc > 0)
+			abort();
+		check_table(&o);
+	}
+	for (k = 0; k < n; k++) {
+		const char *eq = strchr(envp[k], '=');
+
+		check_parsers(envp[k]);
+		if (eq)
+			check_parsers(eq + 1);
+	}
+
+	/* Bounded writers, with a cap taken from the input. */
+	{
+		size_t cap = size ? (size_t)data[0] % sizeof(out) : 0;
+		size_t len;
+
+		memset(out, 0x5a, sizeof(out));
+		len = hipsvm_options_format(&o, out, cap);
+		if (cap && (len >= cap || out[len] != '\0'))
+			abort();
+		for (i = cap; i < sizeof(out); i++)
+			if (out[i] != 0x5a)
+				abort();
+	}
+	if (n > 0) {
+		size_t cap = size > 1 ? (size_t)data[1] % sizeof(path) : sizeof(path);
+
+		memset(path, 0x5a, sizeof(path));
+		rc = hipsvm_expand_path(envp[0], 4194304, path, cap);
+		if (rc == 0 && (!cap || !memchr(path, '\0', cap)))
+			abort();
+		for (i = cap; i < sizeof(path); i++)
+			if (path[i] != (char)0x5a)
+				abort();
+	}
+	for (k = 0; k < n; k++)
+		free(envp[k]);
+	return 0;
+}

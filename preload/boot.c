@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot.c - start-up, messages, fork and exit of the shim (boot.h).
+ */
+#include "boot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hip_abi.h"
+#include "options.h"
+#include "policy.h"
+#include "table.h"
+#include "trace.h"
+
+extern char **environ;
+
+enum { ST_UNINIT, ST_BOOTING, ST_READY, ST_DISABLED };
+
+struct hipsvm_shim *hipsvm_shim_ptr;
+static struct hipsvm_shim g;
+static struct hipsvm_options opts;
+static int state;
+static unsigned warn_count[HIPSVM_EV_COUNT];
+static bool atfork_done;
+
+/* --- messages --- */
+
+struct msg {
+	char buf[1024];
+	size_t len;
+};
+
+static void m_put(struct msg *m, const char *s, size_t n)
+{
+	if (n > sizeof(m->buf) - 1 - m->len)
+		n = sizeof(m->buf) - 1 - m->len;
+	memcpy(m->buf + m->len, s, n);
+	m->len += n;
+}
+
+static void m_num(struct msg *m, unsigned long long v, unsigned base, bool neg)
+{
+	char tmp[24];
+	int i = 24;
+
+	do {
+		tmp[--i] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (neg)
+		tmp[--i] = '-';
+	m_put(m, tmp + i, (size_t)(24 - i));
+}
+
+void hipsvm_say(const char *fmt, ...)
+{
+	struct msg m;
+	va_list ap;
+	int saved = errno;
+
+	m.len = 0;
+	m_put(&m, "hipsvm: ", 8);
+	va_start(ap, fmt);
+	for (; *fmt; fmt++) {
+		if (*fmt != '%') {
+			m_put(&m, fmt, 1);
+			continue;
+		}
+		fmt++;
+		if (*fmt == 's') {
+			const char *s = va_arg(ap, const char *);
+
+			s = s ? s : "(null)";
+			m_put(&m, s, strlen(s));
+		} else if (*fmt == 'd') {
+			int v = va_arg(ap, int);
+
+			m_num(&m, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, 10,
+			      v < 0);
+		} else if (*fmt == 'u') {
+			m_num(&m, va_arg(ap, unsigned), 10, false);
+		} else if (*fmt == 'x') {
+			m_num(&m, va_arg(ap, unsigned), 16, false);
+		} else if (*fmt == 'l' && fmt[1] == 'u') {
+			fmt++;
+			m_num(&m, va_arg(ap, unsigned long), 10, false);
+		} else if (*fmt == 'z' && fmt[1] == 'u') {
+			fmt++;
+			m_num(&m, va_arg(ap, size_t), 10, false);
+		} else if (*fmt == '%') {
+			m_put(&m, "%", 1);
+		} else if (!*fmt) {
+			break;
+		}
+	}
+	va_end(ap);
+	m_put(&m, "\n", 1);
+	if (write(2, m.buf, m.len) < 0)
+		(void)0;
+	errno = saved;
+}
+
+static bool verbose(void)
+{
+	return opts.num[HIPSVM_O_VERBOSE] != 0;
+}
+
+static bool take_warning(enum hipsvm_shim_event ev, unsigned limit)
+{
+	return __atomic_fetch_add(&warn_count[ev], 1, __ATOMIC_RELAXED) < limit;
+}
+
+/* Called from the unmap path: write() only. */
+static void notify(enum hipsvm_shim_event ev, int err)
+{
+	unsigned limit = (unsigned)opts.num[HIPSVM_O_WARN_LIMIT];
+
+	switch (ev) {
+	case HIPSVM_EV_NO_HOOK:
+		/* One warning, whatever the limit: it says it all. */
+		if (take_warning(ev, 1))
+			hipsvm_say("GPU-visible memory was unmapped without checkpoint "
+				   "coordination: no checkpoint hook (HIPSVM_HOOK=%s). GPU faults "
+				   "in flight may be handled against the old mapping; this and "
+				   "later such unmaps are counted as unmaps.uncoordinated in the "
+				   "report", opts.str[HIPSVM_O_HOOK]);
+		break;
+	case HIPSVM_EV_HOOK_ERROR:
+		if (take_warning(ev, limit))
+			hipsvm_say("checkpoint hook request failed (%s): the unmap went ahead "
+				   "uncoordinated", hipsvm_errno_name(err));
+		break;
+	case HIPSVM_EV_DRAIN_TIMEOUT:
+		if (take_warning(ev, limit))
+			hipsvm_say("drain of GPU %d timed out after %lu ms; the unmap went ahead",
+				   err, (unsigned long)opts.num[HIPSVM_O_DRAIN_TIMEOUT_MS]);
+		break;
+	case HIPSVM_EV_REENTRANT:
+		if (verbose() && take_warning(ev, limit))
+			hipsvm_say("an unmap re-entered the shim (signal handler?): not "
+				   "coordinated, counted as reentrant_skipped");
+		break;
+	case HIPSVM_EV_REGISTRY:
+		if (take_warning(ev, limit))
+			hipsvm_say("allocation not tracked (%s)", hipsvm_errno_name(err));
+		break;
+	case HIPSVM_EV_COUNT:
+		break;
+	}
+}
+
+/* --- the real HIP calls the core may make --- */
+
+static int op_get_device(int *dev)
+{
+	int (*f)(int *) = (int (*)(int *))hipsvm_real(HIPSVM_ROW_hipGetDevice);
+
+	return f ? f(dev) : hipErrorNotInitialized;
+}
+
+static int op_get_device_count(int *n)
+{
+	int (*f)(int *) = (int (*)(int *))hipsvm_real(HIPSVM_ROW_hipGetDeviceCount);
+
+	return f ? f(n) : hipErrorNotInitialized;
+}
+
+static int op_mem_advise(const void *p, size_t n, int advice, int dev)
+{
+	int (*f)(const void *, size_t, int, int) =
+		(int (*)(const void *, size_t, int, int))hipsvm_real(HIPSVM_ROW_hipMemAdvise);
+
+	return f ? f(p, n, advice, dev) : hipErrorNotInitialized;
+}
+
+static int op_get_last_error(void)
+{
+	int (*f)(void) = (int (*)(void))hipsvm_real(HIPSVM_ROW_hipGetLastError);
+
+	return f ? f() : hipSuccess;
+}
+
+static int op_malloc_managed(void **p, size_t n, unsigned flags)
+{
+	int (*f)(void **, size_t, unsigned) =
+		(int (*)(void **, size_t, unsigned))hipsvm_real(HIPSVM_ROW_hipMallocManaged);
+
+	return f ? f(p, n, flags) : hipErrorNotInitialized;
+}
+
+/* --- LD_PRELOAD --- */
+
+static bool is_ours(const char *tok, size_t n)
+{
+	const char *base = tok;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tok[i] == '/')
+			base = tok + i + 1;
+	n -= (size_t)(base - tok);
+	return n >= 9 && !memcmp(base, "libhipsvm", 9);
+}
+
+int hipsvm_strip_preload(char **env)
+{
+	static const char key[] = "LD_PRELOAD=";
+	int removed = 0;
+
+	for (; env && *env; env++) {
+		char *v, *r, *w;
+
+		if (strncmp(*env, key, sizeof(key) - 1))
+			continue;
+		v = *env + sizeof(key) - 1;
+		r = w = v;
+		/* Entries are separated by ':' or spaces (ld.so(8)). */
+		while (*r) {
+			size_t n = 0;
+
+			while (*r == ':' || *r == ' ')
+				r++;
+			while (r[n] && r[n] != ':' && r[n] != ' ')
+				n++;
+			if (!n)
+				break;
+			if (is_ours(r, n)) {
+				removed++;
+			} else {
+				if (w != v)
+					*w++ = ':';
+				memmove(w, r, n);
+				w += n;
+			}
+			r += n;
+		}
+		*w = '\0';
+	}
+	return removed;
+}
+
+/* --- start-up --- */
+
+static void atfork_child(void);
+
+static void program_path(char *buf, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static int open_trace(void)
+{
+	char path[HIPSVM_OPT_STR_MAX];
+
+	if (!opts.str[HIPSVM_O_TRACE][0])
+		return -1;
+	if (hipsvm_expand_path(opts.str[HIPSVM_O_TRACE], getpid(), path, sizeof(path))) {
+		hipsvm_say("HIPSVM_TRACE: path too long; no trace");
+		return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		hipsvm_say("HIPSVM_TRACE: cannot open %s (%s); no trace", path,
+			   hipsvm_errno_name(errno));
+	return fd;
+}
+
+static void do_boot(void)
+{
+	struct hipsvm_opt_error errs[8];
+	struct hipsvm_policy pol;
+	char bad[64];
+	int nerr, i, err;
+
+	nerr = hipsvm_options_load(&opts, environ, errs, 8);
+	for (i = 0; i < nerr && i < 8; i++) {
+		const struct hipsvm_option_desc *d = hipsvm_option_desc(errs[i].id);
+
+		if (d)
+			hipsvm_say("HIPSVM_%s=%s: invalid (%s); using the default %s", d->name,
+				   errs[i].value, hipsvm_errno_name(errs[i].err), d->def);
+		else
+			hipsvm_say("%s: unknown HIPSVM_ variable, ignored", errs[i].value);
+	}
+	if (!opts.num[HIPSVM_O_INHERIT])
+		hipsvm_strip_preload(environ);
+	if (!atfork_done) {
+		atfork_done = true;
+		pthread_atfork(NULL, NULL, atfork_child);
+	}
+	if (!opts.num[HIPSVM_O_ENABLE]) {
+		__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
+		return;
+	}
+	if (hipsvm_policy_parse(opts.str[HIPSVM_O_POLICY], &pol, bad, sizeof(bad))) {
+		hipsvm_say("HIPSVM_POLICY=%s: \"%s\" is not a policy (see docs/routing.md); "
+			   "using the default", opts.str[HIPSVM_O_POLICY], bad);
+		hipsvm_policy_default(&pol);
+	}
+	err = hipsvm_shim_init(&g, &pol, opts.str[HIPSVM_O_HOOK],
+			       (uint32_t)opts.num[HIPSVM_O_DRAIN_TIMEOUT_MS], open_trace(), getpid());
+	if (err) {
+		hipsvm_say("cannot start (%s); passing everything through",
+			   hipsvm_errno_name(err));
+		__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
+		return;
+	}
+	g.notify = notify;
+	g.ops.get_device = op_get_device;
+	g.ops.get_device_count = op_get_device_count;
+	g.ops.mem_advise = op_mem_advise;
+	g.ops.get_last_error = op_get_last_error;
+	g.ops.malloc_managed = op_malloc_managed;
+	program_path(g.program, sizeof(g.program));
+	if (verbose()) {
+		static char table[8192];
+
+		hipsvm_options_format(&opts, table, sizeof(table));
+		hipsvm_say("libhipsvm %s, policy %s; options:\n%s", "0.1.0", g.policy_text,
+			   table);
+	}
+	__atomic_store_n(&hipsvm_shim_ptr, &g, __ATOMIC_RELEASE);
+	__atomic_store_n(&state, ST_READY, __ATOMIC_RELEASE);
+}
+
+struct hipsvm_shim *hipsvm_boot(void)
+{
+	int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+
+	if (st == ST_READY)
+		return &g;
+	if (st == ST_DISABLED)
+		return NULL;
+	if (st == ST_UNINIT &&
+	    __atomic_compare_exchange_n(&state, &st, ST_BOOTING, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		hipsvm_tls.guard++;
+		do_boot();
+		hipsvm_tls.guard--;
+		return hipsvm_ready();
+	}
+	/* Re-entered from the boot itself (the dynamic linker calling back in):
+	 * go on without the shim. */
+	if (hipsvm_tls.guard)
+		return NULL;
+	while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_BOOTING)
+		syscall(SYS_sched_yield);
+	return hipsvm_ready();
+}
+
+static void atfork_child(void)
+{
+	int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+
+	/* The thread that was booting does not exist in the child. */
+	if (st == ST_BOOTING) {
+		__atomic_store_n(&state, ST_UNINIT, __ATOMIC_RELEASE);
+		return;
+	}
+	if (st != ST_READY)
+		return;
+	hipsvm_shim_atfork_child(&g, getpid());
+	memset(warn_count, 0, sizeof(warn_count));
+	hipsvm_table_reset_missing();
+	if (g.trace_fd >= 0 && strstr(opts.str[HIPSVM_O_TRACE], "%p")) {
+		/* A per-process trace: the child gets its own file. */
+		close(g.trace_fd);
+		g.trace_fd = open_trace();
+	}
+}
+
+int hipsvm_report_path(char *buf, size_t cap)
+{
+	if (!hipsvm_ready() || !opts.str[HIPSVM_O_REPORT][0])
+		return -ENOENT;
+	return hipsvm_expand_path(opts.str[HIPSVM_O_REPORT], getpid(), buf, cap);
+}
+
+__attribute__((constructor)) static void hipsvm_ctor(void)
+{
+	hipsvm_boot();
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * public.c - the public API (include/hipsvm.h) and the report at exit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "hipsvm.h"
+#include "options.h"
+#include "shim.h"
+#include "table.h"
+
+/* The report can reach ~50 KB (64 devices); one static buffer, taken by
+ * one caller at a time. */
+static char report_buf[128 * 1024];
+static int report_lock;
+
+static void lock(void)
+{
+	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
+		usleep(100);
+}
+
+static void unlock(void)
+{
+	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
+}
+
+const char *hipsvm_version(void)
+{
+	return "0.1.0";
+}
+
+int hipsvm_active(void)
+{
+	return hipsvm_boot() != NULL;
+}
+
+/* The runtime, told apart by what it exports (may dlsym: not from the unmap
+ * path). */
+static const char *runtime_kind(void)
+{
+	if (hipsvm_real(HIPSVM_ROW_hipsvmSimAccess))
+		return "sim";
+	if (hipsvm_real(HIPSVM_ROW_hipMalloc))
+		return "rocm";
+	return "unknown";
+}
+
+static int format(struct hipsvm_shim *s, char *buf, size_t cap)
+{
+	s->runtime = runtime_kind();
+	hipsvm_shim_refresh_faults(s);
+	return hipsvm_shim_report(s, buf, cap);
+}
+
+int hipsvm_report_json(char *buf, size_t cap)
+{
+	struct hipsvm_shim *s = hipsvm_boot();
+	int saved = errno, rc;
+
+	if (!s)
+		return -ENODEV;
+	rc = format(s, buf, cap);
+	errno = saved;
+	return rc;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int hipsvm_report_write(const char *path)
+{
+	struct hipsvm_shim *s = hipsvm_boot();
+	char where[HIPSVM_OPT_STR_MAX];
+	int saved = errno, rc, fd, len;
+
+	if (!s)
+		return -ENODEV;
+	if (path)
+		rc = hipsvm_expand_path(path, getpid(), where, sizeof(where));
+	else
+		rc = hipsvm_report_path(where, sizeof(where));
+	if (rc)
+		goto out;
+	lock();
+	len = format(s, report_buf, sizeof(report_buf));
+	if (len < 0) {
+		rc = len;
+		goto out_unlock;
+	}
+	fd = open(where, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		goto out_unlock;
+	}
+	rc = write_all(fd, report_buf, (size_t)len);
+	if (close(fd) && !rc)
+		rc = -errno;
+out_unlock:
+	unlock();
+out:
+	errno = saved;
+	return rc;
+}
+
+__attribute__((destructor)) static void hipsvm_dtor(void)
+{
+	char where[HIPSVM_OPT_STR_MAX];
+	int rc;
+
+	if (!hipsvm_ready() || hipsvm_report_path(where, sizeof(where)))
+		return;
+	hipsvm_tls.in_hip++;
+	rc = hipsvm_report_write(where);
+	hipsvm_tls.in_hip--;
+	if (rc)
+		hipsvm_say("cannot write the report to %s (%s)", where, hipsvm_errno_name(rc));
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * seam.c - real functions (contract in seam.h).
+ */
+#include "seam.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char *const hip_sonames[] = {
+	"libamdhip64.so.6",
+	"libamdhip64.so.5",
+	"libamdhip64.so",
+};
+
+#define MAX_COPIES 4
+
+/* Paths of loaded runtimes. Collected first and opened after the walk:
+ * dlopen inside the callback would run under the loader's list lock. */
+struct phdr_search {
+	unsigned n;
+	char path[MAX_COPIES][512];
+};
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct phdr_search *ps = arg;
+	const char *base;
+	size_t len;
+
+	(void)size;
+	if (!info->dlpi_name || !info->dlpi_name[0] || ps->n >= MAX_COPIES)
+		return 0;
+	base = strrchr(info->dlpi_name, '/');
+	base = base ? base + 1 : info->dlpi_name;
+	len = strlen(info->dlpi_name);
+	if (strncmp(base, "libamdhip64", 11) != 0 || len >= sizeof(ps->path[0]))
+		return 0;
+	memcpy(ps->path[ps->n++], info->dlpi_name, len + 1);
+	return 0;
+}
+
+void *hipsvm_seam_hip(const char *name)
+{
+	struct phdr_search ps;
+	void *p, *h;
+	size_t i;
+
+	p = dlsym(RTLD_NEXT, name);
+	if (p)
+		return p;
+	for (i = 0; i < sizeof(hip_sonames) / sizeof(hip_sonames[0]); i++) {
+		h = dlopen(hip_sonames[i], RTLD_NOLOAD | RTLD_LAZY);
+		if (!h)
+			continue;
+		p = dlsym(h, name);
+		dlclose(h);
+		if (p)
+			return p;
+	}
+	ps.n = 0;
+	dl_iterate_phdr(phdr_cb, &ps);
+	for (i = 0; i < ps.n; i++) {
+		h = dlopen(ps.path[i], RTLD_NOLOAD | RTLD_LAZY);
+		if (!h)
+			continue;
+		p = dlsym(h, name);
+		dlclose(h);	/* NOLOAD took a reference; the object stays */
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+void *hipsvm_seam_libc(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+const char *hipsvm_seam_where(const void *p)
+{
+	Dl_info info;
+
+	if (p && dladdr(p, &info) && info.dli_fname)
+		return info.dli_fname;
+	return "";
+}
+
+int hipsvm_sys_munmap(void *addr, size_t len)
+{
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+void *hipsvm_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+void *hipsvm_sys_mremap(void *old, size_t old_size, size_t new_size, int flags, void *new_addr)
+{
+	return (void *)syscall(SYS_mremap, old, old_size, new_size, flags, new_addr);
+}
+
+int hipsvm_sys_madvise(void *addr, size_t len, int advice)
+{
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}

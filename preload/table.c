@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * table.c - the rows of the hook table and their lazy resolution.
+ */
+#include "table.h"
+
+#include <string.h>
+
+#include "boot.h"
+#include "hip_abi.h"
+#include "seam.h"
+#include "shim.h"
+
+struct hipsvm_row hipsvm_rows[HIPSVM_ROW_COUNT] = {
+#define HIPSVM_ROW_INIT(name_, lib_, hooked_, optional_) \
+	[HIPSVM_ROW_##name_] = { .name = #name_, .lib = HIPSVM_LIB_##lib_, \
+				 .hooked = hooked_, .optional = optional_ },
+	HIPSVM_HOOK_ROWS(HIPSVM_ROW_INIT)
+#undef HIPSVM_ROW_INIT
+};
+
+void *hipsvm_real(enum hipsvm_row_id id)
+{
+	struct hipsvm_row *r = &hipsvm_rows[id];
+	void *p = __atomic_load_n(&r->real, __ATOMIC_ACQUIRE);
+
+	if (p)
+		return p;
+	hipsvm_tls.guard++;
+	p = r->lib == HIPSVM_LIB_HIP ? hipsvm_seam_hip(r->name) : hipsvm_seam_libc(r->name);
+	hipsvm_tls.guard--;
+	/* Never our own wrapper: that would loop. */
+	if (p && p == hipsvm_wrapper(id))
+		p = NULL;
+	if (p)
+		__atomic_store_n(&r->real, p, __ATOMIC_RELEASE);
+	return p;
+}
+
+void *hipsvm_wrapper(enum hipsvm_row_id id)
+{
+	if (!hipsvm_rows[id].hooked)
+		return NULL;
+	return hipsvm_rows[id].lib == HIPSVM_LIB_HIP ? hipsvm_hip_wrapper(id) :
+						      hipsvm_libc_wrapper(id);
+}
+
+struct hipsvm_row *hipsvm_row_by_name(const char *name)
+{
+	unsigned i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < HIPSVM_ROW_COUNT; i++)
+		if (!strcmp(hipsvm_rows[i].name, name))
+			return &hipsvm_rows[i];
+	return NULL;
+}
+
+int hipsvm_missing(enum hipsvm_row_id id)
+{
+	struct hipsvm_row *r = &hipsvm_rows[id];
+
+	if (!__atomic_exchange_n(&r->warned, 1, __ATOMIC_RELAXED))
+		hipsvm_say("%s: no real function found: the HIP runtime (libamdhip64) is not "
+			   "loaded, or was loaded where the shim cannot see it; returning "
+			   "hipErrorNotInitialized", r->name);
+	return hipErrorNotInitialized;
+}
+
+void hipsvm_table_reset_missing(void)
+{
+	unsigned i;
+
+	for (i = 0; i < HIPSVM_ROW_COUNT; i++)
+		__atomic_store_n(&hipsvm_rows[i].warned, 0, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * alloc_api.c - the HIP allocation calls. Validation follows ROCm
+ * (HIP-BEHAVIOUR.md; docs/simulator.md lists what was chosen where ROCm's
+ * answer is not listed). The context of each call comes from the core's API
+ * table (hipsvm_ctxset_for_api), so the simulator and the shim agree on it.
+ */
+#include "sim.h"
+
+#define HOST_MALLOC_FLAGS (hipHostMallocPortable | hipHostMallocMapped | \
+			   hipHostMallocWriteCombined | hipHostMallocNumaUser | \
+			   hipHostMallocCoherent | hipHostMallocNonCoherent)
+#define DEVICE_MALLOC_UNCACHED 0x3	/* hipDeviceMallocUncached in later headers */
+#define HOST_REGISTER_FLAGS (hipHostRegisterPortable | hipHostRegisterMapped | \
+			     hipHostRegisterIoMemory | hipExtHostRegisterCoarseGrained)
+#define PITCH_ALIGN 256
+
+static hipError_t alloc_via(enum hipsvm_api api, int dev, void **ptr, size_t size,
+			    enum hipsvm_kind kind, unsigned flags)
+{
+	struct hipsvm_context *c = hipsvm_ctxset_for_api(&sim.ctx, api, dev);
+	struct sim_alloc *a;
+	hipError_t e;
+
+	if (!c)
+		return hipErrorInvalidDevice;
+	e = sim_alloc_new(size, kind, c->id, dev, flags, NULL, &a);
+	if (e == hipSuccess)
+		*ptr = (void *)a->base;
+	return e;
+}
+
+static hipError_t device_alloc(enum hipsvm_api api, void **ptr, size_t size, unsigned flags)
+{
+	if (!ptr)
+		return hipErrorInvalidValue;
+	if (!sim.ngpu)
+		return hipErrorNoDevice;
+	if (size == 0) {
+		*ptr = NULL;
+		return hipSuccess;
+	}
+	return alloc_via(api, sim_current_device(), ptr, size, HIPSVM_KIND_DEVICE, flags);
+}
+
+SIM_API hipError_t hipMalloc(void **ptr, size_t size)
+{
+	sim_init();
+	return sim_ret(device_alloc(HIPSVM_API_MALLOC, ptr, size, 0));
+}
+
+SIM_API hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+	size_t p;
+
+	sim_init();
+	if (!ptr || !pitch)
+		return sim_ret(hipErrorInvalidValue);
+	if (width == 0 || height == 0) {
+		*ptr = NULL;
+		*pitch = 0;
+		return sim_ret(hipSuccess);
+	}
+	if (width > SIZE_MAX - PITCH_ALIGN)
+		return sim_ret(hipErrorOutOfMemory);
+	p = (width + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+	if (height > SIZE_MAX / p)
+		return sim_ret(hipErrorOutOfMemory);
+	*pitch = p;
+	return sim_ret(device_alloc(HIPSVM_API_MALLOC_PITCH, ptr, p * height, 0));
+}
+
+SIM_API hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags)
+{
+	sim_init();
+	if (!ptr)
+		return sim_ret(hipErrorInvalidValue);
+	if (flags == hipMallocSignalMemory) {
+		/* a signal lives in host_context and is exactly 8 bytes */
+		if (size != 8)
+			return sim_ret(hipErrorInvalidValue);
+		return sim_ret(alloc_via(HIPSVM_API_EXT_MALLOC_SIGNAL, sim_current_device(),
+					 ptr, size, HIPSVM_KIND_SIGNAL, flags));
+	}
+	if (flags != hipDeviceMallocDefault && flags != hipDeviceMallocFinegrained &&
+	    flags != DEVICE_MALLOC_UNCACHED)
+		return sim_ret(hipErrorInvalidValue);
+	return sim_ret(device_alloc(HIPSVM_API_EXT_MALLOC_WITH_FLAGS, ptr, size, flags));
+}
+
+SIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+	sim_init();
+	if (!ptr || size == 0)
+		return sim_ret(hipErrorInvalidValue);
+	if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim.ngpu)
+		return sim_ret(hipErrorNoDevice);
+	return sim_ret(alloc_via(HIPSVM_API_MALLOC_MANAGED, sim_current_device(), ptr, size,
+				 HIPSVM_KIND_MANAGED, flags));
+}
+
+static hipError_t host_alloc(enum hipsvm_api api, void **ptr, size_t size, unsigned flags)
+{
+	if (!ptr)
+		return hipErrorInvalidValue;
+	if ((flags & ~(unsigned)HOST_MALLOC_FLAGS) ||
+	    ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)))
+		return hipErrorInvalidValue;
+	if (size == 0) {
+		*ptr = NULL;
+		return hipSuccess;
+	}
+	if (!sim.ngpu)
+		return hipErrorNoDevice;
+	return alloc_via(api, sim_current_device(), ptr, size, HIPSVM_KIND_HOST, flags);
+}
+
+SIM_API hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
+{
+	sim_init();
+	return sim_ret(host_alloc(HIPSVM_API_HOST_MALLOC, ptr, size, flags));
+}
+
+SIM_API hipError_t hipMallocHost(void **ptr, size_t size)
+{
+	sim_init();
+	return sim_ret(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
+}
+
+SIM_API hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+	sim_init();
+	return sim_ret(host_alloc(HIPSVM_API_HOST_ALLOC, ptr, size, flags));
+}
+
+SIM_API hipError_t hipMemAllocHost(void **ptr, size_t size)
+{
+	sim_init();
+	return sim_ret(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
+}
+
+SIM_API hipError_t hipFree(void *ptr)
+{
+	sim_init();
+	return sim_ret(sim_free(ptr, true));
+}
+
+SIM_API hipError_t hipHostFree(void *ptr)
+{
+	sim_init();
+	return sim_ret(sim_free(ptr, true));
+}
+
+SIM_API hipError_t hipFreeHost(void *ptr)
+{
+	sim_init();
+	return sim_ret(sim_free(ptr, true));
+}
+
+SIM_API hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
+{
+	struct sim_stream *s;
+
+	sim_init();
+	if (!ptr)
+		return sim_ret(hipErrorInvalidValue);
+	s = sim_stream_get(stream);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	if (size == 0) {
+		*ptr = NULL;
+		return sim_ret(hipSuccess);
+	}
+	return sim_ret(alloc_via(HIPSVM_API_MALLOC_ASYNC, sim_stream_device(s), ptr, size,
+				 HIPSVM_KIND_DEVICE, 0));
+}
+
+SIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
+{
+	struct sim_stream *s;
+
+	sim_init();
+	if (!ptr)
+		return sim_ret(hipErrorInvalidValue);
+	s = sim_stream_get(stream);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	/* Stream order: work queued before the free may still use the memory. */
+	sim_stream_wait(s);
+	return sim_ret(sim_free(ptr, false));
+}
+
+SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	struct hipsvm_context *c;
+	struct sim_alloc *a;
+
+	sim_init();
+	if (!ptr || size == 0 || (flags & ~(unsigned)HOST_REGISTER_FLAGS) ||
+	    (uintptr_t)ptr + size < (uintptr_t)ptr)
+		return sim_ret(hipErrorInvalidValue);
+	if (sim_map_overlaps((uintptr_t)ptr, size))
+		return sim_ret(hipErrorHostMemoryAlreadyRegistered);
+	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_HOST_REGISTER, sim_current_device());
+	if (!c)
+		return sim_ret(hipErrorInvalidDevice);
+	return sim_ret(sim_alloc_new(size, HIPSVM_KIND_REGISTERED, c->id, sim_current_device(),
+				     flags, ptr, &a));
+}
+
+SIM_API hipError_t hipHostUnregister(void *ptr)
+{
+	sim_init();
+	if (!ptr)
+		return sim_ret(hipErrorInvalidValue);
+	return sim_ret(sim_unregister(ptr));
+}
+
+SIM_API hipError_t hipHostGetDevicePointer(void **dptr, void *hptr, unsigned int flags)
+{
+	struct sim_alloc a;
+
+	sim_init();
+	if (!dptr || !hptr || flags)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_lookup(hptr, &a) || (a.kind != HIPSVM_KIND_HOST && a.kind != HIPSVM_KIND_REGISTERED))
+		return sim_ret(hipErrorInvalidValue);
+	*dptr = hptr;	/* one address space: the device sees the host address */
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipHostGetFlags(unsigned int *flags, void *hptr)
+{
+	struct sim_alloc a;
+
+	sim_init();
+	if (!flags || !hptr)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_lookup(hptr, &a) || (a.kind != HIPSVM_KIND_HOST && a.kind != HIPSVM_KIND_REGISTERED))
+		return sim_ret(hipErrorInvalidValue);
+	*flags = a.flags;
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipMemGetInfo(size_t *free_, size_t *total)
+{
+	struct sim_gpu *g;
+
+	sim_init();
+	if (!free_ || !total)
+		return sim_ret(hipErrorInvalidValue);
+	g = sim_gpu(sim_current_device());
+	if (!g)
+		return sim_ret(hipErrorInvalidDevice);
+	pthread_mutex_lock(&sim.mem_lock);
+	*free_ = g->capacity - g->used;
+	*total = g->capacity;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return sim_ret(hipSuccess);
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * device.c - device management. The simulated GPUs describe themselves as
+ * MI210-like gfx90a parts (values from its public specification); what the
+ * simulator changes is memory size, XNACK, APU mode and the PCI location.
+ */
+#include "sim.h"
+
+#include <stdio.h>
+
+#define SIM_HIP_VERSION 50221153	/* what Debian's libamdhip64.so.5 answers */
+
+static void fill_props(int dev, hipDeviceProp_t *p)
+{
+	struct sim_gpu *g = sim.gpu[dev];
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "hipsvm simulated GPU %d", dev);
+	snprintf(p->gcnArchName, sizeof(p->gcnArchName), "gfx90a:sramecc+:xnack%c",
+		 sim.xnack ? '+' : '-');
+	p->totalGlobalMem = g->capacity;
+	p->sharedMemPerBlock = 65536;
+	p->regsPerBlock = 65536;
+	p->warpSize = 64;
+	p->maxThreadsPerBlock = 1024;
+	p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = 1024;
+	p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 2147483647;
+	p->clockRate = 1700000;
+	p->memoryClockRate = 1600000;
+	p->memoryBusWidth = 4096;
+	p->totalConstMem = 2147483647;
+	p->major = 9;
+	p->minor = 0;
+	p->multiProcessorCount = 104;
+	p->l2CacheSize = 8388608;
+	p->maxThreadsPerMultiProcessor = 2048;
+	p->computeMode = 0;
+	p->clockInstructionRate = 1000000;
+	p->concurrentKernels = 1;
+	p->pciDomainID = 0;
+	p->pciBusID = 0x10 + dev;
+	p->pciDeviceID = 0;
+	p->maxSharedMemoryPerMultiProcessor = 65536;
+	p->isMultiGpuBoard = sim.ngpu > 1;
+	p->canMapHostMemory = 1;
+	p->gcnArch = 910;
+	p->integrated = sim.apu;
+	p->cooperativeLaunch = 1;
+	p->cooperativeMultiDeviceLaunch = 1;
+	p->maxTexture1DLinear = 1 << 27;
+	p->maxTexture1D = 16384;
+	p->maxTexture2D[0] = p->maxTexture2D[1] = 16384;
+	p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 2048;
+	p->memPitch = 2147483647;
+	p->textureAlignment = 256;
+	p->texturePitchAlignment = 256;
+	p->ECCEnabled = 0;
+	p->isLargeBar = !sim.apu;
+	p->managedMemory = 1;
+	p->directManagedMemAccessFromHost = sim.apu;
+	p->concurrentManagedAccess = sim.xnack;
+	p->pageableMemoryAccess = sim.xnack;
+	p->pageableMemoryAccessUsesHostPageTables = sim.xnack && sim.apu;
+}
+
+SIM_API hipError_t hipInit(unsigned int flags)
+{
+	sim_init();
+	if (flags != 0)
+		return sim_ret(hipErrorInvalidValue);
+	return sim_ret(sim.ngpu ? hipSuccess : hipErrorNoDevice);
+}
+
+SIM_API hipError_t hipDriverGetVersion(int *v)
+{
+	if (!v)
+		return sim_ret(hipErrorInvalidValue);
+	*v = SIM_HIP_VERSION;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipRuntimeGetVersion(int *v)
+{
+	if (!v)
+		return sim_ret(hipErrorInvalidValue);
+	*v = SIM_HIP_VERSION;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipGetDeviceCount(int *count)
+{
+	sim_init();
+	if (!count)
+		return sim_ret(hipErrorInvalidValue);
+	*count = (int)sim.ngpu;
+	return sim_ret(sim.ngpu ? hipSuccess : hipErrorNoDevice);
+}
+
+SIM_API hipError_t hipSetDevice(int dev)
+{
+	sim_init();
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	sim_set_current_device(dev);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipGetDevice(int *dev)
+{
+	sim_init();
+	if (!dev)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim.ngpu)
+		return sim_ret(hipErrorNoDevice);
+	*dev = sim_current_device();
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDeviceGet(hipDevice_t *d, int ordinal)
+{
+	sim_init();
+	if (!d)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_gpu(ordinal))
+		return sim_ret(hipErrorInvalidDevice);
+	*d = ordinal;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int dev)
+{
+	sim_init();
+	if (!prop)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	fill_props(dev, prop);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDeviceGetName(char *name, int len, hipDevice_t dev)
+{
+	hipDeviceProp_t p;
+
+	sim_init();
+	if (!name || len <= 0)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	fill_props(dev, &p);
+	snprintf(name, (size_t)len, "%s", p.name);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t dev)
+{
+	sim_init();
+	if (!bytes)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	*bytes = sim.gpu[dev]->capacity;
+	return hipSuccess;
+}
+
+static int attribute(const hipDeviceProp_t *p, hipDeviceAttribute_t attr, int *v)
+{
+	switch (attr) {
+	case hipDeviceAttributeMaxThreadsPerBlock: *v = p->maxThreadsPerBlock; break;
+	case hipDeviceAttributeMaxBlockDimX: *v = p->maxThreadsDim[0]; break;
+	case hipDeviceAttributeMaxBlockDimY: *v = p->maxThreadsDim[1]; break;
+	case hipDeviceAttributeMaxBlockDimZ: *v = p->maxThreadsDim[2]; break;
+	case hipDeviceAttributeMaxGridDimX: *v = p->maxGridSize[0]; break;
+	case hipDeviceAttributeMaxGridDimY: *v = p->maxGridSize[1]; break;
+	case hipDeviceAttributeMaxGridDimZ: *v = p->maxGridSize[2]; break;
+	case hipDeviceAttributeMaxSharedMemoryPerBlock: *v = (int)p->sharedMemPerBlock; break;
+	case hipDeviceAttributeTotalConstantMemory: *v = (int)p->totalConstMem; break;
+	case hipDeviceAttributeWarpSize: *v = p->warpSize; break;
+	case hipDeviceAttributeMaxRegistersPerBlock: *v = p->regsPerBlock; break;
+	case hipDeviceAttributeClockRate: *v = p->clockRate; break;
+	case hipDeviceAttributeMemoryClockRate: *v = p->memoryClockRate; break;
+	case hipDeviceAttributeMemoryBusWidth: *v = p->memoryBusWidth; break;
+	case hipDeviceAttributeMultiprocessorCount: *v = p->multiProcessorCount; break;
+	case hipDeviceAttributeComputeMode: *v = p->computeMode; break;
+	case hipDeviceAttributeL2CacheSize: *v = p->l2CacheSize; break;
+	case hipDeviceAttributeMaxThreadsPerMultiProcessor: *v = p->maxThreadsPerMultiProcessor; break;
+	case hipDeviceAttributeComputeCapabilityMajor: *v = p->major; break;
+	case hipDeviceAttributeComputeCapabilityMinor: *v = p->minor; break;
+	case hipDeviceAttributeConcurrentKernels: *v = p->concurrentKernels; break;
+	case hipDeviceAttributePciBusId: *v = p->pciBusID; break;
+	case hipDeviceAttributePciDeviceId: *v = p->pciDeviceID; break;
+	case hipDeviceAttributePciDomainID: *v = p->pciDomainID; break;
+	case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
+		*v = (int)p->maxSharedMemoryPerMultiProcessor; break;
+	case hipDeviceAttributeIsMultiGpuBoard: *v = p->isMultiGpuBoard; break;
+	case hipDeviceAttributeIntegrated: *v = p->integrated; break;
+	case hipDeviceAttributeCooperativeLaunch: *v = p->cooperativeLaunch; break;
+	case hipDeviceAttributeCooperativeMultiDeviceLaunch: *v = p->cooperativeMultiDeviceLaunch; break;
+	case hipDeviceAttributeCanMapHostMemory: *v = p->canMapHostMemory; break;
+	case hipDeviceAttributeEccEnabled: *v = p->ECCEnabled; break;
+	case hipDeviceAttributeIsLargeBar: *v = p->isLargeBar; break;
+	case hipDeviceAttributeManagedMemory: *v = p->managedMemory; break;
+	case hipDeviceAttributeDirectManagedMemAccessFromHost: *v = p->directManagedMemAccessFromHost; break;
+	case hipDeviceAttributeConcurrentManagedAccess: *v = p->concurrentManagedAccess; break;
+	case hipDeviceAttributePageableMemoryAccess: *v = p->pageableMemoryAccess; break;
+	case hipDeviceAttributePageableMemoryAccessUsesHostPageTables:
+		*v = p->pageableMemoryAccessUsesHostPageTables; break;
+	case hipDeviceAttributeUnifiedAddressing: *v = 1; break;
+	case hipDeviceAttributeTextureAlignment: *v = (int)p->textureAlignment; break;
+	case hipDeviceAttributeTexturePitchAlignment: *v = (int)p->texturePitchAlignment; break;
+	case hipDeviceAttributeMaxPitch: *v = (int)p->memPitch; break;
+	case hipDeviceAttributeClockInstructionRate: *v = p->clockInstructionRate; break;
+	case hipDeviceAttributeGcnArch: *v = p->gcnArch; break;
+	case hipDeviceAttributeHostNativeAtomicSupported: *v = 1; break;
+	case hipDeviceAttributeFineGrainSupport: *v = 1; break;
+	case hipDeviceAttributeMemoryPoolsSupported: *v = 1; break;
+	case hipDeviceAttributeAsicRevision: *v = p->asicRevision; break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+SIM_API hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr, int dev)
+{
+	hipDeviceProp_t p;
+
+	sim_init();
+	if (!value)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	fill_props(dev, &p);
+	if (attribute(&p, attr, value))
+		return sim_ret(hipErrorInvalidValue);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDeviceSynchronize(void)
+{
+	sim_init();
+	if (!sim.ngpu)
+		return sim_ret(hipErrorNoDevice);
+	return sim_ret(sim_device_sync(sim_current_device()));
+}
+
+SIM_API hipError_t hipDeviceReset(void)
+{
+	sim_init();
+	if (!sim.ngpu)
+		return sim_ret(hipErrorNoDevice);
+	return sim_ret(sim_device_sync(sim_current_device()));
+}
+
+SIM_API hipError_t hipSetDeviceFlags(unsigned flags)
+{
+	sim_init();
+	if (flags & ~0x1fu)
+		return sim_ret(hipErrorInvalidValue);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDeviceCanAccessPeer(int *can, int dev, int peer)
+{
+	sim_init();
+	if (!can)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim_gpu(dev) || !sim_gpu(peer))
+		return sim_ret(hipErrorInvalidDevice);
+	*can = dev != peer;
+	return hipSuccess;
+}

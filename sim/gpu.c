@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu.c - the simulated GPUs: a 48-bit clock, the ih0/ih1/ih_soft rings, a
+ * page table of lazily mapped pages, and one fault-handler thread per GPU.
+ *
+ * A GPU access to a page that is not mapped on that GPU writes a retry-fault
+ * IV into the fault ring (ih1; ih0 with the retry CAM or on an APU, whose
+ * handler re-queues it into ih_soft as gmc_v9 delegates) and waits. The
+ * handler runs hipsvm_ring_process over the rings, passes every retry fault
+ * through hipsvm_cp_filter and maps the page, or reports a real fault when
+ * the address is gone. A dropped fault is retried by the GPU with a new
+ * timestamp, as retry faults are.
+ *
+ * Filter, handling and the stale-fault check run under the GPU's pt_lock,
+ * which the hook server's "set" also takes: the kernel runs restore_pages
+ * and the checkpoint set under the process's SVM lock, so a fault is
+ * filtered and handled either wholly before or wholly after a set.
+ */
+#include "sim.h"
+
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SIM_PASID 1
+#define SIM_WAIT_SLICE_NS 10000000u	/* re-check of a waiting access */
+#define SIM_RETRY_NS 50000000u		/* a fault not served by then is raised again */
+
+void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000u),
+		.tv_nsec = (long)(timeout_ns % 1000000000u),
+	};
+
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+void sim_futex_wake(uint32_t *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+uint64_t sim_gpu_now(struct sim_gpu *g)
+{
+	return (sim.ts_start + __atomic_load_n(&g->clock, __ATOMIC_RELAXED)) & HIPSVM_TS_MASK;
+}
+
+static struct hipsvm_ring *ring_of(struct sim_gpu *g, enum sim_ring r)
+{
+	return &g->rings[r];
+}
+
+static void ring_doorbell(struct sim_gpu *g)
+{
+	__atomic_fetch_add(&g->doorbell, 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&g->sleeping, __ATOMIC_RELAXED))
+		sim_futex_wake(&g->doorbell);
+}
+
+int sim_gpu_raise(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
+		  bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out)
+{
+	enum sim_ring which = SIM_IH0;
+	struct hipsvm_iv iv;
+	uint32_t dw[HIPSVM_IV_DWORDS];
+	int err;
+
+	if (retry && !sim.retry_cam && g->irq.ih1)
+		which = SIM_IH1;
+	/* The timestamp is taken under the producer lock so that a ring holds
+	 * its IVs in timestamp order, as the hardware writes them. */
+	pthread_mutex_lock(&g->prod_lock[which]);
+	if (!have_ts)
+		ts = (sim.ts_start + __atomic_fetch_add(&g->clock, 1, __ATOMIC_RELAXED)) &
+		     HIPSVM_TS_MASK;
+	hipsvm_iv_make_fault(&iv, addr, write, ts, SIM_PASID, (uint8_t)g->index);
+	if (!retry)
+		iv.src_data[1] &= ~HIPSVM_IV_SRC_DATA1_RETRY;
+	iv.src_data[2] = (uint32_t)token;
+	iv.src_data[3] = (uint32_t)(token >> 32);
+	hipsvm_iv_encode(&iv, dw);
+	err = hipsvm_ring_write(ring_of(g, which), dw);
+	pthread_mutex_unlock(&g->prod_lock[which]);
+	if (err) {
+		__atomic_fetch_add(&g->overflows, 1, __ATOMIC_RELAXED);
+		return err;
+	}
+	__atomic_fetch_add(&g->raised, 1, __ATOMIC_RELAXED);
+	if (ts_out)
+		*ts_out = ts;
+	ring_doorbell(g);
+	return 0;
+}
+
+static bool cpu_mapped(uintptr_t page)
+{
+	unsigned char v;
+
+	return mincore((void *)page, SIM_PAGE, &v) == 0 || errno != ENOMEM;
+}
+
+static size_t page_index(const struct sim_alloc *a, uintptr_t page)
+{
+	return (page - (a->base & ~(uintptr_t)(SIM_PAGE - 1))) / SIM_PAGE;
+}
+
+static size_t alloc_pages(const struct sim_alloc *a)
+{
+	uintptr_t first = a->base & ~(uintptr_t)(SIM_PAGE - 1);
+
+	return (a->base + a->size - first + SIM_PAGE - 1) / SIM_PAGE;
+}
+
+/* Caller holds pt_lock and map_lock (read). */
+static bool mapped_locked(struct sim_gpu *g, const struct sim_alloc *a, uintptr_t page)
+{
+	uint64_t bit = UINT64_C(1) << g->index;
+	size_t i;
+
+	if (a->eager & bit)
+		return true;
+	if (!(a->lazy & bit) || !a->bits[g->index])
+		return false;
+	i = page_index(a, page);
+	return (a->bits[g->index][i / 64] >> (i % 64)) & 1;
+}
+
+bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr)
+{
+	uintptr_t page = addr & ~(uintptr_t)(SIM_PAGE - 1);
+	struct sim_alloc *a;
+	bool r = false;
+
+	pthread_mutex_lock(&g->pt_lock);
+	pthread_rwlock_rdlock(&sim.map_lock);
+	a = sim_map_find(addr);
+	if (a)
+		r = mapped_locked(g, a, page);
+	pthread_rwlock_unlock(&sim.map_lock);
+	pthread_mutex_unlock(&g->pt_lock);
+	return r;
+}
+
+/* Caller holds pt_lock: what restore_pages would do for this address. */
+static int resolve_locked(struct sim_gpu *g, uintptr_t addr)
+{
+	uintptr_t page = addr & ~(uintptr_t)(SIM_PAGE - 1);
+	struct sim_alloc *a;
+	int res;
+	size_t i;
+
+	pthread_rwlock_rdlock(&sim.map_lock);
+	a = sim_map_find(addr);
+	if (!a) {
+		res = SIM_RES_REAL;
+	} else if (mapped_locked(g, a, page)) {
+		res = SIM_RES_PRESENT;
+	} else if (!(a->lazy & (UINT64_C(1) << g->index)) || !cpu_mapped(page)) {
+		/* Not an SVM range of this GPU, or unmapped from the CPU:
+		 * restore_pages finds no VMA and the fault is real. */
+		res = SIM_RES_REAL;
+	} else {
+		if (!a->bits[g->index])
+			a->bits[g->index] = calloc((alloc_pages(a) + 63) / 64, 8);
+		if (!a->bits[g->index]) {
+			res = SIM_RES_REAL;
+		} else {
+			i = page_index(a, page);
+			a->bits[g->index][i / 64] |= UINT64_C(1) << (i % 64);
+			g->pages++;
+			res = SIM_RES_MAPPED;
+		}
+	}
+	pthread_rwlock_unlock(&sim.map_lock);
+	return res;
+}
+
+static void post_result(struct sim_gpu *g, uint64_t token, uint32_t res)
+{
+	if (!token)
+		return;
+	__atomic_store_n(&g->res[token % SIM_RES_SLOTS].result, res, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->res[token % SIM_RES_SLOTS].token, token, __ATOMIC_RELEASE);
+}
+
+static void handle_fault(void *arg, const uint32_t *dw, uint64_t ts)
+{
+	struct sim_gpu *g = arg;
+	struct hipsvm_iv iv;
+	uint64_t token;
+	int res;
+
+	hipsvm_iv_decode(dw, &iv);
+	token = (uint64_t)iv.src_data[2] | (uint64_t)iv.src_data[3] << 32;
+	if (!hipsvm_iv_fault_retry(&iv)) {
+		/* No-retry fault (XNACK off): the GPU cannot wait for a fix. */
+		__atomic_fetch_add(&g->real, 1, __ATOMIC_RELAXED);
+		post_result(g, token, SIM_RES_REAL);
+		return;
+	}
+	pthread_mutex_lock(&g->pt_lock);
+	if (hipsvm_cp_filter(&g->cp, ts) == -EAGAIN) {
+		pthread_mutex_unlock(&g->pt_lock);
+		__atomic_fetch_add(&g->dropped, 1, __ATOMIC_RELAXED);
+		post_result(g, token, SIM_RES_DROPPED);
+		return;
+	}
+	__atomic_fetch_add(&g->handled, 1, __ATOMIC_RELAXED);
+	if (g->last_set_ts && hipsvm_ts_after_or_equal(ts, g->last_set_ts))
+		__atomic_fetch_add(&g->stale, 1, __ATOMIC_RELAXED);
+	res = resolve_locked(g, (uintptr_t)hipsvm_iv_fault_addr(&iv));
+	pthread_mutex_unlock(&g->pt_lock);
+	if (res == SIM_RES_REAL)
+		__atomic_fetch_add(&g->real, 1, __ATOMIC_RELAXED);
+	else if (res == SIM_RES_MAPPED)
+		__atomic_fetch_add(&g->mapped, 1, __ATOMIC_RELAXED);
+	post_result(g, token, (uint32_t)res);
+}
+
+/* ih0 with the retry CAM (or on an APU): retry faults are delegated to the
+ * soft ring, whose handler may sleep; a full soft ring loses the IV and the
+ * GPU retries. */
+static void ih0_delegate(void *arg, const uint32_t *dw, uint64_t ts)
+{
+	struct sim_gpu *g = arg;
+
+	if (!(dw[5] & HIPSVM_IV_SRC_DATA1_RETRY)) {
+		handle_fault(arg, dw, ts);
+		return;
+	}
+	pthread_mutex_lock(&g->prod_lock[SIM_SOFT]);
+	if (hipsvm_ring_write(g->irq.ih_soft, dw))
+		__atomic_fetch_add(&g->overflows, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&g->prod_lock[SIM_SOFT]);
+}
+
+static void wake_fn(void *arg)
+{
+	struct sim_wake *w = arg;
+
+	hipsvm_ring_wake_user(w->ring);
+	__atomic_fetch_add(&w->gpu->done_seq, 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&w->gpu->done_waiters, __ATOMIC_RELAXED))
+		sim_futex_wake(&w->gpu->done_seq);
+}
+
+/* A disabled ring is not processed (its interrupt is off): its IVs wait
+ * until it is enabled again. Tests use that to hold faults in a ring. */
+static unsigned process(struct hipsvm_ring *r, hipsvm_iv_fn fn, struct sim_gpu *g,
+			struct sim_wake *w)
+{
+	if (!HIPSVM_LOAD(&r->enabled))
+		return 0;
+	return hipsvm_ring_process(r, fn, g, wake_fn, w);
+}
+
+static unsigned process_rings(struct sim_gpu *g)
+{
+	unsigned n = 0;
+
+	if (sim.retry_cam || !g->irq.ih1) {
+		n += process(g->irq.ih0, ih0_delegate, g, &g->wake[SIM_IH0]);
+	} else {
+		n += process(g->irq.ih0, handle_fault, g, &g->wake[SIM_IH0]);
+		n += process(g->irq.ih1, handle_fault, g, &g->wake[SIM_IH1]);
+	}
+	n += process(g->irq.ih_soft, handle_fault, g, &g->wake[SIM_SOFT]);
+	return n;
+}
+
+/* Nothing the handler could do: every enabled ring is empty. */
+static bool ring_idle(const struct hipsvm_ring *r)
+{
+	return !r || !HIPSVM_LOAD(&r->enabled) || hipsvm_ring_empty(r);
+}
+
+static bool rings_empty(struct sim_gpu *g)
+{
+	return ring_idle(g->irq.ih0) && ring_idle(g->irq.ih1) && ring_idle(g->irq.ih_soft);
+}
+
+void sim_gpu_kick(struct sim_gpu *g)
+{
+	ring_doorbell(g);
+}
+
+static void *handler_main(void *arg)
+{
+	struct sim_gpu *g = arg;
+
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&g->doorbell, __ATOMIC_ACQUIRE);
+
+		if (process_rings(g))
+			continue;
+		if (__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE))
+			break;
+		__atomic_store_n(&g->sleeping, 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (rings_empty(g))
+			sim_futex_wait(&g->doorbell, seq, 200000000u);
+		__atomic_store_n(&g->sleeping, 0, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+int sim_gpus_init(void)
+{
+	unsigned i, r;
+
+	for (i = 0; i < sim.ngpu; i++) {
+		struct sim_gpu *g = calloc(1, sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		g->index = (int)i;
+		for (r = 0; r < 3; r++) {
+			g->ringbuf[r] = aligned_alloc(64, sim.ring_size);
+			if (!g->ringbuf[r])
+				return -ENOMEM;
+			memset(g->ringbuf[r], 0, sim.ring_size);
+			pthread_mutex_init(&g->prod_lock[r], NULL);
+		}
+		for (r = 0; r < 3; r++) {
+			if (hipsvm_ring_init(&g->rings[r], g->ringbuf[r], sim.ring_size, r == SIM_SOFT))
+				return -EINVAL;
+			hipsvm_ring_set_clock_start(&g->rings[r], sim.ts_start);
+		}
+		g->irq.ih0 = &g->rings[SIM_IH0];
+		g->irq.ih1 = sim.apu ? NULL : &g->rings[SIM_IH1];
+		g->irq.ih_soft = &g->rings[SIM_SOFT];
+		g->irq.retry_cam = sim.retry_cam;
+		for (r = 0; r < 3; r++) {
+			g->wake[r].ring = ring_of(g, (enum sim_ring)r);
+			g->wake[r].gpu = g;
+		}
+		pthread_mutex_init(&g->pt_lock, NULL);
+		g->capacity = (size_t)sim.opt.num[HIPSVM_O_SIM_MEM];
+		sim.gpu[i] = g;
+	}
+	return 0;
+}
+
+void sim_gpu_start_handlers(void)
+{
+	sigset_t all, old;
+	unsigned i;
+
+	/* Our threads must not take the program's signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 0; i < sim.ngpu; i++) {
+		struct sim_gpu *g = sim.gpu[i];
+		char name[16];
+
+		if (pthread_create(&g->handler, NULL, handler_main, g) == 0) {
+			g->handler_started = true;
+			snprintf(name, sizeof(name), "hipsvm-ih%u", i);
+			pthread_setname_np(g->handler, name);
+		} else {
+			sim_warn("cannot start the fault handler of GPU %u", i);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Caller holds pt_lock. Clears the lazily mapped pages of [start, end). */
+static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)
+{
+	size_t k;
+
+	pthread_rwlock_rdlock(&sim.map_lock);
+	for (k = 0; k < sim.nmap; k++) {
+		struct sim_alloc *a = sim.map[k];
+		uintptr_t lo, hi, p;
+		uint64_t *bits = a->bits[g->index];
+
+		if (!bits || a->base >= end || a->base + a->size <= start)
+			continue;
+		lo = start > a->base ? start : a->base;
+		hi = end < a->base + a->size ? end : a->base + a->size;
+		for (p = lo & ~(uintptr_t)(SIM_PAGE - 1); p < hi; p += SIM_PAGE) {
+			size_t i = page_index(a, p);
+			uint64_t m = UINT64_C(1) << (i % 64);
+
+			if (bits[i / 64] & m) {
+				bits[i / 64] &= ~m;
+				g->pages--;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&sim.map_lock);
+}
+
+void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end)
+{
+	pthread_mutex_lock(&g->pt_lock);
+	unmap_locked(g, start, end);
+	pthread_mutex_unlock(&g->pt_lock);
+}
+
+int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, uint64_t *ts)
+{
+	uint64_t cp = 0;
+	int r;
+
+	pthread_mutex_lock(&g->pt_lock);
+	r = hipsvm_cp_set(&g->cp, &g->irq, &cp);
+	if (r == 1)
+		g->last_set_ts = cp;
+	if (range)
+		unmap_locked(g, start, end);
+	pthread_mutex_unlock(&g->pt_lock);
+	__atomic_fetch_add(&g->sets, 1, __ATOMIC_RELAXED);
+	if (r == 1 && ts)
+		*ts = cp;
+	return r;
+}
+
+void sim_gpu_map_range(struct sim_gpu *g, uintptr_t start, uintptr_t end)
+{
+	uintptr_t p;
+
+	pthread_mutex_lock(&g->pt_lock);
+	for (p = start & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
+		resolve_locked(g, p);
+	pthread_mutex_unlock(&g->pt_lock);
+}
+
+static uint32_t wait_result(struct sim_gpu *g, uint64_t token, uint64_t timeout_ns)
+{
+	uint64_t deadline = sim_now_ns() + timeout_ns;
+	uint32_t res = SIM_RES_NONE;
+
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&g->done_seq, __ATOMIC_ACQUIRE);
+		uint64_t now;
+		bool found;
+
+		__atomic_fetch_add(&g->done_waiters, 1, __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		found = __atomic_load_n(&g->res[token % SIM_RES_SLOTS].token, __ATOMIC_ACQUIRE) == token;
+		if (found)
+			res = __atomic_load_n(&g->res[token % SIM_RES_SLOTS].result, __ATOMIC_RELAXED);
+		now = sim_now_ns();
+		if (!found && now < deadline)
+			sim_futex_wait(&g->done_seq, seq,
+				       deadline - now < SIM_WAIT_SLICE_NS ? deadline - now : SIM_WAIT_SLICE_NS);
+		__atomic_fetch_sub(&g->done_waiters, 1, __ATOMIC_RELAXED);
+		if (found || now >= deadline)
+			return res;
+	}
+}
+
+int sim_gpu_access_page(struct sim_gpu *g, uintptr_t addr, bool write, const uint32_t *stop)
+{
+	for (;;) {
+		uint64_t token;
+		uint32_t res;
+
+		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
+			return SIM_RES_NONE;
+		if (sim_gpu_page_mapped(g, addr))
+			return SIM_RES_PRESENT;
+		token = __atomic_add_fetch(&g->next_token, 1, __ATOMIC_RELAXED);
+		if (sim_gpu_raise(g, addr, write, sim.xnack, false, 0, token, NULL)) {
+			usleep(50);	/* ring full: the GPU retries */
+			continue;
+		}
+		res = wait_result(g, token, SIM_RETRY_NS);
+		if (res == SIM_RES_MAPPED || res == SIM_RES_PRESENT || res == SIM_RES_REAL)
+			return (int)res;
+		/* dropped by the checkpoint, lost by a full soft ring, or slow:
+		 * a retry fault is raised again with a new timestamp */
+	}
+}
+
+void sim_gpu_quiesce(struct sim_gpu *g)
+{
+	while (!rings_empty(g)) {
+		uint32_t seq = __atomic_load_n(&g->done_seq, __ATOMIC_ACQUIRE);
+
+		__atomic_fetch_add(&g->done_waiters, 1, __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!rings_empty(g))
+			sim_futex_wait(&g->done_seq, seq, SIM_WAIT_SLICE_NS);
+		__atomic_fetch_sub(&g->done_waiters, 1, __ATOMIC_RELAXED);
+	}
+}
+
+SIM_API void hipsvmSimQuiesce(void)
+{
+	unsigned i;
+
+	sim_init();
+	for (i = 0; i < sim.ngpu; i++)
+		sim_gpu_quiesce(sim.gpu[i]);
+}
+
+SIM_API int hipsvmSimIsMapped(int device, const void *ptr)
+{
+	struct sim_gpu *g;
+
+	sim_init();
+	g = sim_gpu(device);
+	if (!g)
+		return -EINVAL;
+	return sim_gpu_page_mapped(g, (uintptr_t)ptr);
+}
+
+SIM_API hipError_t hipsvmSimAccess(int device, const void *ptr, size_t size, int write)
+{
+	uintptr_t p, end;
+	struct sim_gpu *g;
+
+	sim_init();
+	g = sim_gpu(device);
+	if (!g)
+		return hipErrorInvalidDevice;
+	if (!ptr || size == 0 || (uintptr_t)ptr + size < (uintptr_t)ptr)
+		return hipErrorInvalidValue;
+	end = (uintptr_t)ptr + size;
+	for (p = (uintptr_t)ptr & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
+		if (sim_gpu_access_page(g, p, write != 0, NULL) == SIM_RES_REAL)
+			return hipErrorIllegalAddress;
+	return hipSuccess;
+}
+
+SIM_API int hipsvmSimGetStats(int device, struct hipsvm_sim_stats *out)
+{
+	struct sim_gpu *g;
+
+	sim_init();
+	g = sim_gpu(device);
+	if (!g || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->faults_raised = __atomic_load_n(&g->raised, __ATOMIC_RELAXED);
+	out->faults_handled = __atomic_load_n(&g->handled, __ATOMIC_RELAXED);
+	out->faults_mapped = __atomic_load_n(&g->mapped, __ATOMIC_RELAXED);
+	out->faults_dropped = __atomic_load_n(&g->dropped, __ATOMIC_RELAXED);
+	out->faults_real = __atomic_load_n(&g->real, __ATOMIC_RELAXED);
+	out->faults_stale_handled = __atomic_load_n(&g->stale, __ATOMIC_RELAXED);
+	out->ring_overflows = __atomic_load_n(&g->overflows, __ATOMIC_RELAXED);
+	out->drains = __atomic_load_n(&g->cp.stats.drains, __ATOMIC_RELAXED);
+	out->drain_timeouts = __atomic_load_n(&g->cp.stats.drain_timeouts, __ATOMIC_RELAXED);
+	out->sets = __atomic_load_n(&g->sets, __ATOMIC_RELAXED);
+	out->clears = __atomic_load_n(&g->clears, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&g->pt_lock);
+	out->pages_mapped = g->pages;
+	out->last_set_ts = g->last_set_ts;
+	pthread_mutex_unlock(&g->pt_lock);
+	out->clock = sim_gpu_now(g);
+	out->checkpoint_ts = hipsvm_cp_get(&g->cp);
+	pthread_mutex_lock(&sim.mem_lock);
+	out->mem_used = g->used;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return 0;
+}

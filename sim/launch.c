@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launch.c - what hipcc's generated host code calls: fat binary and kernel
+ * registration, the <<<...>>> call configuration, and hipLaunchKernel.
+ *
+ * Kernel code is not executed. A launch finds which arguments are global
+ * buffers (the code object's metadata, sim/codeobj.h) and touches every page
+ * of the simulator allocations they point into, on the stream's device, from
+ * the stream's worker thread: the faults a kernel would raise, in stream
+ * order. Pointer-sized, 8-byte aligned arguments that the metadata does not
+ * call buffers are touched too when they point into an allocation (a pointer
+ * hidden in a by-value argument). Without metadata a launch touches nothing
+ * (the argument array's length is unknown); that is said once on stderr.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+
+#ifdef HIPSVM_HAVE_CODEOBJ
+#include "codeobj.h"
+#endif
+
+#define CALL_STACK 8
+#define MAX_TOUCH 64
+
+struct sim_module {
+	struct sim_module *next;
+#ifdef HIPSVM_HAVE_CODEOBJ
+	struct hipsvm_codeobj *co;
+#endif
+	int load_err;
+};
+
+struct sim_func {
+	struct sim_func *next;
+	struct sim_module *mod;
+	const void *host_fn;
+	char name[256];
+#ifdef HIPSVM_HAVE_CODEOBJ
+	const struct hipsvm_kernel_info *info;
+#endif
+};
+
+struct call_cfg {
+	dim3 grid, block;
+	size_t shmem;
+	hipStream_t stream;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_module *modules;
+static struct sim_func *funcs;
+static __thread struct call_cfg cfg_stack[CALL_STACK];
+static __thread unsigned cfg_depth;
+static uint32_t warned_meta;
+
+void sim_launch_reset(void)
+{
+	/* Registrations are made by constructors before any fork and stay
+	 * valid in a child (same memory image); only the lock is renewed. */
+	pthread_mutex_init(&reg_lock, NULL);
+}
+
+SIM_API void **__hipRegisterFatBinary(const void *data)
+{
+	struct sim_module *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+#ifdef HIPSVM_HAVE_CODEOBJ
+	m->load_err = hipsvm_codeobj_load(data, &m->co);
+#else
+	(void)data;
+	m->load_err = -ENOTSUP;
+#endif
+	pthread_mutex_lock(&reg_lock);
+	m->next = modules;
+	modules = m;
+	pthread_mutex_unlock(&reg_lock);
+	return (void **)m;
+}
+
+SIM_API void __hipUnregisterFatBinary(void **handle)
+{
+	struct sim_module *m = (struct sim_module *)handle, **mp;
+	struct sim_func **fp, *f;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	for (fp = &funcs; *fp;) {
+		f = *fp;
+		if (f->mod == m) {
+			*fp = f->next;
+			free(f);
+		} else {
+			fp = &f->next;
+		}
+	}
+	for (mp = &modules; *mp && *mp != m; mp = &(*mp)->next)
+		;
+	if (*mp)
+		*mp = m->next;
+	pthread_mutex_unlock(&reg_lock);
+#ifdef HIPSVM_HAVE_CODEOBJ
+	if (m->co)
+		hipsvm_codeobj_free(m->co);
+#endif
+	free(m);
+}
+
+SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev_fn,
+				   const char *dev_name, unsigned int thread_limit, void *tid,
+				   void *bid, void *block, void *grid, int *wsize)
+{
+	struct sim_module *m = (struct sim_module *)handle;
+	struct sim_func *f = calloc(1, sizeof(*f));
+
+	(void)dev_fn;
+	if (!f || !m) {
+		free(f);
+		return;
+	}
+	f->mod = m;
+	f->host_fn = host_fn;
+	snprintf(f->name, sizeof(f->name), "%s", dev_name ? dev_name : "?");
+#ifdef HIPSVM_HAVE_CODEOBJ
+	if (m->co && dev_name)
+		f->info = hipsvm_codeobj_find(m->co, dev_name);
+#endif
+	pthread_mutex_lock(&reg_lock);
+	f->next = funcs;
+	funcs = f;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* Device variables are not simulated: the program's host shadow is the
+ * only copy (hipMemcpyToSymbol is not provided). */
+SIM_API void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
+			      size_t size, int constant, int global)
+{
+}
+
+/* A __managed__ variable: managed memory holding the initial value. */
+SIM_API void __hipRegisterManagedVar(void *handle, void **pointer, void *init, const char *name,
+				     size_t size, unsigned align)
+{
+	void *p = NULL;
+
+	if (!pointer || size == 0)
+		return;
+	if (hipMallocManaged(&p, size, hipMemAttachGlobal) != hipSuccess)
+		return;
+	if (init)
+		memcpy(p, init, size);
+	*pointer = p;
+}
+
+SIM_API hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shmem,
+					      hipStream_t stream)
+{
+	if (cfg_depth == CALL_STACK)
+		return sim_ret(hipErrorInvalidConfiguration);
+	cfg_stack[cfg_depth++] = (struct call_cfg){ grid, block, shmem, stream };
+	return hipSuccess;
+}
+
+SIM_API hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem,
+					     hipStream_t *stream)
+{
+	struct call_cfg *c;
+
+	if (cfg_depth == 0)
+		return sim_ret(hipErrorMissingConfiguration);
+	c = &cfg_stack[--cfg_depth];
+	if (grid)
+		*grid = c->grid;
+	if (block)
+		*block = c->block;
+	if (shmem)
+		*shmem = c->shmem;
+	if (stream)
+		*stream = c->stream;
+	return hipSuccess;
+}
+
+void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err)
+{
+	struct sim_gpu *g = sim_gpu(dev);
+	uintptr_t p, end = base + size;
+
+	if (!g)
+		return;
+	for (p = base & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
+		if (sim_gpu_access_page(g, p, write, NULL) == SIM_RES_REAL)
+			*err = hipErrorIllegalAddress;
+}
+
+struct touch_op {
+	struct sim_op op;
+	struct sim_stream *s;
+	int dev;
+	unsigned n;
+	struct {
+		uintptr_t base;
+		size_t size;
+		bool write;
+	} r[MAX_TOUCH];
+	char name[256];
+};
+
+static void touch_run(struct sim_op *op)
+{
+	struct touch_op *t = (struct touch_op *)op;
+	hipError_t err = hipSuccess;
+	unsigned i;
+
+	for (i = 0; i < t->n; i++)
+		sim_touch_range(t->dev, t->r[i].base, t->r[i].size, t->r[i].write, &err);
+	if (err != hipSuccess) {
+		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", t->dev, t->name);
+		sim_stream_set_error(t->s, err);
+	}
+}
+
+static void add_range(struct touch_op *t, uintptr_t value, bool write)
+{
+	struct sim_alloc a;
+	unsigned i;
+
+	if (!value || !sim_lookup((const void *)value, &a))
+		return;
+	for (i = 0; i < t->n; i++) {
+		if (t->r[i].base == a.base) {
+			t->r[i].write |= write;
+			return;
+		}
+	}
+	if (t->n == MAX_TOUCH)
+		return;
+	t->r[t->n].base = a.base;
+	t->r[t->n].size = a.size;
+	t->r[t->n].write = write;
+	t->n++;
+}
+
+static void collect(struct touch_op *t, const struct sim_func *f, void **args)
+{
+#ifdef HIPSVM_HAVE_CODEOBJ
+	unsigned i;
+
+	if (f->info && args) {
+		for (i = 0; i < f->info->nargs; i++) {
+			const struct hipsvm_karg *k = &f->info->args[i];
+			uintptr_t v;
+
+			if (!args[i] || k->size != sizeof(void *))
+				continue;
+			if (!k->global_buffer && k->offset % 8)
+				continue;
+			memcpy(&v, args[i], sizeof(v));
+			add_range(t, v, !k->read_only);
+		}
+		return;
+	}
+#endif
+	(void)args;
+	if (!__atomic_exchange_n(&warned_meta, 1, __ATOMIC_RELAXED))
+		sim_warn("no argument metadata for kernel %s: its launch touches no memory", f->name);
+}
+
+SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
+				   size_t shmem, hipStream_t stream)
+{
+	static uint32_t notice;
+	struct sim_func *f;
+	struct sim_stream *s;
+	struct touch_op *t;
+
+	sim_init();
+	if (!sim.quiet && !__atomic_exchange_n(&notice, 1, __ATOMIC_RELAXED))
+		sim_warn("simulated GPUs do not run kernel code: a launch only touches the "
+			 "memory its buffer arguments point to");
+	if ((uint64_t)block.x * block.y * block.z > 1024 || !block.x || !block.y || !block.z ||
+	    !grid.x || !grid.y || !grid.z)
+		return sim_ret(hipErrorInvalidConfiguration);
+	pthread_mutex_lock(&reg_lock);
+	for (f = funcs; f && f->host_fn != fn; f = f->next)
+		;
+	pthread_mutex_unlock(&reg_lock);
+	if (!f)
+		return sim_ret(hipErrorInvalidDeviceFunction);
+	s = sim_stream_get(stream);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return sim_ret(hipErrorOutOfMemory);
+	t->op.fn = touch_run;
+	t->s = s;
+	t->dev = sim_stream_device(s);
+	snprintf(t->name, sizeof(t->name), "%s", f->name);
+	collect(t, f, args);
+	sim_stream_enqueue(s, &t->op);
+	return hipSuccess;
+}

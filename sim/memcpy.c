@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memcpy.c - copies and fills. Device memory is host memory inside the
+ * simulator, so every kind of copy is a CPU memmove, done in stream order by
+ * the stream's worker (the synchronous calls wait for the null stream first
+ * and then copy on the calling thread). A range that starts inside an
+ * allocation must end inside it: hipErrorInvalidValue otherwise, as ROCm
+ * answers for a copy past the end of a buffer.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+
+static hipError_t check_range(const void *p, size_t n)
+{
+	struct sim_alloc a;
+
+	if (!sim_lookup(p, &a))
+		return hipSuccess;	/* plain host memory */
+	if ((uintptr_t)p + n < (uintptr_t)p || (uintptr_t)p + n > a.base + a.size)
+		return hipErrorInvalidValue;
+	return hipSuccess;
+}
+
+static hipError_t check_copy(void *dst, const void *src, size_t n, int kind)
+{
+	if (kind < hipMemcpyHostToHost || kind > hipMemcpyDefault)
+		return hipErrorInvalidMemcpyDirection;
+	if (n == 0)
+		return hipSuccess;
+	if (!dst || !src)
+		return hipErrorInvalidValue;
+	if (check_range(dst, n) != hipSuccess || check_range(src, n) != hipSuccess)
+		return hipErrorInvalidValue;
+	return hipSuccess;
+}
+
+struct copy_op {
+	struct sim_op op;
+	void *dst;
+	const void *src;
+	size_t n;
+	int value;		/* memset: the value; -1 for a copy */
+	unsigned elem;		/* memset element size: 1, 2 or 4 */
+};
+
+static void fill(void *dst, uint32_t v, size_t count, unsigned elem)
+{
+	size_t i;
+
+	if (elem == 1) {
+		memset(dst, (int)(v & 0xff), count);
+	} else if (elem == 2) {
+		uint16_t *d = dst;
+
+		for (i = 0; i < count; i++)
+			d[i] = (uint16_t)v;
+	} else {
+		uint32_t *d = dst;
+
+		for (i = 0; i < count; i++)
+			d[i] = v;
+	}
+}
+
+static void copy_run(struct sim_op *op)
+{
+	struct copy_op *c = (struct copy_op *)op;
+
+	if (c->elem)
+		fill(c->dst, (uint32_t)c->value, c->n, c->elem);
+	else
+		memmove(c->dst, c->src, c->n);
+}
+
+static hipError_t submit(hipStream_t stream, bool sync, void *dst, const void *src, size_t n,
+			 int value, unsigned elem)
+{
+	struct sim_stream *s = sim_stream_get(stream);
+	struct copy_op *c;
+	hipError_t e;
+
+	if (!s)
+		return hipErrorInvalidHandle;
+	if (n == 0)
+		return hipSuccess;
+	if (sync) {
+		e = sim_stream_wait(s);
+		if (elem)
+			fill(dst, (uint32_t)value, n, elem);
+		else
+			memmove(dst, src, n);
+		return e;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return hipErrorOutOfMemory;
+	c->op.fn = copy_run;
+	c->dst = dst;
+	c->src = src;
+	c->n = n;
+	c->value = value;
+	c->elem = elem;
+	sim_stream_enqueue(s, &c->op);
+	return hipSuccess;
+}
+
+static hipError_t copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync)
+{
+	hipError_t e;
+
+	sim_init();
+	e = check_copy(dst, src, n, kind);
+	if (e == hipSuccess)
+		e = submit(s, sync, dst, src, n, -1, 0);
+	return sim_ret(e);
+}
+
+SIM_API hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
+{
+	return copy(dst, src, n, kind, NULL, true);
+}
+
+SIM_API hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+				       hipStream_t s)
+{
+	return copy(dst, src, n, kind, s, true);
+}
+
+SIM_API hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+				  hipStream_t s)
+{
+	return copy(dst, src, n, kind, s, false);
+}
+
+SIM_API hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)
+{
+	return copy(dst, src, n, hipMemcpyHostToDevice, NULL, true);
+}
+
+SIM_API hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
+{
+	return copy(dst, src, n, hipMemcpyDeviceToHost, NULL, true);
+}
+
+SIM_API hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
+{
+	return copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, true);
+}
+
+SIM_API hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s)
+{
+	return copy(dst, src, n, hipMemcpyHostToDevice, s, false);
+}
+
+SIM_API hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t s)
+{
+	return copy(dst, src, n, hipMemcpyDeviceToHost, s, false);
+}
+
+SIM_API hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n,
+				      hipStream_t s)
+{
+	return copy(dst, src, n, hipMemcpyDeviceToDevice, s, false);
+}
+
+SIM_API hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
+{
+	sim_init();
+	if (!sim_gpu(dd) || !sim_gpu(sd))
+		return sim_ret(hipErrorInvalidDevice);
+	return copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, true);
+}
+
+SIM_API hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n,
+				      hipStream_t s)
+{
+	sim_init();
+	if (!sim_gpu(dd) || !sim_gpu(sd))
+		return sim_ret(hipErrorInvalidDevice);
+	return copy(dst, src, n, hipMemcpyDeviceToDevice, s, false);
+}
+
+static hipError_t set(void *dst, int value, size_t count, unsigned elem, hipStream_t s, bool sync)
+{
+	hipError_t e;
+
+	sim_init();
+	if (count == 0)
+		return sim_ret(hipSuccess);
+	if (!dst || count > SIZE_MAX / elem)
+		return sim_ret(hipErrorInvalidValue);
+	e = check_range(dst, count * elem);
+	if (e == hipSuccess)
+		e = submit(s, sync, dst, NULL, count, value, elem);
+	return sim_ret(e);
+}
+
+SIM_API hipError_t hipMemset(void *dst, int value, size_t n)
+{
+	return set(dst, value, n, 1, NULL, true);
+}
+
+SIM_API hipError_t hipMemsetAsync(void *dst, int value, size_t n, hipStream_t s)
+{
+	return set(dst, value, n, 1, s, false);
+}
+
+SIM_API hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char v, size_t count)
+{
+	return set(dst, v, count, 1, NULL, true);
+}
+
+SIM_API hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char v, size_t count,
+				    hipStream_t s)
+{
+	return set(dst, v, count, 1, s, false);
+}
+
+SIM_API hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short v, size_t count)
+{
+	return set(dst, v, count, 2, NULL, true);
+}
+
+SIM_API hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short v, size_t count,
+				     hipStream_t s)
+{
+	return set(dst, v, count, 2, s, false);
+}
+
+SIM_API hipError_t hipMemsetD32(hipDeviceptr_t dst, int v, size_t count)
+{
+	return set(dst, v, count, 4, NULL, true);
+}
+
+SIM_API hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t count, hipStream_t s)
+{
+	return set(dst, v, count, 4, s, false);
+}

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memory.c - the allocation map and the life of one allocation.
+ *
+ * Every allocation is its own mmap (page granularity, so hipMalloc results
+ * are 4096-aligned, more than the 256 HIP promises), so that a program's
+ * munmap of a managed range is a real unmap. The map is a sorted array under
+ * sim.map_lock; it is small (one entry per live allocation) and lookups are a
+ * binary search.
+ *
+ * Free follows ROCclr's svmFree: remove from the map first (under the lock,
+ * so that a concurrent allocation reusing the address cannot be freed by
+ * mistake), release the lock, unmap on each device in the SVM free order,
+ * then munmap, with no lock held: the shim's munmap hook runs inside our
+ * munmap and waits for our hook server and handler threads.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+static uintptr_t page_down(uintptr_t p)
+{
+	return p & ~(uintptr_t)(SIM_PAGE - 1);
+}
+
+static uintptr_t alloc_end(const struct sim_alloc *a)
+{
+	return (a->base + a->size + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1);
+}
+
+/* Index of the first entry whose base is above addr. */
+static size_t upper_bound(uintptr_t addr)
+{
+	size_t lo = 0, hi = sim.nmap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (page_down(sim.map[mid]->base) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct sim_alloc *sim_map_find(uintptr_t addr)
+{
+	size_t i = upper_bound(addr);
+	struct sim_alloc *a;
+
+	if (i == 0)
+		return NULL;
+	a = sim.map[i - 1];
+	return addr < alloc_end(a) ? a : NULL;
+}
+
+/* Caller holds map_lock for writing. */
+static int map_insert(struct sim_alloc *a)
+{
+	size_t i;
+
+	if (sim.nmap == sim.capmap) {
+		size_t cap = sim.capmap ? sim.capmap * 2 : 64;
+		struct sim_alloc **m = realloc(sim.map, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		sim.map = m;
+		sim.capmap = cap;
+	}
+	i = upper_bound(a->base);
+	memmove(&sim.map[i + 1], &sim.map[i], (sim.nmap - i) * sizeof(*sim.map));
+	sim.map[i] = a;
+	sim.nmap++;
+	return 0;
+}
+
+static void map_remove(struct sim_alloc *a)
+{
+	size_t i;
+
+	for (i = upper_bound(a->base); i-- > 0;) {
+		if (sim.map[i] == a) {
+			memmove(&sim.map[i], &sim.map[i + 1], (sim.nmap - i - 1) * sizeof(*sim.map));
+			sim.nmap--;
+			return;
+		}
+	}
+}
+
+static uint64_t gpu_bit(int dev)
+{
+	return UINT64_C(1) << dev;
+}
+
+/* Which GPUs map the allocation, and how, by the context it belongs to. */
+static void placement(struct sim_alloc *a)
+{
+	struct hipsvm_context *c = hipsvm_ctxset_get(&sim.ctx, a->ctx);
+	int order[HIPSVM_MAX_GPUS];
+	uint64_t devs = 0;
+	int i, n;
+
+	if (a->ctx >= 0) {
+		devs = gpu_bit(a->ctx);
+	} else if (c) {
+		n = hipsvm_ctx_svm_alloc_order(c, a->device, false, sim.ctx.info, order);
+		for (i = 0; i < n; i++)
+			devs |= gpu_bit(order[i]);
+	}
+	if (a->kind == HIPSVM_KIND_MANAGED && sim.xnack)
+		a->lazy = devs;		/* mapped page by page on retry faults */
+	else
+		a->eager = devs;	/* no XNACK: everything mapped up front */
+}
+
+static bool charges_device(enum hipsvm_kind k)
+{
+	return k == HIPSVM_KIND_DEVICE;
+}
+
+static hipError_t charge(int dev, size_t bytes)
+{
+	struct sim_gpu *g = sim_gpu(dev);
+	hipError_t e = hipSuccess;
+
+	if (!g)
+		return hipErrorInvalidDevice;
+	pthread_mutex_lock(&sim.mem_lock);
+	if (bytes > g->capacity - g->used)
+		e = hipErrorOutOfMemory;
+	else
+		g->used += bytes;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return e;
+}
+
+static void uncharge(int dev, size_t bytes)
+{
+	struct sim_gpu *g = sim_gpu(dev);
+
+	if (!g || !bytes)
+		return;
+	pthread_mutex_lock(&sim.mem_lock);
+	g->used -= bytes;
+	pthread_mutex_unlock(&sim.mem_lock);
+}
+
+hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device,
+			 unsigned flags, void *user_ptr, struct sim_alloc **out)
+{
+	struct sim_alloc *a;
+	size_t maplen = 0;
+	void *p = user_ptr;
+	hipError_t e;
+	int err;
+
+	if (kind != HIPSVM_KIND_REGISTERED) {
+		if (size > SIZE_MAX - SIM_PAGE)
+			return hipErrorOutOfMemory;
+		maplen = (size + SIM_PAGE - 1) & ~(size_t)(SIM_PAGE - 1);
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return hipErrorOutOfMemory;
+	if (charges_device(kind)) {
+		e = charge(device, maplen);
+		if (e != hipSuccess) {
+			free(a);
+			return e;
+		}
+		a->charged = maplen;
+	}
+	if (kind != HIPSVM_KIND_REGISTERED) {
+		p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED) {
+			uncharge(device, a->charged);
+			free(a);
+			return hipErrorOutOfMemory;
+		}
+	}
+	a->base = (uintptr_t)p;
+	a->size = size;
+	a->maplen = maplen;
+	a->kind = kind;
+	a->ctx = ctx;
+	a->device = device;
+	a->flags = flags;
+	a->preferred = hipInvalidDeviceId;
+	a->last_prefetch = hipInvalidDeviceId;
+	placement(a);
+	pthread_rwlock_wrlock(&sim.map_lock);
+	err = map_insert(a);
+	pthread_rwlock_unlock(&sim.map_lock);
+	if (err) {
+		sim_alloc_destroy(a);
+		return hipErrorOutOfMemory;
+	}
+	*out = a;
+	return hipSuccess;
+}
+
+/* The allocation is out of the map: drop it from every GPU's page table
+ * (the SVM free order first, then the rest, so that no handler still holds
+ * it), give back the memory and munmap with no lock held. */
+void sim_alloc_destroy(struct sim_alloc *a)
+{
+	struct hipsvm_context *c = hipsvm_ctxset_get(&sim.ctx, a->ctx);
+	int order[HIPSVM_MAX_GPUS];
+	uint64_t done = 0;
+	int n = 0, i;
+	unsigned d;
+
+	if (c && a->ctx < 0)
+		n = hipsvm_ctx_svm_free_order(c, order);
+	else if (a->ctx >= 0)
+		order[n++] = a->ctx;
+	if (n < 0)
+		n = 0;
+	for (i = 0; i < n + (int)sim.ngpu; i++) {
+		int dev = i < n ? order[i] : i - n;
+		struct sim_gpu *g = sim_gpu(dev);
+		uint64_t *bits;
+
+		if (!g || (done & gpu_bit(dev)))
+			continue;
+		done |= gpu_bit(dev);
+		pthread_mutex_lock(&g->pt_lock);
+		bits = a->bits[dev];
+		a->bits[dev] = NULL;
+		if (bits) {
+			size_t w, nw = ((alloc_end(a) - page_down(a->base)) / SIM_PAGE + 63) / 64;
+
+			for (w = 0; w < nw; w++)
+				g->pages -= (uint64_t)__builtin_popcountll(bits[w]);
+		}
+		pthread_mutex_unlock(&g->pt_lock);
+		free(bits);
+	}
+	uncharge(a->device, a->charged);
+	if (a->maplen)
+		munmap((void *)a->base, a->maplen);
+	for (d = 0; d < HIPSVM_MAX_GPUS; d++)
+		free(a->bits[d]);
+	free(a);
+}
+
+hipError_t sim_free(void *ptr, bool sync)
+{
+	struct sim_alloc *a;
+
+	if (!ptr)
+		return hipSuccess;
+	/* hipFree synchronises first: queued work may still use the memory. */
+	if (sync)
+		sim_device_sync(-1);
+	pthread_rwlock_wrlock(&sim.map_lock);
+	a = sim_map_find((uintptr_t)ptr);
+	if (!a || a->base != (uintptr_t)ptr || a->kind == HIPSVM_KIND_REGISTERED) {
+		pthread_rwlock_unlock(&sim.map_lock);
+		return hipErrorInvalidValue;
+	}
+	map_remove(a);
+	pthread_rwlock_unlock(&sim.map_lock);
+	sim_alloc_destroy(a);
+	return hipSuccess;
+}
+
+/* hipHostUnregister: as sim_free, for registered memory only. */
+hipError_t sim_unregister(void *ptr)
+{
+	struct sim_alloc *a;
+
+	pthread_rwlock_wrlock(&sim.map_lock);
+	a = sim_map_find((uintptr_t)ptr);
+	if (!a || a->base != (uintptr_t)ptr || a->kind != HIPSVM_KIND_REGISTERED) {
+		pthread_rwlock_unlock(&sim.map_lock);
+		return hipErrorHostMemoryNotRegistered;
+	}
+	map_remove(a);
+	pthread_rwlock_unlock(&sim.map_lock);
+	sim_alloc_destroy(a);
+	return hipSuccess;
+}
+
+/* Does [p, p + n) overlap a live allocation? */
+bool sim_map_overlaps(uintptr_t p, size_t n)
+{
+	size_t k;
+	bool r = false;
+
+	pthread_rwlock_rdlock(&sim.map_lock);
+	for (k = 0; k < sim.nmap && !r; k++)
+		r = sim.map[k]->base < p + n && p < sim.map[k]->base + sim.map[k]->size;
+	pthread_rwlock_unlock(&sim.map_lock);
+	return r;
+}
+
+/* A copy of the allocation holding p (the fields a query needs), under the
+ * lock; false when p is in none. */
+bool sim_lookup(const void *p, struct sim_alloc *copy)
+{
+	struct sim_alloc *a;
+
+	pthread_rwlock_rdlock(&sim.map_lock);
+	a = sim_map_find((uintptr_t)p);
+	if (a && (uintptr_t)p < a->base + (a->size ? a->size : 1))
+		*copy = *a;
+	else
+		a = NULL;
+	pthread_rwlock_unlock(&sim.map_lock);
+	return a != NULL;
+}
+
+/* hipMemAdvise / prefetch bookkeeping on the allocation holding p. */
+bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void *arg)
+{
+	struct sim_alloc *a;
+
+	pthread_rwlock_wrlock(&sim.map_lock);
+	a = sim_map_find((uintptr_t)p);
+	if (a && (uintptr_t)p < a->base + a->size)
+		fn(a, arg);
+	else
+		a = NULL;
+	pthread_rwlock_unlock(&sim.map_lock);
+	return a != NULL;
+}

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream.c - streams and events. Each stream is a FIFO of operations run by
+ * its own worker thread (started on the first operation): the "GPU agent"
+ * that performs copies and the page touches of kernel launches in stream
+ * order. Every device has a null stream; hipStreamPerThread maps onto it too
+ * (docs/simulator.md: the null stream does not synchronise with other
+ * streams here).
+ *
+ * Handles are checked against a registry, so a bad or destroyed handle gets
+ * hipErrorInvalidHandle rather than a crash. Registry and stream locks are
+ * leaves: the operations themselves run with no lock held.
+ */
+#include "sim.h"
+
+#include <signal.h>
+#include <stdlib.h>
+
+struct sim_stream {
+	int device;
+	unsigned flags;
+	int priority;
+	bool is_null;
+	pthread_mutex_t lock;
+	pthread_cond_t work, idle;
+	struct sim_op *head, *tail;
+	unsigned pending;		/* queued or running */
+	bool started, exiting;
+	pthread_t thread;
+	hipError_t error;		/* first asynchronous error, reported by a sync */
+	struct sim_stream *next;	/* registry */
+};
+
+struct sim_event {
+	unsigned flags;
+	bool recorded;
+	bool done;
+	uint64_t t_ns;
+	struct sim_event *next;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_stream *streams;
+static struct sim_stream *null_streams[HIPSVM_MAX_GPUS];
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
+static struct sim_event *events;
+
+void sim_streams_reset(void)
+{
+	/* After fork the parent's streams and their threads are gone. */
+	pthread_mutex_init(&reg_lock, NULL);
+	pthread_mutex_init(&ev_lock, NULL);
+	pthread_cond_init(&ev_cond, NULL);
+	streams = NULL;
+	events = NULL;
+	memset(null_streams, 0, sizeof(null_streams));
+}
+
+static struct sim_stream *stream_new(int dev, unsigned flags, int prio, bool is_null)
+{
+	struct sim_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->device = dev;
+	s->flags = flags;
+	s->priority = prio;
+	s->is_null = is_null;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->work, NULL);
+	pthread_cond_init(&s->idle, NULL);
+	return s;
+}
+
+struct sim_stream *sim_stream_get(hipStream_t h)
+{
+	struct sim_stream *s = (struct sim_stream *)h, *it;
+	int dev = sim_current_device();
+
+	pthread_mutex_lock(&reg_lock);
+	if (!h || h == hipStreamPerThread) {
+		s = NULL;
+		if (sim_gpu(dev)) {
+			if (!null_streams[dev])
+				null_streams[dev] = stream_new(dev, 0, 0, true);
+			s = null_streams[dev];
+		}
+	} else {
+		for (it = streams; it && it != s; it = it->next)
+			;
+		s = it;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return s;
+}
+
+int sim_stream_device(const struct sim_stream *s)
+{
+	return s->device;
+}
+
+void sim_stream_set_error(struct sim_stream *s, hipError_t e)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->error == hipSuccess)
+		s->error = e;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *worker_main(void *arg)
+{
+	struct sim_stream *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct sim_op *op;
+
+		while (!s->head && !s->exiting)
+			pthread_cond_wait(&s->work, &s->lock);
+		if (!s->head)
+			break;
+		op = s->head;
+		s->head = op->next;
+		if (!s->head)
+			s->tail = NULL;
+		pthread_mutex_unlock(&s->lock);
+		op->fn(op);
+		free(op);
+		pthread_mutex_lock(&s->lock);
+		if (--s->pending == 0)
+			pthread_cond_broadcast(&s->idle);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op)
+{
+	op->next = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (!s->started) {
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		s->started = pthread_create(&s->thread, NULL, worker_main, s) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (s->started)
+			pthread_setname_np(s->thread, "hipsvm-stream");
+	}
+	if (!s->started) {
+		/* no thread: run inline rather than lose the work */
+		pthread_mutex_unlock(&s->lock);
+		op->fn(op);
+		free(op);
+		return;
+	}
+	if (s->tail)
+		s->tail->next = op;
+	else
+		s->head = op;
+	s->tail = op;
+	s->pending++;
+	pthread_cond_signal(&s->work);
+	pthread_mutex_unlock(&s->lock);
+}
+
+hipError_t sim_stream_wait(struct sim_stream *s)
+{
+	hipError_t e;
+
+	pthread_mutex_lock(&s->lock);
+	while (s->pending)
+		pthread_cond_wait(&s->idle, &s->lock);
+	e = s->error;
+	s->error = hipSuccess;
+	pthread_mutex_unlock(&s->lock);
+	return e;
+}
+
+static bool stream_busy(struct sim_stream *s)
+{
+	bool busy;
+
+	pthread_mutex_lock(&s->lock);
+	busy = s->pending != 0;
+	pthread_mutex_unlock(&s->lock);
+	return busy;
+}
+
+hipError_t sim_device_sync(int dev)
+{
+	hipError_t e = hipSuccess, e2;
+	struct sim_stream *s;
+	unsigned i;
+
+	/* The registry lock is held so that no stream is destroyed under us;
+	 * stream operations never take it. */
+	pthread_mutex_lock(&reg_lock);
+	for (s = streams; s; s = s->next)
+		if (dev < 0 || s->device == dev)
+			if ((e2 = sim_stream_wait(s)) != hipSuccess && e == hipSuccess)
+				e = e2;
+	for (i = 0; i < HIPSVM_MAX_GPUS; i++)
+		if (null_streams[i] && (dev < 0 || (int)i == dev))
+			if ((e2 = sim_stream_wait(null_streams[i])) != hipSuccess && e == hipSuccess)
+				e = e2;
+	pthread_mutex_unlock(&reg_lock);
+	return e;
+}
+
+static hipError_t create(hipStream_t *out, unsigned flags, int prio)
+{
+	struct sim_stream *s;
+
+	sim_init();
+	if (!out || (flags & ~(unsigned)hipStreamNonBlocking))
+		return hipErrorInvalidValue;
+	if (!sim.ngpu)
+		return hipErrorNoDevice;
+	s = stream_new(sim_current_device(), flags, prio, false);
+	if (!s)
+		return hipErrorOutOfMemory;
+	pthread_mutex_lock(&reg_lock);
+	s->next = streams;
+	streams = s;
+	pthread_mutex_unlock(&reg_lock);
+	*out = (hipStream_t)s;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipStreamCreate(hipStream_t *s)
+{
+	return sim_ret(create(s, hipStreamDefault, 0));
+}
+
+SIM_API hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags)
+{
+	return sim_ret(create(s, flags, 0));
+}
+
+SIM_API hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int flags, int prio)
+{
+	/* priorities range over [-1, 0]: clamp as ROCm does */
+	return sim_ret(create(s, flags, prio < -1 ? -1 : prio > 0 ? 0 : prio));
+}
+
+SIM_API hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+	if (least)
+		*least = 0;
+	if (greatest)
+		*greatest = -1;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipStreamDestroy(hipStream_t h)
+{
+	struct sim_stream *s = (struct sim_stream *)h, **pp;
+	bool found = false;
+
+	sim_init();
+	if (!h || h == hipStreamPerThread)
+		return sim_ret(hipErrorInvalidHandle);
+	pthread_mutex_lock(&reg_lock);
+	for (pp = &streams; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	if (!found)
+		return sim_ret(hipErrorInvalidHandle);
+	/* Pending work completes first, as on a GPU. */
+	sim_stream_wait(s);
+	pthread_mutex_lock(&s->lock);
+	s->exiting = true;
+	pthread_cond_signal(&s->work);
+	pthread_mutex_unlock(&s->lock);
+	if (s->started)
+		pthread_join(s->thread, NULL);
+	free(s);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipStreamSynchronize(hipStream_t h)
+{
+	struct sim_stream *s;
+
+	sim_init();
+	s = sim_stream_get(h);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	return sim_ret(sim_stream_wait(s));
+}
+
+SIM_API hipError_t hipStreamQuery(hipStream_t h)
+{
+	struct sim_stream *s;
+
+	sim_init();
+	s = sim_stream_get(h);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	return sim_ret(stream_busy(s) ? hipErrorNotReady : hipSuccess);
+}
+
+SIM_API hipError_t hipStreamGetFlags(hipStream_t h, unsigned int *flags)
+{
+	struct sim_stream *s;
+
+	sim_init();
+	if (!flags)
+		return sim_ret(hipErrorInvalidValue);
+	s = sim_stream_get(h);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	*flags = s->flags;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipStreamGetPriority(hipStream_t h, int *prio)
+{
+	struct sim_stream *s;
+
+	sim_init();
+	if (!prio)
+		return sim_ret(hipErrorInvalidValue);
+	s = sim_stream_get(h);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	*prio = s->priority;
+	return hipSuccess;
+}
+
+/* ---- events ---- */
+
+static bool event_live(struct sim_event *e)
+{
+	struct sim_event *it;
+
+	for (it = events; it && it != e; it = it->next)
+		;
+	return it != NULL;
+}
+
+static hipError_t event_create(hipEvent_t *out, unsigned flags)
+{
+	struct sim_event *e;
+	const unsigned known = hipEventBlockingSync | hipEventDisableTiming |
+			       hipEventInterprocess | hipEventReleaseToDevice |
+			       hipEventReleaseToSystem;
+
+	sim_init();
+	if (!out || (flags & ~known))
+		return hipErrorInvalidValue;
+	/* an interprocess event must not record timing (as CUDA and ROCm) */
+	if ((flags & hipEventInterprocess) && !(flags & hipEventDisableTiming))
+		return hipErrorInvalidValue;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return hipErrorOutOfMemory;
+	e->flags = flags;
+	pthread_mutex_lock(&ev_lock);
+	e->next = events;
+	events = e;
+	pthread_mutex_unlock(&ev_lock);
+	*out = (hipEvent_t)e;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipEventCreate(hipEvent_t *e)
+{
+	return sim_ret(event_create(e, hipEventDefault));
+}
+
+SIM_API hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags)
+{
+	return sim_ret(event_create(e, flags));
+}
+
+SIM_API hipError_t hipEventDestroy(hipEvent_t h)
+{
+	struct sim_event *e = (struct sim_event *)h, **pp;
+	bool found = false;
+
+	sim_init();
+	pthread_mutex_lock(&ev_lock);
+	for (pp = &events; e && *pp; pp = &(*pp)->next) {
+		if (*pp == e) {
+			*pp = e->next;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ev_lock);
+	if (!found)
+		return sim_ret(hipErrorInvalidHandle);
+	/* A record still queued would write into freed memory: let it land. */
+	pthread_mutex_lock(&ev_lock);
+	while (e->recorded && !e->done)
+		pthread_cond_wait(&ev_cond, &ev_lock);
+	pthread_mutex_unlock(&ev_lock);
+	free(e);
+	return hipSuccess;
+}
+
+struct record_op {
+	struct sim_op op;
+	struct sim_event *e;
+};
+
+static void record_run(struct sim_op *op)
+{
+	struct sim_event *e = ((struct record_op *)op)->e;
+
+	pthread_mutex_lock(&ev_lock);
+	e->t_ns = sim_now_ns();
+	e->done = true;
+	pthread_cond_broadcast(&ev_cond);
+	pthread_mutex_unlock(&ev_lock);
+}
+
+SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
+{
+	struct sim_event *e = (struct sim_event *)h;
+	struct record_op *op;
+	struct sim_stream *s;
+	bool ok;
+
+	sim_init();
+	pthread_mutex_lock(&ev_lock);
+	ok = e && event_live(e);
+	if (ok) {
+		e->recorded = true;
+		e->done = false;
+	}
+	pthread_mutex_unlock(&ev_lock);
+	if (!ok)
+		return sim_ret(hipErrorInvalidHandle);
+	s = sim_stream_get(stream);
+	op = calloc(1, sizeof(*op));
+	if (!s || !op) {
+		free(op);
+		record_run(&(struct record_op){ .e = e }.op);
+		return sim_ret(s ? hipErrorOutOfMemory : hipErrorInvalidHandle);
+	}
+	op->op.fn = record_run;
+	op->e = e;
+	sim_stream_enqueue(s, &op->op);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipEventSynchronize(hipEvent_t h)
+{
+	struct sim_event *e = (struct sim_event *)h;
+
+	sim_init();
+	pthread_mutex_lock(&ev_lock);
+	if (!e || !event_live(e)) {
+		pthread_mutex_unlock(&ev_lock);
+		return sim_ret(hipErrorInvalidHandle);
+	}
+	while (e->recorded && !e->done)
+		pthread_cond_wait(&ev_cond, &ev_lock);
+	pthread_mutex_unlock(&ev_lock);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipEventQuery(hipEvent_t h)
+{
+	struct sim_event *e = (struct sim_event *)h;
+	hipError_t r;
+
+	sim_init();
+	pthread_mutex_lock(&ev_lock);
+	if (!e || !event_live(e))
+		r = hipErrorInvalidHandle;
+	else
+		r = (e->recorded && !e->done) ? hipErrorNotReady : hipSuccess;
+	pthread_mutex_unlock(&ev_lock);
+	return sim_ret(r);
+}
+
+SIM_API hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
+{
+	struct sim_event *s = (struct sim_event *)a, *t = (struct sim_event *)b;
+	hipError_t r = hipSuccess;
+
+	sim_init();
+	if (!ms)
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&ev_lock);
+	if (!s || !t || !event_live(s) || !event_live(t))
+		r = hipErrorInvalidHandle;
+	else if ((s->flags | t->flags) & hipEventDisableTiming)
+		r = hipErrorInvalidHandle;
+	else if (!s->recorded || !t->recorded)
+		r = hipErrorInvalidHandle;
+	else if (!s->done || !t->done)
+		r = hipErrorNotReady;
+	else
+		*ms = (float)((double)((int64_t)(t->t_ns - s->t_ns)) / 1e6);
+	pthread_mutex_unlock(&ev_lock);
+	return sim_ret(r);
+}
+
+struct wait_op {
+	struct sim_op op;
+	struct sim_event *e;
+};
+
+static void wait_run(struct sim_op *op)
+{
+	struct sim_event *e = ((struct wait_op *)op)->e;
+
+	pthread_mutex_lock(&ev_lock);
+	while (event_live(e) && e->recorded && !e->done)
+		pthread_cond_wait(&ev_cond, &ev_lock);
+	pthread_mutex_unlock(&ev_lock);
+}
+
+SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned int flags)
+{
+	struct sim_event *e = (struct sim_event *)h;
+	struct sim_stream *s;
+	struct wait_op *op;
+	bool ok;
+
+	sim_init();
+	if (flags)
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&ev_lock);
+	ok = e && event_live(e);
+	pthread_mutex_unlock(&ev_lock);
+	s = sim_stream_get(stream);
+	if (!ok || !s)
+		return sim_ret(hipErrorInvalidHandle);
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return sim_ret(hipErrorOutOfMemory);
+	op->op.fn = wait_run;
+	op->e = e;
+	sim_stream_enqueue(s, &op->op);
+	return hipSuccess;
+}

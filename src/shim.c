@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.c - the shim's process state: start-up, fork, the device count, the
+ * hook and each thread's connection to it, the report.
+ *
+ * A hook connection carries one request at a time, so every thread has its
+ * own (thread-local), opened on first use and closed when the thread exits
+ * (a pthread key destructor). Every open descriptor is also listed in a
+ * fixed table, so that a fork child can close the ones it inherited: the
+ * child must never talk on its parent's connection.
+ */
+#include "shim.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "trace.h"
+
+__thread struct hipsvm_tls hipsvm_tls __attribute__((tls_model("initial-exec")));
+
+#define MAX_CONN 1024
+
+static int conn_fd[MAX_CONN];	/* 0: free slot; else fd + 1 */
+static pthread_key_t conn_key;
+static pthread_once_t conn_key_once = PTHREAD_ONCE_INIT;
+static bool conn_key_ok;
+
+static void conn_forget(int fd)
+{
+	unsigned i;
+
+	for (i = 0; i < MAX_CONN; i++) {
+		int want = fd + 1;
+
+		if (__atomic_compare_exchange_n(&conn_fd[i], &want, 0, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+static void conn_remember(int fd)
+{
+	unsigned i;
+
+	for (i = 0; i < MAX_CONN; i++) {
+		int zero = 0;
+
+		if (__atomic_compare_exchange_n(&conn_fd[i], &zero, fd + 1, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return;
+	}
+}
+
+static void conn_thread_exit(void *arg)
+{
+	struct hipsvm_tls *t = arg;
+
+	if (t && t->open && t->hook.fd >= 0) {
+		conn_forget(t->hook.fd);
+		hipsvm_hook_close(&t->hook);
+	}
+	if (t)
+		t->open = false;
+}
+
+static void conn_key_make(void)
+{
+	conn_key_ok = pthread_key_create(&conn_key, conn_thread_exit) == 0;
+}
+
+int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const char *hook_opt,
+		     uint32_t drain_timeout_ms, int trace_fd, int pid)
+{
+	struct hipsvm_registry *reg;
+	int err;
+
+	err = hipsvm_reg_create(&reg);
+	if (err)
+		return err;
+	memset(s, 0, sizeof(*s));
+	s->reg = reg;
+	s->policy = *p;
+	hipsvm_policy_format(p, s->policy_text, sizeof(s->policy_text));
+	strncpy(s->hook_opt, hook_opt ? hook_opt : "auto", sizeof(s->hook_opt) - 1);
+	s->drain_timeout_ms = drain_timeout_ms;
+	s->trace_fd = trace_fd;
+	s->pid = pid;
+	s->gen = 1;
+	s->start_ns = hipsvm_now_ns();
+	s->runtime = "unknown";
+	pthread_once(&conn_key_once, conn_key_make);
+	return 0;
+}
+
+void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
+{
+	struct hipsvm_registry *reg;
+	unsigned i;
+
+	/* Only this thread exists now; the connections of the others (and
+	 * this thread's own) are the parent's. Close them, do not use them. */
+	for (i = 0; i < MAX_CONN; i++) {
+		int v = __atomic_exchange_n(&conn_fd[i], 0, __ATOMIC_RELAXED);
+
+		if (v)
+			close(v - 1);
+	}
+	hipsvm_tls.open = false;
+	hipsvm_tls.busy = false;
+	hipsvm_tls.hook.fd = -1;
+	__atomic_add_fetch(&s->gen, 1, __ATOMIC_RELEASE);
+	s->pid = pid;
+	s->start_ns = hipsvm_now_ns();
+	__atomic_store_n(&s->hook_state, HIPSVM_HOOK_UNRESOLVED, __ATOMIC_RELEASE);
+	s->hook_path[0] = '\0';
+	s->hook_version = 0;
+	__atomic_store_n(&s->ndev, 0, __ATOMIC_RELAXED);
+	hipsvm_stats_reset(&s->stats);
+	memset(&s->quota, 0, sizeof(s->quota));
+	/* The parent's registry may be mid-write by a thread that does not
+	 * exist here: start a new one (the old one is left behind; one per
+	 * fork). The child's HIP state is its own. */
+	if (hipsvm_reg_create(&reg) == 0)
+		__atomic_store_n(&s->reg, reg, __ATOMIC_RELEASE);
+	else
+		hipsvm_reg_atfork_child(s->reg);
+}
+
+int hipsvm_shim_ndev(struct hipsvm_shim *s)
+{
+	int n = __atomic_load_n(&s->ndev, __ATOMIC_ACQUIRE);
+
+	if (n > 0)
+		return n;
+	if (!s->ops.get_device_count || s->ops.get_device_count(&n) != HIPSVM_HIP_SUCCESS ||
+	    n <= 0)
+		return 0;
+	if (n > HIPSVM_MAX_GPUS)
+		n = HIPSVM_MAX_GPUS;
+	__atomic_store_n(&s->ndev, n, __ATOMIC_RELEASE);
+	return n;
+}
+
+uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx)
+{
+	int n;
+
+	if (ctx >= 0)
+		return ctx < HIPSVM_MAX_GPUS ? UINT64_C(1) << ctx : 0;
+	n = __atomic_load_n(&s->ndev, __ATOMIC_ACQUIRE);
+	if (n <= 0)
+		n = (int)__atomic_load_n(&s->stats.max_dev_seen, __ATOMIC_RELAXED);
+	if (n <= 0)
+		return 1;
+	return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+}
+
+static int conn_open(struct hipsvm_shim *s, struct hipsvm_tls *t, const char *path)
+{
+	int err;
+
+	hipsvm_hook_init(&t->hook);
+	t->hook.reply_timeout_ms = s->drain_timeout_ms + 2000;
+	err = hipsvm_hook_open(&t->hook, path);
+	if (err)
+		return err;
+	t->open = true;
+	t->gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+	conn_remember(t->hook.fd);
+	if (conn_key_ok)
+		pthread_setspecific(conn_key, t);
+	return 0;
+}
+
+void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
+{
+	struct hipsvm_tls *t = &hipsvm_tls;
+	char path[HIPSVM_HOOK_PATH_MAX];
+	int want = HIPSVM_HOOK_UNRESOLVED, err, ver;
+
+	if (__atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) != HIPSVM_HOOK_UNRESOLVED)
+		return;
+	err = hipsvm_hook_resolve(s->hook_opt, s->pid, path, sizeof(path));
+	if (err) {
+		__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_NONE, false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		return;
+	}
+	/* Another thread may resolve at the same time: both find the same
+	 * answer; the first to publish wins. */
+	if (!t->open || t->gen != __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE)) {
+		t->open = false;
+		err = conn_open(s, t, path);
+	} else {
+		err = 0;
+	}
+	ver = err ? err : hipsvm_hook_version(&t->hook);
+	if (ver < 0) {
+		if (t->open) {
+			conn_forget(t->hook.fd);
+			hipsvm_hook_close(&t->hook);
+			t->open = false;
+		}
+		memcpy(s->hook_path, path, sizeof(path));
+		__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_ERROR, false,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		return;
+	}
+	memcpy(s->hook_path, path, sizeof(path));
+	s->hook_version = (uint32_t)ver;
+	__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_CONNECTED, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s)
+{
+	struct hipsvm_tls *t = &hipsvm_tls;
+
+	if (__atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) != HIPSVM_HOOK_CONNECTED)
+		return NULL;
+	if (t->open && t->gen == __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) && t->hook.fd >= 0)
+		return &t->hook;
+	t->open = false;
+	if (conn_open(s, t, s->hook_path))
+		return NULL;
+	return &t->hook;
+}
+
+/* A transport error closes the client's descriptor: forget it too. */
+void hipsvm_shim_conn_check(struct hipsvm_tls *t, int fd_before)
+{
+	if (t->open && t->hook.fd < 0) {
+		conn_forget(fd_before);
+		t->open = false;
+	}
+}
+
+void hipsvm_shim_refresh_faults(struct hipsvm_shim *s)
+{
+	static struct hipsvm_reply r;	/* large; the report is not reentrant */
+	struct hipsvm_tls *t = &hipsvm_tls;
+	struct hipsvm_hook *h;
+	int fd, n, i;
+
+	if (t->busy)
+		return;
+	h = hipsvm_shim_conn(s);
+	if (!h)
+		return;
+	fd = h->fd;
+	t->busy = true;
+	if (hipsvm_hook_stats(h, &r) == 0 && r.status == 0)
+		hipsvm_report_apply_faults(&s->stats, &r);
+	hipsvm_shim_conn_check(t, fd);
+	t->busy = false;
+	n = (int)hipsvm_report_ndev(&s->stats, (unsigned)__atomic_load_n(&s->ndev,
+									 __ATOMIC_RELAXED));
+	for (i = 0; i < n && s->trace_fd >= 0; i++) {
+		const struct hipsvm_dev_stats *d = &s->stats.dev[i];
+		struct hipsvm_tfield f[] = {
+			HIPSVM_TF_U("dev", i),
+			HIPSVM_TF_U("raised", hipsvm_stats_get(&d->faults_raised)),
+			HIPSVM_TF_U("handled", hipsvm_stats_get(&d->faults_handled)),
+			HIPSVM_TF_U("dropped", hipsvm_stats_get(&d->faults_dropped)),
+			HIPSVM_TF_U("real", hipsvm_stats_get(&d->faults_real)),
+		};
+
+		hipsvm_trace_emit(s->trace_fd, "faults", f, 5);
+	}
+}
+
+int hipsvm_shim_report(struct hipsvm_shim *s, char *buf, size_t cap)
+{
+	static const char *const states[] = {
+		[HIPSVM_HOOK_UNRESOLVED] = "none",
+		[HIPSVM_HOOK_CONNECTED] = "connected",
+		[HIPSVM_HOOK_NONE] = "none",
+		[HIPSVM_HOOK_ERROR] = "error",
+	};
+	int st = __atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE);
+	struct hipsvm_report_meta m = {
+		.pid = s->pid,
+		.program = s->program,
+		.duration_ns = hipsvm_now_ns() - s->start_ns,
+		.runtime = s->runtime,
+		.policy = s->policy_text,
+		.hook_path = st == HIPSVM_HOOK_CONNECTED || st == HIPSVM_HOOK_ERROR ?
+			     s->hook_path : "",
+		.hook_state = states[st & 3],
+		.hook_version = st == HIPSVM_HOOK_CONNECTED ? s->hook_version : 0,
+		.ndev = (unsigned)__atomic_load_n(&s->ndev, __ATOMIC_RELAXED),
+		.pol = &s->policy,
+	};
+
+	return hipsvm_report_format(&s->stats, &m, buf, cap);
+}

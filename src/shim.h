@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.h - the core of the interposer: attribution, routing and unmap
+ * coordination, for the thin wrappers of preload/ to call.
+ *
+ * The core never looks up a function and never prints: the real HIP calls it
+ * needs come in as function pointers (struct hipsvm_hip_ops, and the real
+ * call of each wrapper in struct hipsvm_call), and what deserves a warning
+ * is reported through s->notify (async-signal-safe, preload/ decides the
+ * words and the cap). Nothing in the unmap path calls HIP, takes a lock that
+ * a HIP call could hold, or allocates (the registry's punch aside, see
+ * docs/limits.md).
+ */
+#ifndef HIPSVM_SHIM_H
+#define HIPSVM_SHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "context.h"
+#include "hook.h"
+#include "policy.h"
+#include "registry.h"
+#include "route.h"
+#include "stats.h"
+
+/* HIP values the core needs (the shim does not include HIP headers). */
+#define HIPSVM_HIP_SUCCESS 0
+#define HIPSVM_HIP_ERROR_OUT_OF_MEMORY 2
+#define HIPSVM_HIP_ERROR_NOT_INITIALIZED 3
+#define HIPSVM_HIP_MEM_ATTACH_GLOBAL 1
+#define HIPSVM_HIP_ADVISE_PREFERRED_LOCATION 3
+#define HIPSVM_HIP_ADVISE_ACCESSED_BY 5
+
+/* Registry kinds whose unmap is coordinated (bit per enum hipsvm_kind). */
+#define HIPSVM_SVM_KIND_MASK ((1u << HIPSVM_KIND_MANAGED) | (1u << HIPSVM_KIND_HOST) | \
+			      (1u << HIPSVM_KIND_REGISTERED) | (1u << HIPSVM_KIND_SIGNAL))
+
+/* Real HIP functions the core may call from HIP wrappers (never from the
+ * unmap path). Each returns a hipError_t. */
+struct hipsvm_hip_ops {
+	int (*get_device)(int *dev);
+	int (*get_device_count)(int *n);
+	int (*mem_advise)(const void *p, size_t n, int advice, int dev);
+	int (*get_last_error)(void);
+	int (*malloc_managed)(void **p, size_t n, unsigned flags);
+};
+
+enum hipsvm_shim_event {
+	HIPSVM_EV_NO_HOOK,		/* a tracked unmap went ahead uncoordinated: no hook */
+	HIPSVM_EV_HOOK_ERROR,		/* a hook request failed (err) */
+	HIPSVM_EV_DRAIN_TIMEOUT,	/* a drain timed out (err = GPU) */
+	HIPSVM_EV_REENTRANT,		/* an unmap re-entered the unmap path */
+	HIPSVM_EV_REGISTRY,		/* the registry refused an entry (err) */
+	HIPSVM_EV_COUNT
+};
+typedef void (*hipsvm_notify_fn)(enum hipsvm_shim_event ev, int err);
+
+enum hipsvm_hook_state {
+	HIPSVM_HOOK_UNRESOLVED = 0,
+	HIPSVM_HOOK_CONNECTED,
+	HIPSVM_HOOK_NONE,
+	HIPSVM_HOOK_ERROR,
+};
+
+struct hipsvm_shim {
+	struct hipsvm_policy policy;
+	char policy_text[256];
+	struct hipsvm_registry *reg;
+	struct hipsvm_stats stats;
+	struct hipsvm_quota quota;
+	struct hipsvm_hip_ops ops;
+	hipsvm_notify_fn notify;
+	char hook_opt[HIPSVM_HOOK_PATH_MAX];	/* HIPSVM_HOOK */
+	char hook_path[HIPSVM_HOOK_PATH_MAX];	/* resolved */
+	int hook_state;			/* enum hipsvm_hook_state; atomic */
+	uint32_t hook_version;
+	uint32_t drain_timeout_ms;
+	int ndev;			/* device count; 0 until known; atomic */
+	int trace_fd;			/* -1: no trace */
+	int pid;
+	uint32_t gen;			/* bumped in every fork child */
+	uint64_t start_ns;
+	const char *runtime;		/* "sim" | "rocm" | "unknown" */
+	char program[256];
+};
+
+/* Fills s (the registry is created here). 0 or -errno. */
+int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const char *hook_opt,
+		     uint32_t drain_timeout_ms, int trace_fd, int pid);
+/* In a fork child: fresh counters and registry, new pid, hook to resolve
+ * again, every connection inherited from the parent closed. */
+void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid);
+
+struct hipsvm_tls;
+
+/* The device count, asked of the runtime once (HIP wrappers only). */
+int hipsvm_shim_ndev(struct hipsvm_shim *s);
+/* Resolves HIPSVM_HOOK once per process (HIP wrappers only). */
+void hipsvm_shim_hook_resolve(struct hipsvm_shim *s);
+/* This thread's connection to the hook, opened on first use; NULL when there
+ * is no hook or it cannot be reached. */
+struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s);
+/* After a hook request: a transport error closed the connection; forget it. */
+void hipsvm_shim_conn_check(struct hipsvm_tls *t, int fd_before);
+/* GPUs of a context: every known GPU for host_context. */
+uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx);
+
+/* One allocating or freeing HIP call, as the wrapper hands it over. */
+struct hipsvm_call {
+	enum hipsvm_api api;
+	void **ptr;		/* allocations: where the pointer comes back; frees and
+				 * hipHostRegister: points at the pointer given */
+	size_t size;		/* bytes asked for; real() may set it (pitch) */
+	unsigned flags;
+	int (*real)(struct hipsvm_call *c);	/* the real call with the wrapper's args */
+	void *args;
+	int saved_errno;	/* errno as the last real call left it; the wrapper
+				 * restores it on the way out */
+};
+
+/* Wraps an allocating call: routing, the real call, then attribution. The
+ * real call's result comes back unchanged; nothing is recorded on error. */
+int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c);
+/* Wraps a freeing call: the owner is found by pointer, not by device. */
+int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c);
+
+/* Per-thread state; preload/ reads the guard, the core the rest. */
+struct hipsvm_freeing {
+	uintptr_t start, last;
+	int ctx;
+};
+struct hipsvm_tls {
+	int guard;			/* bootstrap / unmap path depth */
+	int in_hip;			/* inside a HIP wrapper's real call */
+	bool busy;			/* a hook request in flight on this thread */
+	bool open;
+	uint32_t gen;			/* s->gen when the connection was opened */
+	const struct hipsvm_freeing *freeing;	/* inside hipFree of SVM memory */
+	struct hipsvm_hook hook;
+};
+extern __thread struct hipsvm_tls hipsvm_tls __attribute__((tls_model("initial-exec")));
+
+/* Unmap coordination. A wrapper of munmap & co. calls begin when the range
+ * may be tracked (hipsvm_reg_touches said so, or this thread is inside a
+ * hipFree), performs the real call, then end with the range to remove from
+ * the registry (len 0: none, e.g. madvise). */
+enum hipsvm_unmap_op {
+	HIPSVM_UNMAP_MUNMAP,
+	HIPSVM_UNMAP_MREMAP,
+	HIPSVM_UNMAP_MADVISE,
+	HIPSVM_UNMAP_MMAP_FIXED,
+};
+
+#define HIPSVM_UNMAP_MAX_OVER 8
+
+struct hipsvm_unmap {
+	enum hipsvm_unmap_op op;
+	uintptr_t addr;
+	size_t len;
+	bool active;		/* begin found tracked SVM memory */
+	bool internal;		/* the runtime's own unmap inside hipFree */
+	bool coordinated;	/* checkpoints set; drain and clear owed */
+	bool partial;
+	uint64_t gpus;
+	uint64_t cp_mask;
+	uint64_t ctx_host;	/* 1 if host_context owns a piece */
+	uint64_t ctx_dev;	/* bit per primary context owning a piece */
+	uint64_t cp[HIPSVM_MAX_GPUS];
+	uint64_t punched_bytes;
+};
+
+/* 1: tracked SVM memory, end() must follow; 0: nothing to do. */
+int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsvm_unmap_op op,
+		       uintptr_t addr, size_t len);
+void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
+		      uintptr_t punch_addr, size_t punch_len);
+
+/* Asks the hook for its fault counters (into s->stats) and traces them. */
+void hipsvm_shim_refresh_faults(struct hipsvm_shim *s);
+/* The report of this process (report.h). Length or -ENOSPC. */
+int hipsvm_shim_report(struct hipsvm_shim *s, char *buf, size_t cap);
+
+#endif

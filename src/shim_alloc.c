@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim_alloc.c - attribution and routing of HIP allocations (SPEC section 2,
+ * docs/routing.md).
+ *
+ * An allocation is recorded only after the real call succeeded, with the
+ * context HIP would use (or the one the policy chose). A free finds the owner
+ * by pointer and, as ROCclr's svmFree does, takes the entry out of the
+ * registry BEFORE the real free: once the runtime has the memory back it can
+ * hand the same address to another thread, whose new entry must not be
+ * removed by this free. The runtime's own munmap inside the free still finds
+ * what is being freed through the thread-local marker (hipsvm_tls.freeing)
+ * and is coordinated. Should the real free fail, the entry goes back.
+ */
+#include "shim.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "trace.h"
+
+#define MAX_PIECES 8
+
+static void ctx_name(int ctx, char *buf, size_t cap)
+{
+	struct hipsvm_jw w;
+
+	hipsvm_jw_init(&w, buf, cap);
+	if (ctx == HIPSVM_CTX_HOST) {
+		hipsvm_jw_raw(&w, "host_context");
+	} else {
+		hipsvm_jw_raw(&w, "device:");
+		hipsvm_jw_u64(&w, (uint64_t)ctx);
+	}
+	hipsvm_jw_end(&w);
+}
+
+static void discard_stale(void *arg, const struct hipsvm_alloc *a)
+{
+	struct hipsvm_shim *s = arg;
+
+	hipsvm_stats_release(&s->stats, a->ctx, a->device, a->last - a->start + 1, false);
+}
+
+static bool charged(const struct hipsvm_shim *s, const struct hipsvm_alloc *a)
+{
+	if (!s->policy.quota_mask || a->ctx < 0)
+		return false;
+	return a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL;
+}
+
+/* Advice is a routing hint: its failure must not change what the program
+ * sees, so the error it left in the runtime is taken back out. */
+static bool advise(struct hipsvm_shim *s, void *p, size_t n, int advice, int dev)
+{
+	if (!s->ops.mem_advise)
+		return false;
+	if (s->ops.mem_advise(p, n, advice, dev) == HIPSVM_HIP_SUCCESS)
+		return true;
+	if (s->ops.get_last_error)
+		s->ops.get_last_error();
+	return false;
+}
+
+static int current_device(struct hipsvm_shim *s)
+{
+	int dev = -1;
+
+	if (!s->ops.get_device || s->ops.get_device(&dev) != HIPSVM_HIP_SUCCESS || dev < 0 ||
+	    dev >= HIPSVM_MAX_GPUS)
+		return -1;
+	return dev;
+}
+
+static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kind kind,
+		   const struct hipsvm_route *rt, int dev, void *p)
+{
+	struct hipsvm_alloc a;
+	char ctxs[24];
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.start = (uintptr_t)p;
+	a.last = a.start + c->size - 1;
+	a.origin = a.start;
+	a.origin_size = c->size;
+	a.kind = kind;
+	a.ctx = rt->ctx;
+	a.device = dev;
+	a.flags = c->flags;
+	a.route = rt->tag;
+	a.api = c->api;
+	err = hipsvm_reg_insert(s->reg, &a);
+	if (err == -EEXIST) {
+		/* Someone unmapped this range behind the shim's back (glibc's
+		 * own munmap, a raw syscall) and the runtime reused it. */
+		hipsvm_reg_punch(s->reg, a.start, c->size, discard_stale, s);
+		err = hipsvm_reg_insert(s->reg, &a);
+	}
+	if (err && s->notify)
+		s->notify(HIPSVM_EV_REGISTRY, err);
+	hipsvm_stats_alloc(&s->stats, rt->ctx, dev, c->size, rt->tag);
+	if (s->trace_fd >= 0) {
+		const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
+		struct hipsvm_tfield f[] = {
+			HIPSVM_TF_S("api", row ? row->name : "?"),
+			HIPSVM_TF_X("ptr", a.start),
+			HIPSVM_TF_U("size", c->size),
+			HIPSVM_TF_S("ctx", ctxs),
+			HIPSVM_TF_I("dev", dev),
+			HIPSVM_TF_S("route", hipsvm_route_name(rt->tag)),
+		};
+
+		ctx_name(rt->ctx, ctxs, sizeof(ctxs));
+		hipsvm_trace_emit(s->trace_fd, "alloc", f, 6);
+	}
+}
+
+int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
+{
+	const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
+	enum hipsvm_kind kind = row ? row->kind : HIPSVM_KIND_DEVICE;
+	struct hipsvm_route rt;
+	bool decided = false, charge = false;
+	int dev = -1, rc, ndev, d;
+	void *p;
+
+	c->saved_errno = errno;
+	if (!row) {
+		rc = c->real(c);
+		c->saved_errno = errno;
+		return rc;
+	}
+	if (hipsvm_route_needs_device_first(&s->policy, c->api)) {
+		dev = current_device(s);
+		if (dev >= 0 && hipsvm_route_decide(&s->policy, c->api, dev, &rt) == 0)
+			decided = true;
+	}
+	if (decided && rt.quota && c->size) {
+		if (hipsvm_quota_charge(&s->quota, &s->policy, dev, c->size)) {
+			hipsvm_stats_add(&s->stats.quota_denied, 1);
+			if (rt.may_oversubscribe)
+				goto oversubscribe;
+			return HIPSVM_HIP_ERROR_OUT_OF_MEMORY;
+		}
+		charge = true;
+	}
+	rc = c->real(c);
+	c->saved_errno = errno;
+	if (rc == HIPSVM_HIP_ERROR_OUT_OF_MEMORY && s->policy.oversubscribe &&
+	    c->api == HIPSVM_API_MALLOC) {
+		if (charge)
+			hipsvm_quota_uncharge(&s->quota, dev, c->size);
+		charge = false;
+		goto oversubscribe;
+	}
+	if (rc != HIPSVM_HIP_SUCCESS) {
+		if (charge)
+			hipsvm_quota_uncharge(&s->quota, dev, c->size);
+		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
+		return rc;
+	}
+	goto record;
+
+oversubscribe:
+	if (!s->ops.malloc_managed)
+		return HIPSVM_HIP_ERROR_OUT_OF_MEMORY;
+	rc = s->ops.malloc_managed(c->ptr, c->size, HIPSVM_HIP_MEM_ATTACH_GLOBAL);
+	c->saved_errno = errno;
+	if (rc != HIPSVM_HIP_SUCCESS) {
+		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
+		return rc;
+	}
+	kind = HIPSVM_KIND_MANAGED;
+	if (dev < 0)
+		dev = current_device(s);
+	memset(&rt, 0, sizeof(rt));
+	rt.ctx = HIPSVM_CTX_HOST;
+	rt.tag = HIPSVM_ROUTE_OVERSUBSCRIBED;
+	decided = true;
+
+record:
+	p = c->ptr ? *c->ptr : NULL;
+	if (!p || !c->size) {
+		if (charge)
+			hipsvm_quota_uncharge(&s->quota, dev, c->size);
+		return HIPSVM_HIP_SUCCESS;
+	}
+	if (dev < 0)
+		dev = current_device(s);
+	if (!decided && hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &rt))
+		return HIPSVM_HIP_SUCCESS;
+	ndev = hipsvm_shim_ndev(s);
+	hipsvm_shim_hook_resolve(s);
+	if (rt.advise_preferred && dev >= 0)
+		advise(s, p, c->size, HIPSVM_HIP_ADVISE_PREFERRED_LOCATION, dev);
+	if (rt.advise_all) {
+		bool all = ndev > 0;
+
+		for (d = 0; d < ndev; d++)
+			all &= advise(s, p, c->size, HIPSVM_HIP_ADVISE_ACCESSED_BY, d);
+		if (!all)
+			rt.tag = HIPSVM_ROUTE_AS_HIP;
+	}
+	record(s, c, kind, &rt, dev, p);
+	return HIPSVM_HIP_SUCCESS;
+}
+
+int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
+{
+	struct hipsvm_alloc a, pieces[MAX_PIECES], first;
+	const struct hipsvm_freeing *prev;
+	struct hipsvm_freeing fr;
+	uint64_t bytes = 0;
+	void *p = c->ptr ? *c->ptr : NULL;
+	int rc, n = 0, i;
+	bool mine = false;
+
+	if (p && hipsvm_reg_find(s->reg, (uintptr_t)p, &a) == 0 && a.origin == (uintptr_t)p) {
+		n = hipsvm_reg_overlaps(s->reg, a.origin, a.origin_size ? a.origin_size : 1,
+					pieces, MAX_PIECES);
+		if (n < 0)
+			n = 0;
+		if (n > MAX_PIECES)
+			n = MAX_PIECES;
+		mine = hipsvm_reg_remove_origin(s->reg, a.origin, &first, &bytes) == 0;
+	}
+	c->saved_errno = errno;
+	prev = hipsvm_tls.freeing;
+	if (mine && hipsvm_kind_is_svm(a.kind)) {
+		fr.start = a.origin;
+		fr.last = a.origin + (a.origin_size ? a.origin_size - 1 : 0);
+		fr.ctx = a.ctx;
+		hipsvm_tls.freeing = &fr;
+	}
+	rc = c->real(c);
+	c->saved_errno = errno;
+	hipsvm_tls.freeing = prev;
+	if (rc != HIPSVM_HIP_SUCCESS) {
+		for (i = 0; mine && i < n; i++)
+			if (pieces[i].origin == a.origin)
+				hipsvm_reg_insert(s->reg, &pieces[i]);
+		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
+		return rc;
+	}
+	if (!mine) {
+		if (p)
+			hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_UNKNOWN_POINTER_FREE], 1);
+		return rc;
+	}
+	hipsvm_stats_release(&s->stats, a.ctx, a.device, bytes, true);
+	if (charged(s, &a))
+		hipsvm_quota_uncharge(&s->quota, a.ctx, bytes);
+	if (s->trace_fd >= 0) {
+		char ctxs[24];
+		struct hipsvm_tfield f[] = {
+			HIPSVM_TF_X("ptr", a.origin),
+			HIPSVM_TF_U("size", bytes),
+			HIPSVM_TF_S("ctx", ctxs),
+		};
+
+		ctx_name(a.ctx, ctxs, sizeof(ctxs));
+		hipsvm_trace_emit(s->trace_fd, "free", f, 3);
+	}
+	return rc;
+}

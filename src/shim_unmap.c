@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim_unmap.c - coordination of an unmap of GPU-visible memory with the
+ * checkpoint hook (SPEC sections 3 and 5):
+ *
+ *   set (every GPU of the owning contexts, with the range)
+ *   -> the real unmap -> drain (HIPSVM_DRAIN_TIMEOUT_MS) -> clear (the values
+ *   set) -> the registry loses the range (split or removed).
+ *
+ * Runs inside munmap & co. of any thread, from signal handlers too, and
+ * while the runtime holds its own locks (its internal munmap): no HIP call,
+ * no lock that a HIP call could hold, no allocation, no stdio. A request on
+ * this thread's hook connection that is already in flight (a signal handler
+ * interrupted it) is never interleaved with: that unmap goes ahead
+ * uncoordinated and is counted as reentrant_skipped.
+ */
+#include "shim.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "trace.h"
+
+static bool overlaps(uintptr_t s1, uintptr_t l1, uintptr_t s2, uintptr_t l2)
+{
+	/* closed intervals [s1, l1] and [s2, l2] overlap iff each starts
+	 * before the other ends */
+	return s1 <= l2 && s2 <= l1;
+}
+
+static uintptr_t last_of(uintptr_t addr, size_t len)
+{
+	uintptr_t last = addr + len - 1;
+
+	return last < addr ? UINTPTR_MAX : last;
+}
+
+static void add_owner(struct hipsvm_shim *s, struct hipsvm_unmap *u, int ctx)
+{
+	if (ctx == HIPSVM_CTX_HOST)
+		u->ctx_host = 1;
+	else if (ctx >= 0 && ctx < HIPSVM_MAX_GPUS)
+		u->ctx_dev |= UINT64_C(1) << ctx;
+	u->gpus |= hipsvm_shim_ctx_gpus(s, ctx);
+}
+
+int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsvm_unmap_op op,
+		       uintptr_t addr, size_t len)
+{
+	struct hipsvm_tls *t = &hipsvm_tls;
+	struct hipsvm_alloc over[HIPSVM_UNMAP_MAX_OVER];
+	uintptr_t last = last_of(addr, len);
+	struct hipsvm_hook *h;
+	int n, i, fd, err;
+
+	memset(u, 0, sizeof(*u));
+	u->op = op;
+	u->addr = addr;
+	u->len = len;
+	if (!len)
+		return 0;
+	n = hipsvm_reg_overlaps(s->reg, addr, len, over, HIPSVM_UNMAP_MAX_OVER);
+	if (n == -EDEADLK) {
+		/* A signal handler interrupted this thread's own registry
+		 * write: the registry cannot be read from here. */
+		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
+		if (s->notify)
+			s->notify(HIPSVM_EV_REENTRANT, 0);
+		return 0;
+	}
+	for (i = 0; i < n && i < HIPSVM_UNMAP_MAX_OVER; i++) {
+		if (!hipsvm_kind_is_svm(over[i].kind))
+			continue;
+		add_owner(s, u, over[i].ctx);
+		if (over[i].start < addr || over[i].last > last)
+			u->partial = true;
+	}
+	if (n > HIPSVM_UNMAP_MAX_OVER)
+		u->gpus |= hipsvm_shim_ctx_gpus(s, HIPSVM_CTX_HOST);
+	if (!u->gpus && t->freeing && overlaps(t->freeing->start, t->freeing->last, addr, last)) {
+		u->internal = true;
+		add_owner(s, u, t->freeing->ctx);
+	}
+	if (!u->gpus)
+		return 0;
+	u->active = true;
+	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_TRACKED], 1);
+	if (t->busy) {
+		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
+		if (s->notify)
+			s->notify(HIPSVM_EV_REENTRANT, 0);
+		return 1;
+	}
+	h = hipsvm_shim_conn(s);
+	if (!h) {
+		if (s->notify)
+			s->notify(HIPSVM_EV_NO_HOOK, 0);
+		return 1;
+	}
+	t->busy = true;
+	fd = h->fd;
+	err = hipsvm_hook_set(h, u->gpus, addr, len, u->cp, &u->cp_mask);
+	hipsvm_shim_conn_check(t, fd);
+	if (err) {
+		t->busy = false;
+		if (s->notify)
+			s->notify(HIPSVM_EV_HOOK_ERROR, err);
+		return 1;
+	}
+	u->coordinated = true;
+	for (i = 0; i < HIPSVM_MAX_GPUS; i++) {
+		if (!(u->cp_mask >> i & 1))
+			continue;
+		hipsvm_stats_add(&s->stats.dev[i].checkpoints_set, 1);
+		if (s->trace_fd >= 0) {
+			struct hipsvm_tfield f[] = {
+				HIPSVM_TF_U("dev", i),
+				HIPSVM_TF_X("cp", u->cp[i]),
+			};
+
+			hipsvm_trace_emit(s->trace_fd, "cp_set", f, 2);
+		}
+	}
+	return 1;
+}
+
+static void punched(void *arg, const struct hipsvm_alloc *a)
+{
+	struct hipsvm_unmap *u = ((void **)arg)[1];
+	struct hipsvm_shim *s = ((void **)arg)[0];
+	uint64_t bytes = a->last - a->start + 1;
+
+	hipsvm_stats_release(&s->stats, a->ctx, a->device, bytes, false);
+	if (s->policy.quota_mask && a->ctx >= 0 &&
+	    (a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL))
+		hipsvm_quota_uncharge(&s->quota, a->ctx, bytes);
+	if (hipsvm_kind_is_svm(a->kind))
+		u->punched_bytes += bytes;
+}
+
+static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
+{
+	struct hipsvm_tls *t = &hipsvm_tls;
+	struct hipsvm_hook *h = &t->hook;
+	int result[HIPSVM_MAX_GPUS];
+	uint64_t t0, dur;
+	int err, i, fd = h->fd;
+
+	t0 = hipsvm_now_ns();
+	err = hipsvm_hook_drain(h, u->gpus, s->drain_timeout_ms, result);
+	dur = hipsvm_now_ns() - t0;
+	hipsvm_shim_conn_check(t, fd);
+	if (err) {
+		if (s->notify)
+			s->notify(HIPSVM_EV_HOOK_ERROR, err);
+		u->coordinated = false;
+	}
+	for (i = 0; !err && i < HIPSVM_MAX_GPUS; i++) {
+		if (!(u->gpus >> i & 1))
+			continue;
+		hipsvm_stats_drain(&s->stats, i, dur, result[i] == -ETIME);
+		if (result[i] == -ETIME && s->notify)
+			s->notify(HIPSVM_EV_DRAIN_TIMEOUT, i);
+		if (s->trace_fd >= 0) {
+			const char *res = result[i] == 0 ? "ok" : result[i] == -ETIME ? "timeout" :
+					  result[i] == -ENODEV ? "nodev" :
+					  result[i] == HIPSVM_DRAIN_SKIPPED ? "skipped" : "error";
+			struct hipsvm_tfield f[] = {
+				HIPSVM_TF_U("dev", i),
+				HIPSVM_TF_U("dur_ns", dur),
+				HIPSVM_TF_S("result", res),
+			};
+
+			hipsvm_trace_emit(s->trace_fd, "drain", f, 3);
+		}
+	}
+	if (!t->open)
+		return;
+	fd = h->fd;
+	/* Clear even after a failed drain: a checkpoint left behind would
+	 * drop the next faults of an unrelated range. */
+	err = hipsvm_hook_clear(h, u->gpus, u->cp, u->cp_mask);
+	hipsvm_shim_conn_check(t, fd);
+	if (err) {
+		if (s->notify)
+			s->notify(HIPSVM_EV_HOOK_ERROR, err);
+		return;
+	}
+	for (i = 0; s->trace_fd >= 0 && i < HIPSVM_MAX_GPUS; i++) {
+		if (u->gpus >> i & 1) {
+			struct hipsvm_tfield f[] = { HIPSVM_TF_U("dev", i) };
+
+			hipsvm_trace_emit(s->trace_fd, "cp_clear", f, 1);
+		}
+	}
+}
+
+void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
+		      uintptr_t punch_addr, size_t punch_len)
+{
+	struct hipsvm_tls *t = &hipsvm_tls;
+	void *arg[2] = { s, u };
+	int i;
+
+	if (!u->active)
+		return;
+	if (u->coordinated) {
+		drain(s, u);
+		t->busy = false;
+	}
+	hipsvm_stats_add(&s->stats.unmap[u->coordinated ? HIPSVM_UNMAP_COORDINATED :
+					 HIPSVM_UNMAP_UNCOORDINATED], 1);
+	if (u->coordinated) {
+		if (u->ctx_host)
+			hipsvm_stats_add(&s->stats.host.unmaps_coordinated, 1);
+		for (i = 0; i < HIPSVM_MAX_GPUS; i++)
+			if (u->ctx_dev >> i & 1)
+				hipsvm_stats_add(&s->stats.primary[i].unmaps_coordinated, 1);
+	}
+	if (ok && punch_len && !u->internal)
+		hipsvm_reg_punch(s->reg, punch_addr, punch_len, punched, arg);
+	if (u->punched_bytes) {
+		/* Live memory that HIP still thinks allocated went away under
+		 * it: the program unmapped it instead of freeing it. */
+		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_LIVE_SVM], 1);
+		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_LIVE_SVM_BYTES], u->punched_bytes);
+		if (u->partial)
+			hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_PARTIAL], 1);
+	}
+	if (s->trace_fd >= 0) {
+		struct hipsvm_tfield f[] = {
+			HIPSVM_TF_X("addr", u->addr),
+			HIPSVM_TF_U("len", u->len),
+			HIPSVM_TF_B("coordinated", u->coordinated),
+		};
+
+		hipsvm_trace_emit(s->trace_fd, "unmap", f, 3);
+	}
+}

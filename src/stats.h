@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.h - the shim's counters: per device, per context, routing, unmaps,
+ * errors. Every update is a relaxed atomic: the counters are bumped from the
+ * unmap hook (any thread, signal handlers included), so no locks and no
+ * allocation. Readers (the report) see each counter exactly, and the set of
+ * counters as of roughly one moment.
+ */
+#ifndef HIPSVM_STATS_H
+#define HIPSVM_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "route.h"
+
+#define HIPSVM_STATS_MAX_DEV 64
+#define HIPSVM_STATS_HIST 64	/* log2 buckets of drain durations in ns */
+
+struct hipsvm_dev_stats {
+	uint64_t allocations, frees, live_bytes, peak_bytes;
+	uint64_t checkpoints_set, drains, drain_timeouts;
+	uint64_t drain_count, drain_max, drain_total;
+	uint64_t drain_hist[HIPSVM_STATS_HIST];	/* bucket i: [2^i, 2^(i+1)) ns; 0 in bucket 0 */
+	uint64_t faults_raised, faults_handled, faults_dropped, faults_real;	/* from the hook */
+};
+
+struct hipsvm_ctx_stats {
+	uint64_t allocations, frees, live_bytes, peak_bytes, unmaps_coordinated;
+};
+
+enum hipsvm_unmap_counter {
+	HIPSVM_UNMAP_TRACKED,
+	HIPSVM_UNMAP_COORDINATED,
+	HIPSVM_UNMAP_UNCOORDINATED,
+	HIPSVM_UNMAP_PARTIAL,
+	HIPSVM_UNMAP_LIVE_SVM,
+	HIPSVM_UNMAP_LIVE_SVM_BYTES,
+	HIPSVM_UNMAP_REENTRANT_SKIPPED,
+	HIPSVM_UNMAP_COUNT
+};
+
+enum hipsvm_error_counter {
+	HIPSVM_ERR_RUNTIME,
+	HIPSVM_ERR_UNKNOWN_POINTER_FREE,
+	HIPSVM_ERR_COUNT
+};
+
+struct hipsvm_stats {
+	struct hipsvm_dev_stats dev[HIPSVM_STATS_MAX_DEV];
+	struct hipsvm_ctx_stats host;				/* host_context */
+	struct hipsvm_ctx_stats primary[HIPSVM_STATS_MAX_DEV];	/* device:N */
+	uint64_t route[HIPSVM_ROUTE_COUNT];
+	uint64_t quota_denied;
+	uint64_t unmap[HIPSVM_UNMAP_COUNT];
+	uint64_t error[HIPSVM_ERR_COUNT];
+	uint32_t max_dev_seen;		/* 1 + the highest device index counted */
+};
+
+void hipsvm_stats_reset(struct hipsvm_stats *s);
+
+/* The context's counters: HIPSVM_CTX_HOST or a device index; NULL if out of range. */
+struct hipsvm_ctx_stats *hipsvm_stats_ctx(struct hipsvm_stats *s, int ctx);
+
+/* An allocation of bytes in ctx, made while dev was current (dev may be -1). */
+void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, uint32_t route);
+/* A free (or the removal of bytes by an unmap when freed is false). */
+void hipsvm_stats_release(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, bool freed);
+
+void hipsvm_stats_add(uint64_t *counter, uint64_t v);
+void hipsvm_stats_drain(struct hipsvm_stats *s, int dev, uint64_t ns, bool timed_out);
+
+/* Median of the drain histogram: the lower bound of the bucket holding it
+ * (0 when there is none). */
+uint64_t hipsvm_stats_drain_median(const struct hipsvm_dev_stats *d);
+
+static inline uint64_t hipsvm_stats_get(const uint64_t *counter)
+{
+	return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+
+#endif

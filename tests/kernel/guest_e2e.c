@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guest_e2e.c - end to end in the QEMU guest: a plain HIP host program run
+ * on the simulated runtime under LD_PRELOAD=libhipsvm.so, with
+ * HIPSVM_HOOK=/sys/kernel/debug/hipsvm/hook, so that the shim's unmap path
+ * goes through the real debugfs file of hipsvm.ko.
+ *
+ * It allocates managed memory, munmaps a page in the middle of it, frees it,
+ * then reads the module's log through its own open of the hook (the same
+ * process, so the same state) and checks, for the unmapped page: a "range"
+ * event naming it, then set, drain and clear in that order, and that the
+ * drain saw the range already unmapped from the CPU (SPEC section 3: set,
+ * unmap, drain, clear).
+ *
+ * The hook file is opened first and kept open, so that the process's state
+ * in the module outlives any close by the shim.
+ */
+#include <hip/hip_runtime_api.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+static struct kt_event ev[64];
+
+int main(void)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = NULL;
+	char *hole;
+	hipError_t e;
+	int fd = kt_open(), n, i, range = -1, set = -1, drain = -1, clear = -1, unmapped = 0;
+	uint64_t hole_addr;
+
+	e = hipMallocManaged(&p, 4 * pg, hipMemAttachGlobal);
+	if (!kt_check(e == hipSuccess && p, "hipMallocManaged of 4 pages: %d", (int)e))
+		return kt_done();
+	memset(p, 0x5a, 4 * pg);
+	hole = (char *)p + 2 * pg;
+	hole_addr = (uint64_t)(uintptr_t)hole;
+	kt_check(munmap(hole, pg) == 0, "munmap of page 2 at %p", (void *)hole);
+	e = hipFree(p);
+	kt_check(e == hipSuccess, "hipFree: %d", (int)e);
+
+	n = kt_log(fd, ev, 64);
+	kt_check(n > 0, "the module's log has %d events", n);
+	for (i = 0; i < n; i++)
+		kt_note("log %llu:%s:%u:%s", (unsigned long long)ev[i].seq, ev[i].op, ev[i].gpu,
+			ev[i].x);
+	/* The first range event for the hole, then the events after it. */
+	for (i = 0; i < n && range < 0; i++)
+		if (!strcmp(ev[i].op, "range") && strtoull(ev[i].x, NULL, 16) == hole_addr)
+			range = i;
+	kt_check(range >= 0, "a set named the range 0x%llx", (unsigned long long)hole_addr);
+	for (i = range + 1; range >= 0 && i < n; i++) {
+		if (!strcmp(ev[i].op, "range"))
+			break;		/* the next unmap */
+		if (!strcmp(ev[i].op, "set") && set < 0)
+			set = i;
+		if (!strcmp(ev[i].op, "drain")) {
+			if (drain < 0)
+				drain = i;
+			unmapped += !strcmp(ev[i].x, "unmapped");
+		}
+		if (!strcmp(ev[i].op, "clear") && clear < 0)
+			clear = i;
+	}
+	kt_check(set > range, "set after the range event");
+	kt_check(drain > set && set >= 0, "drain after set");
+	kt_check(clear > drain && drain >= 0, "clear after drain");
+	kt_check(unmapped > 0, "the drain saw the range unmapped (%d GPU(s))", unmapped);
+	close(fd);
+	return kt_done();
+}

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kt_cp.c - checkpoint semantics of hipsvm.ko on injected faults.
+ *
+ *   kt_cp        (module loaded with ngpus=4, clock_start=1)
+ *       faults before, at and after the checkpoint; set on empty rings; clear
+ *       with an expected value; the wrap with chosen timestamps; a drain that
+ *       completes while the handler is held back; a drain that times out after
+ *       about 1 s when the handler is paused; a drain on a disabled ring.
+ *   kt_cp wrap   (module loaded with clock_start=0xfffffffffff0)
+ *       the same decisions with the GPU clock itself crossing 2^48.
+ *
+ * The handler is held back with the module's debug control "pause" so that
+ * IVs stay in the ring: a checkpoint is only ever taken from a ring that is
+ * not empty (SPEC section 3).
+ */
+#include "ktest.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TS_MASK 0xffffffffffffull
+
+static struct hipsvm_reply r;
+static struct kt_event ev[64];
+
+static uint64_t inject(int fd, unsigned gpu, const char *ts, uint64_t addr)
+{
+	kt_reqf(fd, &r, "inject %u %s 0x%llx", gpu, ts, (unsigned long long)addr);
+	if (r.status) {
+		kt_note("inject %u %s failed: %d %s", gpu, ts, r.status, r.detail);
+		return 0;
+	}
+	return r.ntok ? kt_num(&r, r.tok[0].key, 0) : 0;
+}
+
+static uint64_t inject_at(int fd, unsigned gpu, uint64_t ts)
+{
+	char t[32];
+
+	snprintf(t, sizeof(t), "0x%llx", (unsigned long long)ts);
+	return inject(fd, gpu, t, 0x7e0000000000ull + (ts & 0xfffff) * 4096);
+}
+
+static uint64_t cp_of(int fd, unsigned gpu)
+{
+	char key[8];
+
+	snprintf(key, sizeof(key), "cp%u", gpu);
+	kt_reqp(fd, "stats", &r);
+	return kt_num(&r, key, ~0ull);
+}
+
+static const char *set_one(int fd, unsigned gpu, uint64_t *ts)
+{
+	static char word[32];
+	char key[8];
+
+	snprintf(key, sizeof(key), "%u", gpu);
+	kt_reqf(fd, &r, "set %u", gpu);
+	snprintf(word, sizeof(word), "%s", r.status ? "error" : kt_word(&r, key));
+	*ts = kt_num(&r, key, 0);
+	return word;
+}
+
+static const char *drain_one(int fd, unsigned gpu, int ms)
+{
+	static char word[32];
+	char key[8];
+
+	snprintf(key, sizeof(key), "%u", gpu);
+	if (ms >= 0)
+		kt_reqf(fd, &r, "drain %u %d", gpu, ms);
+	else
+		kt_reqf(fd, &r, "drain %u", gpu);
+	snprintf(word, sizeof(word), "%s", r.status ? "error" : kt_word(&r, key));
+	return word;
+}
+
+static void expect(int n, unsigned gpu, uint64_t ts, const char *want, const char *what)
+{
+	const char *got = kt_fault_outcome(ev, n, gpu, ts);
+
+	kt_check(got && !strcmp(got, want), "%s: fault 0x%llx %s (got %s)", what,
+		 (unsigned long long)ts, want, got ? got : "nothing");
+}
+
+/* Faults before, at and after the checkpoint on one GPU. */
+static void test_before_at_after(int fd, unsigned gpu, uint64_t base)
+{
+	uint64_t a, b, c, d, cp;
+	int n;
+
+	kt_pause(1ull << gpu);
+	a = inject_at(fd, gpu, base);
+	b = inject_at(fd, gpu, base + 0x100);
+	c = inject_at(fd, gpu, base + 0x200);
+	set_one(fd, gpu, &cp);
+	kt_check(cp == c, "set takes the last IV of ih1: 0x%llx", (unsigned long long)cp);
+	kt_check(cp_of(fd, gpu) == c, "stats shows the checkpoint");
+	d = inject_at(fd, gpu, base + 0x300);
+	kt_pause(0);
+	kt_check(!strcmp(drain_one(fd, gpu, -1), "ok"), "drain: ok");
+	n = kt_log(fd, ev, 64);
+	expect(n, gpu, a, "dropped", "before the checkpoint");
+	expect(n, gpu, b, "dropped", "before the checkpoint");
+	expect(n, gpu, c, "dropped", "at the checkpoint");
+	expect(n, gpu, d, "handled", "after the checkpoint");
+	kt_check(cp_of(fd, gpu) == 0, "the first newer fault cleared the checkpoint");
+}
+
+static void test_set_empty_and_clear(int fd, unsigned gpu, uint64_t base)
+{
+	uint64_t cp, a;
+
+	kt_check(!strcmp(set_one(fd, gpu, &cp), "none"), "set on empty rings: none");
+	kt_check(cp_of(fd, gpu) == 0, "set on empty rings leaves the value unchanged");
+
+	kt_pause(1ull << gpu);
+	a = inject_at(fd, gpu, base);
+	set_one(fd, gpu, &cp);
+	kt_check(cp == a, "checkpoint 0x%llx", (unsigned long long)cp);
+	kt_pause(0);
+	kt_check(!strcmp(drain_one(fd, gpu, -1), "ok"), "drain: ok");
+	kt_check(cp_of(fd, gpu) == a, "no newer fault: the checkpoint stays");
+	kt_check(!strcmp(set_one(fd, gpu, &cp), "none") && cp_of(fd, gpu) == a,
+		 "set on empty rings keeps the checkpoint in force");
+	kt_reqf(fd, &r, "clear %u=0x%llx", gpu, (unsigned long long)(a - 1));
+	kt_check(r.status == 0 && !strcmp(r.tok[0].val, "kept"), "clear with another value: kept");
+	kt_reqf(fd, &r, "clear %u=0x%llx", gpu, (unsigned long long)a);
+	kt_check(r.status == 0 && !strcmp(r.tok[0].val, "cleared"), "clear with its value: cleared");
+	kt_check(cp_of(fd, gpu) == 0, "cleared");
+	kt_reqf(fd, &r, "clear %u", gpu);
+	kt_check(r.status == 0 && !strcmp(r.tok[0].val, "kept"), "clear again: kept (nothing to clear)");
+}
+
+/* A later set never lowers the checkpoint. */
+static void test_set_moves_forward(int fd, unsigned gpu, uint64_t base)
+{
+	uint64_t cp, a, b;
+
+	kt_pause(1ull << gpu);
+	a = inject_at(fd, gpu, base);
+	set_one(fd, gpu, &cp);
+	b = inject_at(fd, gpu, base + 1);
+	set_one(fd, gpu, &cp);
+	kt_check(cp == b && cp_of(fd, gpu) == b, "a second set raises the checkpoint to 0x%llx",
+		 (unsigned long long)b);
+	kt_pause(0);
+	drain_one(fd, gpu, -1);
+	expect(kt_log(fd, ev, 64), gpu, a, "dropped", "under two checkpoints");
+	kt_reqf(fd, &r, "clear %u", gpu);
+}
+
+static void *unpause_later(void *arg)
+{
+	(void)arg;
+	usleep(200 * 1000);
+	kt_pause(0);
+	return NULL;
+}
+
+static void test_drain_waits(int fd, unsigned gpu, uint64_t base)
+{
+	char key[8];
+	pthread_t t;
+	uint64_t h0, last = 0;
+	int i;
+
+	snprintf(key, sizeof(key), "%u", gpu);
+	kt_reqp(fd, "stats", &r);
+	h0 = kt_num(&r, "handled", 0) + kt_num(&r, "dropped", 0);
+	kt_pause(1ull << gpu);
+	for (i = 0; i < 40; i++)
+		last = inject_at(fd, gpu, base + (uint64_t)i);
+	pthread_create(&t, NULL, unpause_later, NULL);
+	kt_check(!strcmp(drain_one(fd, gpu, 5000), "ok"), "drain while the handler is held back: ok");
+	kt_reqp(fd, "stats", &r);
+	kt_check(kt_num(&r, "handled", 0) + kt_num(&r, "dropped", 0) - h0 == 40,
+		 "after the drain all 40 faults were processed (up to 0x%llx)",
+		 (unsigned long long)last);
+	pthread_join(t, NULL);
+}
+
+static void test_drain_timeout(int fd, unsigned gpu)
+{
+	double t0, dt;
+	uint64_t timeouts;
+
+	kt_reqp(fd, "stats", &r);
+	timeouts = kt_num(&r, "drain_timeouts", 0);
+	kt_pause(1ull << gpu);
+	inject(fd, gpu, "now", 0x7e0000000000ull);
+	t0 = kt_now();
+	kt_check(!strcmp(drain_one(fd, gpu, -1), "timeout"), "paused handler: drain times out");
+	dt = kt_now() - t0;
+	kt_note("default drain timed out after %.3f s", dt);
+	/* Bounds, not a timing assertion: the default is 1 s; QEMU without KVM
+	 * can be slow, so only a gross error fails. */
+	kt_check(dt >= 0.9 && dt < 10.0, "the default timeout is about 1 s (%.3f s)", dt);
+	t0 = kt_now();
+	kt_check(!strcmp(drain_one(fd, gpu, 200), "timeout"), "drain with 200 ms: timeout");
+	dt = kt_now() - t0;
+	kt_check(dt >= 0.18 && dt < 10.0, "200 ms timeout (%.3f s)", dt);
+	kt_reqp(fd, "stats", &r);
+	kt_check(kt_num(&r, "drain_timeouts", 0) == timeouts + 2, "timeouts are counted");
+	kt_reqf(fd, &r, "ring %u ih1 off", gpu);
+	t0 = kt_now();
+	kt_check(!strcmp(drain_one(fd, gpu, -1), "nodev"), "disabled ring: nodev, at once");
+	kt_check(kt_now() - t0 < 0.5, "nodev does not wait");
+	kt_reqp(fd, "stats", &r);
+	kt_check(kt_num(&r, "drain_nodev", 0) >= 1, "nodev is counted");
+	kt_reqf(fd, &r, "ring %u ih1 on", gpu);
+	kt_pause(0);
+	kt_check(!strcmp(drain_one(fd, gpu, -1), "ok"), "resumed: drain ok");
+}
+
+static void test_all_gpus(int fd, uint64_t base)
+{
+	kt_pause(0x3);
+	inject_at(fd, 0, base);
+	inject_at(fd, 1, base + 1);
+	kt_reqp(fd, "set all", &r);
+	kt_check(r.status == 0 && kt_num(&r, "0", 0) == base && kt_num(&r, "1", 0) == base + 1 &&
+		 !strcmp(kt_word(&r, "2"), "none"), "set all: per-GPU checkpoints from each ring");
+	kt_pause(0);
+	kt_reqp(fd, "drain all", &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "0"), "ok") && !strcmp(kt_word(&r, "1"), "ok"),
+		 "drain all: ok");
+	kt_reqp(fd, "clear all", &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "0"), "cleared") &&
+		 !strcmp(kt_word(&r, "1"), "cleared") && !strcmp(kt_word(&r, "2"), "kept"),
+		 "clear all: the two checkpoints cleared");
+}
+
+/* Polls the process's counters until n more faults were processed. */
+static bool wait_processed(int fd, uint64_t before, uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		kt_reqp(fd, "stats", &r);
+		if (kt_num(&r, "handled", 0) + kt_num(&r, "dropped", 0) >= before + n)
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
+/* Chosen timestamps across 2^48 on a GPU whose clock is far away. A drain
+ * cannot be trusted here: the processed timestamp left by earlier faults is
+ * itself after these (the jump back by 2^48 is not something hardware does),
+ * so the test waits for the counters instead. */
+static void test_wrap_chosen(int fd, unsigned gpu)
+{
+	uint64_t a = TS_MASK - 0x20, b = TS_MASK, c = 0x10, cp, before;
+	int n;
+
+	kt_reqp(fd, "stats", &r);
+	before = kt_num(&r, "handled", 0) + kt_num(&r, "dropped", 0);
+	kt_pause(1ull << gpu);
+	inject_at(fd, gpu, a);
+	inject_at(fd, gpu, b);
+	set_one(fd, gpu, &cp);
+	kt_check(cp == b, "checkpoint 2^48-1");
+	inject_at(fd, gpu, c);
+	kt_pause(0);
+	kt_check(wait_processed(fd, before, 3), "the three faults were processed");
+	n = kt_log(fd, ev, 64);
+	expect(n, gpu, a, "dropped", "chosen ts before the wrap");
+	expect(n, gpu, b, "dropped", "chosen ts at the checkpoint 2^48-1");
+	expect(n, gpu, c, "handled", "chosen ts after the wrap");
+	kt_check(cp_of(fd, gpu) == 0, "cleared by the fault after the wrap");
+}
+
+/* Module loaded with clock_start=2^48-16: "now" crosses the wrap. */
+static int run_wrap(int fd)
+{
+	uint64_t ts[20], cp;
+	int i, n;
+
+	kt_pause(0x1);
+	for (i = 0; i < 16; i++)
+		ts[i] = inject(fd, 0, "now", 0x7d0000000000ull + (uint64_t)i * 4096);
+	kt_check(ts[0] == TS_MASK - 15 && ts[15] == TS_MASK,
+		 "the clock starts at 2^48-16 (0x%llx .. 0x%llx)", (unsigned long long)ts[0],
+		 (unsigned long long)ts[15]);
+	set_one(fd, 0, &cp);
+	kt_check(cp == TS_MASK, "checkpoint at 2^48-1");
+	for (i = 16; i < 20; i++)
+		ts[i] = inject(fd, 0, "now", 0x7d0000000000ull + (uint64_t)i * 4096);
+	kt_check(ts[16] == 0 && ts[19] == 3, "the clock wrapped to 0");
+	kt_pause(0);
+	kt_check(!strcmp(drain_one(fd, 0, -1), "ok"), "drain across the wrap: ok");
+	n = kt_log(fd, ev, 64);
+	for (i = 0; i < 20; i++)
+		if (!kt_fault_outcome(ev, n, 0, ts[i]) ||
+		    strcmp(kt_fault_outcome(ev, n, 0, ts[i]), i < 16 ? "dropped" : "handled"))
+			break;
+	kt_check(i == 20, "16 faults up to 2^48-1 dropped, 4 after the wrap handled (first wrong: %d)",
+		 i);
+	kt_check(cp_of(fd, 0) == 0, "the fault stamped 0 cleared the checkpoint");
+
+	/* A checkpoint taken after the wrap, with the drain's processed
+	 * timestamp on the other side of 2^48 from it. */
+	kt_pause(0x2);
+	for (i = 0; i < 18; i++)
+		ts[i] = inject(fd, 1, "now", 0x7d0000000000ull);
+	set_one(fd, 1, &cp);
+	kt_check(cp == 1, "GPU 1: checkpoint 0x1 after its clock wrapped");
+	ts[18] = inject(fd, 1, "now", 0x7d0000000000ull);
+	kt_pause(0);
+	kt_check(!strcmp(drain_one(fd, 1, -1), "ok"), "GPU 1: drain ok");
+	n = kt_log(fd, ev, 64);
+	expect(n, 1, ts[0], "dropped", "2^48-16, before a checkpoint at 1");
+	expect(n, 1, ts[16], "dropped", "0, before a checkpoint at 1");
+	expect(n, 1, ts[17], "dropped", "at the checkpoint 1");
+	expect(n, 1, ts[18], "handled", "2, after the checkpoint 1");
+	return kt_done();
+}
+
+int main(int argc, char **argv)
+{
+	int fd = kt_open();
+
+	if (argc > 1 && !strcmp(argv[1], "wrap"))
+		return run_wrap(fd);
+	test_before_at_after(fd, 0, 0x1000);
+	test_set_empty_and_clear(fd, 0, 0x2000);
+	test_set_moves_forward(fd, 0, 0x3000);
+	test_drain_waits(fd, 1, 0x1000);
+	test_drain_timeout(fd, 2);
+	test_all_gpus(fd, 0x10000);
+	test_wrap_chosen(fd, 3);
+	return kt_done();
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * target.c - a small HIP host program that tests/preload/test_preload.c runs
+ * with and without the shim, on the simulator and on the real runtime. Each
+ * mode prints one line per call (the HIP result), so that runs can be
+ * compared line by line; addresses are never printed.
+ *
+ * Built against the real HIP headers and linked with Debian's libamdhip64;
+ * LD_LIBRARY_PATH picks the simulator (same soname) at run time.
+ */
+#include <hip/hip_runtime_api.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MIB (1024 * 1024)
+#define P(name, expr) printf("%s %d\n", name, (int)(expr))
+
+static int fails;
+
+static void check(bool ok, const char *what)
+{
+	if (!ok) {
+		printf("FAIL %s\n", what);
+		fails++;
+	}
+}
+
+/* The simulator's hook server log (set/drain/clear order), if there is one. */
+static void print_log(void)
+{
+	const char *(*sock)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT,
+								  "hipsvmSimSocketPath");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[8192];
+	const char *path;
+	socklen_t len;
+	ssize_t n, got = 0;
+	int fd;
+
+	if (!sock || !(path = sock()) || path[0] != '@')
+		return;
+	memcpy(sa.sun_path + 1, path + 1, strlen(path + 1));
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) || write(fd, "log\n", 4) != 4)
+		return;
+	while (got < (ssize_t)sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
+		got += n;
+		if (buf[got - 1] == '\n')
+			break;
+	}
+	buf[got] = '\0';
+	close(fd);
+	printf("LOG %s", buf);
+}
+
+static int mode_basic(void)
+{
+	void *p = NULL, *m = NULL, *h = NULL, *mh = NULL, *ha = NULL, *e = NULL, *sig = NULL;
+	void *pitch_p = NULL, *as = NULL, *d1 = NULL;
+	size_t pitch = 0;
+	void *reg = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	int n = 0;
+
+	P("hipGetDeviceCount", hipGetDeviceCount(&n));
+	P("hipMalloc", hipMalloc(&p, MIB));
+	P("hipMallocManaged", hipMallocManaged(&m, 4 * MIB, hipMemAttachGlobal));
+	P("hipHostMalloc", hipHostMalloc(&h, MIB, 0));
+	P("hipMallocHost", hipMallocHost(&mh, 64 * 1024));
+	P("hipHostAlloc", hipHostAlloc(&ha, 64 * 1024, 0));
+	P("hipExtMallocWithFlags", hipExtMallocWithFlags(&e, 64 * 1024, hipDeviceMallocDefault));
+	P("hipExtMallocWithFlags(signal)", hipExtMallocWithFlags(&sig, 8, hipMallocSignalMemory));
+	P("hipMallocPitch", hipMallocPitch(&pitch_p, &pitch, 100, 10));
+	P("hipMallocAsync", hipMallocAsync(&as, 64 * 1024, NULL));
+	P("hipHostRegister", hipHostRegister(reg, 64 * 1024, 0));
+	P("hipSetDevice(1)", hipSetDevice(n > 1 ? 1 : 0));
+	P("hipMalloc(dev1)", hipMalloc(&d1, 2 * MIB));
+	P("hipSetDevice(0)", hipSetDevice(0));
+	P("hipFree(dev1)", hipFree(d1));
+	P("hipFree", hipFree(p));
+	P("hipFree(managed)", hipFree(m));
+	P("hipHostFree", hipHostFree(h));
+	P("hipFreeHost", hipHostFree(mh));
+	P("hipHostFree(hostalloc)", hipHostFree(ha));
+	P("hipFree(ext)", hipFree(e));
+	P("hipFree(signal)", hipFree(sig));
+	P("hipFree(pitch)", hipFree(pitch_p));
+	P("hipFreeAsync", hipFreeAsync(as, NULL));
+	P("hipStreamSynchronize", hipStreamSynchronize(NULL));
+	P("hipHostUnregister", hipHostUnregister(reg));
+	munmap(reg, 64 * 1024);
+	return 0;
+}
+
+/* Every return code of HIP-BEHAVIOUR.md, and hipGetLastError after each. */
+static int mode_edge(void)
+{
+	void *p = NULL, *q = NULL;
+	int stack_var = 0, n = -1;
+
+#define E(name, expr) do { int rc_ = (int)(expr); \
+		printf("%s %d last %d\n", name, rc_, (int)hipGetLastError()); } while (0)
+	E("hipGetDeviceCount", hipGetDeviceCount(&n));
+	printf("count %d\n", n);
+	E("hipFree(NULL)", hipFree(NULL));
+	E("hipFree(&stack)", hipFree(&stack_var));
+	E("hipHostFree(NULL)", hipHostFree(NULL));
+	E("hipHostFree(&stack)", hipHostFree(&stack_var));
+	E("hipMalloc(&p,0)", hipMalloc(&p, 0));
+	printf("p==NULL %d\n", p == NULL);
+	E("hipMalloc(NULL,n)", hipMalloc(NULL, 16));
+	E("hipMalloc(SIZE_MAX)", hipMalloc(&p, SIZE_MAX));
+	E("hipMalloc", hipMalloc(&p, 4096));
+	printf("aligned256 %d\n", ((uintptr_t)p & 255) == 0);
+	E("hipFree", hipFree(p));
+	E("hipFree(twice)", hipFree(p));
+	E("hipMallocManaged(NULL)", hipMallocManaged(NULL, 16, hipMemAttachGlobal));
+	E("hipMallocManaged(0)", hipMallocManaged(&q, 0, hipMemAttachGlobal));
+	E("hipMallocManaged(flags0)", hipMallocManaged(&q, 16, 0));
+	E("hipMallocManaged(flags3)", hipMallocManaged(&q, 16, 3));
+	E("hipMallocManaged(SIZE_MAX)", hipMallocManaged(&q, SIZE_MAX, hipMemAttachGlobal));
+	E("hipHostMalloc(coh+noncoh)", hipHostMalloc(&q, 16,
+						   hipHostMallocCoherent | hipHostMallocNonCoherent));
+	E("hipHostMalloc", hipHostMalloc(&q, 4096, 0));
+	E("hipHostFree", hipHostFree(q));
+	E("hipHostFree(twice)", hipHostFree(q));
+	E("hipExtMallocWithFlags(signal,16)", hipExtMallocWithFlags(&q, 16, hipMallocSignalMemory));
+	E("hipExtMallocWithFlags(bad)", hipExtMallocWithFlags(&q, 16, 0x100));
+	E("hipSetDevice(99)", hipSetDevice(99));
+#undef E
+	return 0;
+}
+
+/* A partial munmap of managed memory, then the free of the rest. */
+static int mode_partial(void)
+{
+	char *m = NULL;
+
+	P("hipMallocManaged", hipMallocManaged((void **)&m, 4 * MIB, hipMemAttachGlobal));
+	P("munmap(middle)", munmap(m + MIB, MIB));
+	P("munmap(first page)", munmap(m, 4096));
+	print_log();
+	P("hipFree", hipFree(m));
+	return 0;
+}
+
+/* The other unmaps: madvise, mmap(MAP_FIXED), mremap. */
+static int mode_unmaps(void)
+{
+	char *m = NULL, *h = NULL;
+	void *r;
+
+	P("hipMallocManaged", hipMallocManaged((void **)&m, 4 * MIB, hipMemAttachGlobal));
+	P("hipHostMalloc", hipHostMalloc((void **)&h, 4 * MIB, 0));
+	P("madvise(DONTNEED)", madvise(m, MIB, MADV_DONTNEED));
+	P("madvise(WILLNEED)", madvise(m, MIB, MADV_WILLNEED));
+	r = mmap(m + 3 * MIB, MIB, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	P("mmap(FIXED)", r == (void *)(m + 3 * MIB));
+	r = mremap(h, 4 * MIB, 2 * MIB, 0);
+	P("mremap(shrink)", r == (void *)h);
+	P("hipFree", hipFree(m));
+	P("hipHostFree", hipHostFree(h));
+	return 0;
+}
+
+static int mode_internal(void)
+{
+	void *m = NULL;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		P("hipMallocManaged", hipMallocManaged(&m, 2 * MIB, hipMemAttachGlobal));
+		P("hipFree", hipFree(m));
+	}
+	return 0;
+}
+
+static int mode_errno(void)
+{
+	void *p = NULL, *m = NULL;
+	void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+#define KEEP(what, expr) do { errno = 4242; (void)(expr); \
+		check(errno == 4242, what); } while (0)
+#define SETS(what, expr, e) do { errno = 4242; (void)(expr); \
+		check(errno == (e), what); } while (0)
+	KEEP("hipMalloc", hipMalloc(&p, MIB));
+	KEEP("hipMallocManaged", hipMallocManaged(&m, 4 * MIB, hipMemAttachGlobal));
+	KEEP("hipMalloc(NULL) failing", hipMalloc(NULL, 1));
+	KEEP("hipFree(&bad) failing", hipFree(&p));
+	KEEP("munmap untracked", munmap(page, 4096));
+	SETS("munmap untracked unaligned", munmap((char *)page + 1, 4096), EINVAL);
+	KEEP("munmap tracked", munmap((char *)m + MIB, MIB));
+	SETS("munmap tracked unaligned", munmap((char *)m + 1, 4096), EINVAL);
+	KEEP("madvise tracked", madvise(m, 4096, MADV_DONTNEED));
+	SETS("madvise tracked bad", madvise((char *)m + 1, 4096, MADV_DONTNEED), EINVAL);
+	SETS("mremap bad", mremap((char *)m + 1, 4096, 8192, 0), EINVAL);
+	KEEP("hipFree", hipFree(p));
+	KEEP("hipFree managed", hipFree(m));
+#undef KEEP
+#undef SETS
+	printf("errno fails %d\n", fails);
+	return fails ? 1 : 0;
+}
+
+static char *sig_target;
+static char *sig_untracked;
+static volatile int sig_rc = -2, sig_rc2 = -2;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	sig_rc = munmap(sig_target, MIB);
+	sig_rc2 = munmap(sig_untracked, 4096);
+}
+
+static int mode_signal(void)
+{
+	char *m = NULL;
+
+	signal(SIGUSR1, on_usr1);
+	sig_untracked = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	P("hipMallocManaged", hipMallocManaged((void **)&m, 4 * MIB, hipMemAttachGlobal));
+	sig_target = m + 2 * MIB;
+	raise(SIGUSR1);
+	P("munmap in handler", sig_rc);
+	P("munmap untracked in handler", sig_rc2);
+	P("hipFree", hipFree(m));
+	return 0;
+}
+
+#define NTHREADS 8
+#define ROUNDS 200
+static pthread_barrier_t barrier;
+static int thread_errors;
+
+static void *worker(void *arg)
+{
+	int i, rc;
+
+	(void)arg;
+	pthread_barrier_wait(&barrier);
+	for (i = 0; i < ROUNDS; i++) {
+		void *p = NULL, *m = NULL;
+
+		rc = hipMalloc(&p, 4096 * (1 + i % 7));
+		rc |= hipFree(p);
+		if (i % 20 == 0) {
+			rc |= hipMallocManaged(&m, 2 * MIB, hipMemAttachGlobal);
+			if (!rc)
+				rc |= munmap((char *)m + MIB, MIB);
+			rc |= hipFree(m);
+		}
+		if (rc)
+			__atomic_fetch_add(&thread_errors, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static int mode_threads(void)
+{
+	pthread_t t[NTHREADS];
+	int i;
+
+	pthread_barrier_init(&barrier, NULL, NTHREADS);
+	for (i = 0; i < NTHREADS; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(t[i], NULL);
+	printf("thread errors %d\n", thread_errors);
+	return thread_errors != 0;
+}
+
+static int mode_fork(void)
+{
+	void *p = NULL, *m = NULL;
+	pid_t pid;
+	int st = 0;
+
+	P("parent hipMalloc", hipMalloc(&p, MIB));
+	P("parent hipMallocManaged", hipMallocManaged(&m, 2 * MIB, hipMemAttachGlobal));
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		void *c = NULL;
+
+		P("child hipMallocManaged", hipMallocManaged(&c, 2 * MIB, hipMemAttachGlobal));
+		P("child munmap", munmap((char *)c + MIB, MIB));
+		P("child hipFree", hipFree(c));
+		fflush(stdout);
+		exit(0);
+	}
+	waitpid(pid, &st, 0);
+	P("child status", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+	P("parent munmap", munmap((char *)m + MIB, MIB));
+	P("parent hipFree", hipFree(m));
+	P("parent hipFree", hipFree(p));
+	return 0;
+}
+
+static int mode_exec(void)
+{
+	void *p = NULL;
+
+	P("hipMalloc", hipMalloc(&p, 4096));
+	fflush(stdout);
+	execl("/bin/sh", "sh", "-c", "echo \"LD_PRELOAD=[$LD_PRELOAD]\"", (char *)NULL);
+	return 127;
+}
+
+/* Routing: managed memory on device 1, device quotas, oversubscription. */
+static int mode_policy(void)
+{
+	void *m = NULL, *a = NULL, *b = NULL, *c = NULL, *big = NULL, *h = NULL;
+
+	P("hipSetDevice(1)", hipSetDevice(1));
+	P("hipMallocManaged", hipMallocManaged(&m, 4 * MIB, hipMemAttachGlobal));
+	P("hipMalloc(a)", hipMalloc(&a, 512 * 1024));
+	P("hipMalloc(b)", hipMalloc(&b, 512 * 1024));
+	P("hipMalloc(c)", hipMalloc(&c, 4096));
+	P("hipFree(b)", hipFree(b));
+	P("hipMalloc(b again)", hipMalloc(&b, 512 * 1024));
+	P("hipMalloc(big)", hipMalloc(&big, (size_t)3 << 30));
+	P("hipHostMalloc", hipHostMalloc(&h, MIB, 0));
+	P("munmap(managed part)", munmap((char *)m + MIB, MIB));
+	P("hipSetDevice(0)", hipSetDevice(0));
+	P("hipFree(m)", hipFree(m));
+	P("hipFree(a)", hipFree(a));
+	P("hipFree(b)", hipFree(b));
+	P("hipFree(c)", hipFree(c));
+	P("hipFree(big)", hipFree(big));
+	P("hipHostFree", hipHostFree(h));
+	return 0;
+}
+
+/* Through hipGetProcAddress (ROCm 6.1+; the fake runtime has it). */
+static int mode_procaddr(void)
+{
+	typedef hipError_t (*gpa_t)(const char *, void **, int, uint64_t, void *);
+	gpa_t gpa = (gpa_t)dlsym(RTLD_DEFAULT, "hipGetProcAddress");
+	hipError_t (*fn_malloc)(void **, size_t) = NULL;
+	hipError_t (*fn_free)(void *) = NULL;
+	void *p = NULL;
+
+	if (!gpa) {
+		printf("no hipGetProcAddress\n");
+		return 0;
+	}
+	P("hipGetProcAddress(hipMalloc)", gpa("hipMalloc", (void **)&fn_malloc, 600, 0, NULL));
+	P("hipGetProcAddress(hipFree)", gpa("hipFree", (void **)&fn_free, 600, 0, NULL));
+	P("is shim's", fn_malloc && (void *)fn_malloc == dlsym(RTLD_DEFAULT, "hipMalloc"));
+	if (fn_malloc && fn_free) {
+		P("(*hipMalloc)", fn_malloc(&p, 4096));
+		P("(*hipFree)", fn_free(p));
+	}
+	return 0;
+}
+
+/* Many unmaps of untracked memory: the shim must stay out of the way. */
+static int mode_plain(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		void *q = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (q == MAP_FAILED || munmap(q, 8192))
+			return 2;
+	}
+	errno = 0;
+	P("munmap(bad)", munmap((void *)1, 4096));
+	P("errno", errno);
+	return 3;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int (*fn)(void); } modes[] = {
+		{ "basic", mode_basic }, { "edge", mode_edge }, { "partial", mode_partial },
+		{ "unmaps", mode_unmaps }, { "internal", mode_internal }, { "errno", mode_errno },
+		{ "signal", mode_signal }, { "threads", mode_threads }, { "fork", mode_fork },
+		{ "exec", mode_exec }, { "policy", mode_policy }, { "procaddr", mode_procaddr },
+		{ "plain", mode_plain },
+	};
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(argv[1], modes[i].name))
+			return modes[i].fn();
+	fprintf(stderr, "usage: %s MODE\n", argv[0]);
+	return 64;
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sim_hook.c - the simulator's hook server (src/proto.h) spoken to over
+ * its socket: every command, malformed input, the checkpoint filter seen
+ * from outside (faults held in a disabled ring, then released), drain's
+ * per-GPU results, the event log, and a clock that wraps at 2^48.
+ */
+#include <hip/hip_runtime_api.h>
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "hipsvm_sim.h"
+#include "proto.h"
+#include "sim_test_util.h"
+
+#define PAGE 4096u
+
+TestSuite(hook, .timeout = 60);
+
+static uint64_t inject(int fd, unsigned gpu, const void *addr)
+{
+	char line[96];
+	struct hipsvm_reply r;
+	char key[8];
+
+	snprintf(line, sizeof(line), "inject %u now 0x%lx w\n", gpu, (unsigned long)(uintptr_t)addr);
+	r = parse(req(fd, line));
+	cr_assert_eq(r.status, 0);
+	snprintf(key, sizeof(key), "%u", gpu);
+	return num(&r, key);
+}
+
+Test(hook, version_and_gpus)
+{
+	int fd = hook_connect();
+
+	cr_expect_str_eq(req(fd, "version\n"), "ok version 1 hipsvm-hook\n");
+	cr_expect_str_eq(req(fd, "gpus\n"), "ok gpus n=4\n");
+	close(fd);
+}
+
+Test(hook, malformed_changes_nothing)
+{
+	static const char *const bad[] = {
+		"bogus\n", "set\n", "set 0 0x1000\n", "drain 0 abc\n", "clear 0=\n",
+		"inject 0 now\n", "ring 0 ih7 on\n", "set 0-\n", "\n", "version extra\n",
+	};
+	struct hipsvm_reply r;
+	int fd = hook_connect();
+	unsigned i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect(strncmp(req(fd, bad[i]), "err EINVAL", 10) == 0, "\"%s\" refused", bad[i]);
+	r = parse(req(fd, "stats\n"));
+	cr_expect_eq(num(&r, "sets"), 0);
+	cr_expect_eq(num(&r, "drains"), 0);
+	cr_expect_eq(num(&r, "clears"), 0);
+	cr_expect_eq(num(&r, "faults_raised"), 0);
+	close(fd);
+}
+
+Test(hook, long_line_refused_connection_survives)
+{
+	char line[600];
+	int fd = hook_connect();
+
+	memset(line, 'x', sizeof(line) - 2);
+	line[sizeof(line) - 2] = '\n';
+	line[sizeof(line) - 1] = '\0';
+	cr_expect(strncmp(req(fd, line), "err EINVAL", 10) == 0);
+	cr_expect_str_eq(req(fd, "version\n"), "ok version 1 hipsvm-hook\n");
+	close(fd);
+}
+
+Test(hook, set_on_empty_rings_records_nothing)
+{
+	int fd = hook_connect();
+
+	cr_expect_str_eq(req(fd, "set 0,2\n"), "ok set 0=none 2=none\n");
+	cr_expect_str_eq(req(fd, "drain all\n"), "ok drain 0=ok 1=ok 2=ok 3=ok\n");
+	cr_expect_str_eq(req(fd, "clear 0\n"), "ok clear 0=kept\n");
+	close(fd);
+}
+
+Test(hook, filter_drops_stale_handles_fresh)
+{
+	struct hipsvm_sim_stats s;
+	char *m, line[64];
+	uint64_t t[4];
+	int fd = hook_connect(), i;
+
+	cr_assert_eq(hipMallocManaged((void **)&m, 4 * PAGE, hipMemAttachGlobal), hipSuccess);
+	/* hold three faults in ih1, set the checkpoint on them, then raise a
+	 * fourth after it and let the handler run */
+	cr_expect_str_eq(req(fd, "ring 1 ih1 off\n"), "ok ring\n");
+	for (i = 0; i < 3; i++)
+		t[i] = inject(fd, 1, m + i * PAGE);
+	snprintf(line, sizeof(line), "ok set 1=0x%llx\n", (unsigned long long)t[2]);
+	cr_expect_str_eq(req(fd, "set 1\n"), line);
+	cr_expect_eq(hipsvmSimGetStats(1, &s), 0);
+	cr_expect_eq(s.checkpoint_ts, t[2]);
+	t[3] = inject(fd, 1, m + 3 * PAGE);
+	cr_expect_gt(t[3], t[2]);
+	cr_expect_str_eq(req(fd, "ring 1 ih1 on\n"), "ok ring\n");
+	cr_expect_str_eq(req(fd, "drain 1\n"), "ok drain 1=ok\n");
+	cr_assert_eq(hipsvmSimGetStats(1, &s), 0);
+	cr_expect_eq(s.faults_dropped, 3, "faults at or before the checkpoint are dropped");
+	cr_expect_eq(s.faults_handled, 1);
+	cr_expect_eq(s.faults_stale_handled, 0);
+	cr_expect_eq(s.checkpoint_ts, 0, "the first newer fault clears the checkpoint");
+	cr_expect_eq(hipsvmSimIsMapped(1, m), 0);
+	cr_expect_eq(hipsvmSimIsMapped(1, m + 3 * PAGE), 1);
+	/* a dropped fault is retried by the GPU and then served */
+	cr_expect_eq(hipsvmSimAccess(1, m, 4 * PAGE, 0), hipSuccess);
+	cr_expect_eq(hipFree(m), hipSuccess);
+	close(fd);
+}
+
+Test(hook, clear_only_the_expected_value)
+{
+	char line[64];
+	uint64_t t;
+	int fd = hook_connect();
+
+	cr_expect_str_eq(req(fd, "ring 0 ih1 off\n"), "ok ring\n");
+	t = inject(fd, 0, (void *)0x10000);
+	snprintf(line, sizeof(line), "ok set 0=0x%llx\n", (unsigned long long)t);
+	cr_expect_str_eq(req(fd, "set 0\n"), line);
+	snprintf(line, sizeof(line), "clear 0=0x%llx\n", (unsigned long long)t + 1);
+	cr_expect_str_eq(req(fd, line), "ok clear 0=kept\n");
+	snprintf(line, sizeof(line), "clear 0=0x%llx\n", (unsigned long long)t);
+	cr_expect_str_eq(req(fd, line), "ok clear 0=cleared\n");
+	cr_expect_str_eq(req(fd, "ring 0 ih1 on\n"), "ok ring\n");
+	close(fd);
+}
+
+Test(hook, drain_nodev_and_timeout)
+{
+	int fd = hook_connect();
+
+	cr_expect_str_eq(req(fd, "ring 2 ih1 off\n"), "ok ring\n");
+	cr_expect_str_eq(req(fd, "drain 1-2\n"), "ok drain 1=ok 2=nodev\n");
+	cr_expect_str_eq(req(fd, "ring 2 ih1 on\n"), "ok ring\n");
+	cr_expect_str_eq(req(fd, "drain 2 50\n"), "ok drain 2=ok\n");
+	cr_expect_str_eq(req(fd, "drain 9\n"), "ok drain 9=nodev\n");
+	close(fd);
+}
+
+Test(hook, apu_has_no_ih1)
+{
+	int fd;
+
+	setenv("HIPSVM_SIM_APU", "1", 1);
+	fd = hook_connect();
+	cr_expect(strncmp(req(fd, "ring 0 ih1 off\n"), "err ENODEV", 10) == 0);
+	cr_expect_str_eq(req(fd, "drain 0\n"), "ok drain 0=nodev\n",
+			 "an APU without the CAM has no ring to drain");
+	close(fd);
+}
+
+Test(hook, retry_cam_drains_ih0_and_soft)
+{
+	int fd;
+
+	setenv("HIPSVM_SIM_RETRY_CAM", "1", 1);
+	fd = hook_connect();
+	cr_expect_str_eq(req(fd, "drain 0\n"), "ok drain 0=ok\n");
+	cr_expect_str_eq(req(fd, "ring 0 soft off\n"), "ok ring\n");
+	cr_expect_str_eq(req(fd, "drain 0\n"), "ok drain 0=nodev\n");
+	close(fd);
+}
+
+static bool log_has(const char *log, const char *what, unsigned long *seq)
+{
+	const char *p = log;
+	size_t n = strlen(what);
+
+	while ((p = strchr(p, ' ')) != NULL) {
+		unsigned long s;
+		int off = 0;
+
+		p++;
+		if (sscanf(p, "%lu:%n", &s, &off) == 1 && off > 0 && strncmp(p + off, what, n) == 0 &&
+		    (p[off + n] == ' ' || p[off + n] == '\n')) {
+			*seq = s;
+			return true;
+		}
+	}
+	return false;
+}
+
+Test(hook, log_orders_set_unmap_drain_clear)
+{
+	unsigned long s_set = 0, s_drain = 0, s_clear = 0;
+	const char *log;
+	char line[96];
+	char *m;
+	int fd = hook_connect();
+
+	cr_assert_eq(hipMallocManaged((void **)&m, 8 * PAGE, hipMemAttachGlobal), hipSuccess);
+	cr_assert_eq(hipsvmSimAccess(3, m, 8 * PAGE, 1), hipSuccess);
+	snprintf(line, sizeof(line), "set 3 0x%lx 0x%x\n", (unsigned long)(uintptr_t)(m + 2 * PAGE),
+		 2 * PAGE);
+	cr_expect_str_eq(req(fd, line), "ok set 3=none\n");
+	cr_expect_eq(hipsvmSimIsMapped(3, m + 2 * PAGE), 0, "set unmaps the range from the GPU");
+	cr_expect_eq(hipsvmSimIsMapped(3, m + 3 * PAGE), 0);
+	cr_expect_eq(hipsvmSimIsMapped(3, m + 4 * PAGE), 1);
+	cr_assert_eq(munmap(m + 2 * PAGE, 2 * PAGE), 0);
+	cr_expect_str_eq(req(fd, "drain 3\n"), "ok drain 3=ok\n");
+	cr_expect_str_eq(req(fd, "clear 3\n"), "ok clear 3=kept\n");
+	log = req(fd, "log\n");
+	cr_expect(log_has(log, "set:3", &s_set), "%s", log);
+	cr_expect(log_has(log, "drain:3:unmapped", &s_drain), "%s", log);
+	cr_expect(log_has(log, "clear:3", &s_clear), "%s", log);
+	cr_expect(s_set < s_drain && s_drain < s_clear, "%s", log);
+	cr_expect_eq(hipFree(m), hipSuccess);
+	close(fd);
+}
+
+Test(hook, stats_totals_and_per_gpu)
+{
+	struct hipsvm_reply r;
+	void *m;
+	int fd = hook_connect();
+
+	cr_assert_eq(hipMallocManaged(&m, 3 * PAGE, hipMemAttachGlobal), hipSuccess);
+	cr_assert_eq(hipsvmSimAccess(2, m, 3 * PAGE, 1), hipSuccess);
+	req(fd, "drain all\n");
+	r = parse(req(fd, "stats\n"));
+	cr_expect_eq(r.status, 0);
+	cr_expect_eq(num(&r, "faults_raised"), 3);
+	cr_expect_eq(num(&r, "faults_handled"), 3);
+	cr_expect_eq(num(&r, "g2.faults_raised"), 3);
+	cr_expect_eq(num(&r, "g0.faults_raised"), 0);
+	cr_expect_eq(num(&r, "drains"), 4);
+	cr_expect_eq(num(&r, "g3.drains"), 1);
+	cr_expect_eq(num(&r, "faults_dropped"), 0);
+	cr_expect_eq(num(&r, "faults_real"), 0);
+	cr_expect_eq(num(&r, "drain_timeouts"), 0);
+	cr_expect_eq(hipFree(m), hipSuccess);
+	close(fd);
+}
+
+Test(hook, checkpoint_across_the_wrap)
+{
+	struct hipsvm_sim_stats s;
+	uint64_t t[24];
+	char *m;
+	int fd, i;
+
+	setenv("HIPSVM_SIM_TS_START", "0xFFFFFFFFFFF4", 1);
+	fd = hook_connect();
+	cr_assert_eq(hipMallocManaged((void **)&m, 24 * PAGE, hipMemAttachGlobal), hipSuccess);
+	req(fd, "ring 0 ih1 off\n");
+	for (i = 0; i < 23; i++)
+		t[i] = inject(fd, 0, m + i * PAGE);
+	cr_expect_gt(t[0], t[22], "the clock wrapped: 0x%llx then 0x%llx",
+		     (unsigned long long)t[0], (unsigned long long)t[22]);
+	req(fd, "set 0\n");
+	t[23] = inject(fd, 0, m + 23 * PAGE);
+	req(fd, "ring 0 ih1 on\n");
+	cr_expect_str_eq(req(fd, "drain 0\n"), "ok drain 0=ok\n");
+	cr_assert_eq(hipsvmSimGetStats(0, &s), 0);
+	cr_expect_eq(s.faults_dropped, 23, "every fault before the checkpoint, across the wrap");
+	cr_expect_eq(s.faults_handled, 1);
+	cr_expect_eq(hipsvmSimIsMapped(0, m + 23 * PAGE), 1);
+	cr_expect_eq(hipFree(m), hipSuccess);
+	close(fd);
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfinfo.c - read program headers, the dynamic section and the symbol
+ * tables of one file with libelf.
+ */
+#include "elfinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const hooked_names[H_COUNT] = {
+	"hipMalloc", "hipFree", "hipMallocManaged", "hipHostMalloc", "hipHostFree",
+	"hipMallocHost", "hipHostAlloc", "hipExtMallocWithFlags", "hipMallocPitch",
+	"hipMallocAsync", "hipFreeAsync", "hipHostRegister", "hipHostUnregister",
+	"hipGetProcAddress",
+	"munmap", "mremap", "madvise", "mmap",
+};
+
+static int hooked_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < H_COUNT; i++)
+		if (strcmp(name, hooked_names[i]) == 0)
+			return i;
+	/* glibc's 64-bit alias of mmap is the same function for the shim */
+	if (strcmp(name, "mmap64") == 0)
+		return H_MMAP;
+	return -1;
+}
+
+static void not_elf(int fd, char *msg, size_t cap)
+{
+	unsigned char head[4] = { 0 };
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+
+	if (n >= 2 && head[0] == '#' && head[1] == '!')
+		snprintf(msg, cap, "not an ELF file but a script: check the program its #! line runs");
+	else if (n == 0)
+		snprintf(msg, cap, "not an ELF file (empty)");
+	else
+		snprintf(msg, cap, "not an ELF file");
+}
+
+static void symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elfinfo *ei, bool dynsym)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym sym;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		const char *name;
+		int h;
+		bool undef;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		undef = sym.st_shndx == SHN_UNDEF;
+		if (undef && !dynsym)
+			continue;	/* .symtab repeats .dynsym's imports */
+		h = hooked_index(name);
+		if (undef) {
+			if (h >= 0)
+				ei->imports |= 1u << h;
+			if (strncmp(name, "hip", 3) == 0)
+				ei->hip_imports++;
+			if (strcmp(name, "dlopen") == 0 || strcmp(name, "dlmopen") == 0)
+				ei->imports_dlopen = true;
+			if (strcmp(name, "dlsym") == 0 || strcmp(name, "dlvsym") == 0)
+				ei->imports_dlsym = true;
+		} else if (GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
+			if (h >= 0 && h < H_FIRST_LIBC)
+				ei->defines |= 1u << h;
+			if (strncmp(name, "hip", 3) == 0)
+				ei->hip_defines++;
+		}
+	}
+}
+
+static void dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elfinfo *ei)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Dyn dyn;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		const char *s;
+
+		if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		switch (dyn.d_tag) {
+		case DT_NEEDED:
+			s = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+			if (s && ei->n_needed < ELFI_MAX_NEEDED)
+				ei->needed[ei->n_needed++] = strdup(s);
+			break;
+		case DT_RPATH:
+		case DT_RUNPATH:
+		case DT_SONAME:
+			s = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+			if (!s)
+				break;
+			if (dyn.d_tag == DT_RPATH && !ei->rpath)
+				ei->rpath = strdup(s);
+			else if (dyn.d_tag == DT_RUNPATH && !ei->runpath)
+				ei->runpath = strdup(s);
+			else if (dyn.d_tag == DT_SONAME && !ei->soname)
+				ei->soname = strdup(s);
+			break;
+		case DT_FLAGS_1:
+			if (dyn.d_un.d_val & DF_1_PIE)
+				ei->pie = true;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int elfinfo_read(const char *path, struct elfinfo *ei, char *msg, size_t msgcap)
+{
+	size_t phnum = 0, i;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd, rc = 0;
+
+	memset(ei, 0, sizeof(*ei));
+	msg[0] = '\0';
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(msg, msgcap, "libelf is out of date");
+		return -EINVAL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(msg, msgcap, "%s", strerror(errno));
+		return rc;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		not_elf(fd, msg, msgcap);
+		rc = -ENOEXEC;
+		goto out;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		snprintf(msg, msgcap, "broken ELF header: %s", elf_errmsg(-1));
+		rc = -EINVAL;
+		goto out;
+	}
+	ei->elf_class = gelf_getclass(elf) == ELFCLASS32 ? 32 : 64;
+	ei->machine = eh.e_machine;
+	ei->type = eh.e_type;
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		phnum = 0;
+	for (i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_DYNAMIC)
+			ei->dynamic = true;
+		if (ph.p_type == PT_INTERP) {
+			size_t size = 0;
+			char *raw = elf_rawfile(elf, &size);
+
+			ei->interp = true;
+			if (raw && ph.p_offset < size) {
+				size_t n = ph.p_filesz < size - ph.p_offset ? ph.p_filesz : size - ph.p_offset;
+
+				if (n >= sizeof(ei->interp_path))
+					n = sizeof(ei->interp_path) - 1;
+				memcpy(ei->interp_path, raw + ph.p_offset, n);
+				ei->interp_path[n] = '\0';
+			}
+		}
+	}
+	ei->stripped = true;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNAMIC)
+			dynamic(elf, scn, &sh, ei);
+		else if (sh.sh_type == SHT_DYNSYM)
+			symbols(elf, scn, &sh, ei, true);
+		else if (sh.sh_type == SHT_SYMTAB) {
+			ei->stripped = false;
+			symbols(elf, scn, &sh, ei, false);
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+void elfinfo_free(struct elfinfo *ei)
+{
+	size_t i;
+
+	for (i = 0; i < ei->n_needed; i++)
+		free(ei->needed[i]);
+	free(ei->rpath);
+	free(ei->runpath);
+	free(ei->soname);
+	memset(ei, 0, sizeof(*ei));
+}

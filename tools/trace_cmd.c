@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_cmd.c - hipsvm trace: a run (or saved raw events) as a Perfetto trace.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char trace_help[] =
+"Usage: hipsvm trace [-o OUT.json] [RUN OPTIONS] [--] PROGRAM [ARGS...]\n"
+"       hipsvm trace --from EVENTS.jsonl [--report R.json] [-o OUT.json]\n"
+"\n"
+"Writes a Chrome/Perfetto trace (JSON) of a run: one track per GPU with the\n"
+"checkpoint windows (set to clear) and drains, one track for host_context\n"
+"and for each device:N context with the allocation lifetimes, unmaps, and\n"
+"counters for live bytes and GPU faults over time. Open it at\n"
+"https://ui.perfetto.dev (Open trace file) or in chrome://tracing.\n"
+"The first form runs PROGRAM like 'hipsvm run' (and prints the same report);\n"
+"the second converts raw events saved with 'hipsvm run --trace FILE'.\n"
+"\n"
+"  -o, --output FILE    the trace to write (default hipsvm-trace.json; '-' = stdout)\n"
+"      --from FILE      convert this raw event file instead of running a program\n"
+"      --report FILE    with --from: the run's JSON report (names the process)\n"
+"\n";
+
+static int convert(const char *events, const char *outpath, const struct json *report, bool quiet)
+{
+	struct trace_stats st;
+	char err[512];
+	FILE *f = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
+	int rc;
+
+	if (!f) {
+		tool_err("%s: %s", outpath, strerror(errno));
+		return 1;
+	}
+	rc = trace_convert(events, f, report, &st, err, sizeof(err));
+	if (f != stdout && fclose(f) != 0 && !rc) {
+		snprintf(err, sizeof(err), "%s: %s", outpath, strerror(errno));
+		rc = -EIO;
+	}
+	if (rc) {
+		tool_err("%s", err);
+		if (f != stdout)
+			unlink(outpath);
+		return rc == -ENOENT ? EXIT_USAGE : 1;
+	}
+	if (st.bad_lines)
+		tool_err("warning: %zu malformed line%s in %s skipped", st.bad_lines,
+			 st.bad_lines == 1 ? "" : "s", events);
+	if (!quiet && f != stdout) {
+		char d[32];
+
+		tool_err("trace written to %s: %zu event%s over %s on %zu track%s; open it at https://ui.perfetto.dev",
+			 outpath, st.events, st.events == 1 ? "" : "s",
+			 fmt_ns(st.last_ns - st.first_ns, d, sizeof(d)), st.tracks, st.tracks == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+static struct json *load_report(const char *path)
+{
+	char *buf, err[128];
+	struct json *r = NULL;
+	size_t len;
+
+	if (json_slurp(path, &buf, &len) == 0) {
+		r = json_parse(buf, len, err, sizeof(err));
+		free(buf);
+	}
+	return r;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct run_opts o = { .sim = -1 };
+	const char *out = "hipsvm-trace.json", *from = NULL;
+	struct json *report = NULL;
+	char path[8192];
+	int i = 1, r, code;
+
+	while (i < argc) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(trace_help, stdout);
+			fputs(run_opts_help, stdout);
+			free(o.env);
+			return 0;
+		}
+		if (a[0] != '-')
+			break;
+		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--from") == 0) {
+			if (i + 1 >= argc) {
+				free(o.env);
+				return usage_err("trace", "option '%s' needs a value", a);
+			}
+			if (strcmp(a, "--from") == 0)
+				from = argv[i + 1];
+			else
+				out = argv[i + 1];
+			i += 2;
+			continue;
+		}
+		if (strncmp(a, "--output=", 9) == 0 || strncmp(a, "--from=", 7) == 0) {
+			if (a[2] == 'f')
+				from = a + 7;
+			else
+				out = a + 9;
+			i++;
+			continue;
+		}
+		r = run_parse_opt("trace", &o, argc, argv, &i);
+		if (r) {
+			free(o.env);
+			return r == 1 ? usage_err("trace", "unknown option '%s'", a) : r;
+		}
+	}
+	if (!*out) {
+		free(o.env);
+		return usage_err("trace", "-o needs a file name");
+	}
+	if (from) {
+		if (i < argc) {
+			free(o.env);
+			return usage_err("trace", "--from converts a saved file: no program is run ('%s')", argv[i]);
+		}
+		if (o.report)
+			report = load_report(o.report);
+		code = convert(from, out, report, o.quiet);
+		json_free(report);
+		free(o.env);
+		return code;
+	}
+	if (i >= argc) {
+		free(o.env);
+		return usage_err("trace", "no program given: hipsvm trace [-o OUT.json] -- PROGRAM [ARGS...]");
+	}
+	o.argv = argv + i;
+	code = run_program(&o, true);
+	if (o.pid > 0) {
+		snprintf(path, sizeof(path), "%s/report.%d.json", o.workdir, o.pid);
+		report = load_report(path);
+		if (access(o.events, R_OK) != 0)
+			tool_err("no trace events were written (did the shim load? try 'hipsvm check %s')", o.argv[0]);
+		else if (convert(o.events, out, report, o.quiet) != 0 && code == 0)
+			code = 1;
+	}
+	json_free(report);
+	run_cleanup(&o);
+	free(o.env);
+	return code;
+}
