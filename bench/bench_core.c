@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 {
 	uint64_t scale = argc > 1 ? strtoull(argv[1], NULL, 0) : 1, s = 0x9e3779b97f4a7c15u;
 	struct row rows[] = {
-		{ "ts_after compare", b_ts_after, 20000000, 2, NULL },
+		{ "ts_after compare", b_ts_after, 20000000, 5, NULL },
 		{ "cp_filter, no checkpoint", b_filter, 5000000, 10, no_checkpoint },
 		{ "cp_filter, checkpoint set (drop)", b_filter, 5000000, 10, checkpoint_set },
 		{ "cp_filter under a mutex, none", b_filter_locked, 2000000, 0, no_checkpoint },

@@ -59,6 +59,52 @@ static double median(double *v, unsigned n)
 	return v[n / 2];
 }
 
+/*
+ * Wall-clock (CLOCK_MONOTONIC) medians are the figures; the thread's CPU
+ * time is printed beside them because this machine is shared: a run that
+ * lost the CPU shows a wall time far above its CPU time. Runs are kept short
+ * (about a millisecond) so that most of them fit in one time slice.
+ */
+struct med {
+	double wall, cpu;
+};
+
+struct runs {
+	double wall[64], cpu[64];
+	uint64_t w0, c0;
+	unsigned n;
+};
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void run_begin(struct runs *r)
+{
+	r->c0 = cpu_ns();
+	r->w0 = now_ns();
+}
+
+static void run_end(struct runs *r, unsigned ops)
+{
+	uint64_t w = now_ns(), c = cpu_ns();
+
+	r->wall[r->n] = (double)(w - r->w0) / ops;
+	r->cpu[r->n] = (double)(c - r->c0) / ops;
+	r->n++;
+}
+
+static struct med runs_median(struct runs *r)
+{
+	struct med m = { median(r->wall, r->n), median(r->cpu, r->n) };
+
+	return m;
+}
+
 static struct hipsvm_registry *reg;
 static uintptr_t *starts, *sizes;
 static unsigned nlive;
@@ -111,7 +157,7 @@ struct q {
 };
 static struct q qs[NQ];
 
-enum qkind { Q_FAR, Q_GAP, Q_TRACKED };
+enum qkind { Q_FAR, Q_FREED, Q_GAP, Q_TRACKED };
 
 static void prepare(enum qkind k)
 {
@@ -120,7 +166,9 @@ static void prepare(enum qkind k)
 
 		switch (k) {
 		case Q_FAR:	/* 4 KiB .. 1 MiB somewhere in a 1 TiB hole */
-			qs[i].addr = ((uintptr_t)0x80 << 40) + (rnd() % (1ull << 28)) * 4 * KB;
+		case Q_FREED:	/* the same in a region where allocations came and went */
+			qs[i].addr = ((uintptr_t)(k == Q_FAR ? 0x80 : 0x90) << 40) +
+				     (rnd() % (1ull << 28)) * 4 * KB;
 			qs[i].len = (1 + rnd() % 256) * 4 * KB;
 			break;
 		case Q_GAP:	/* the first page after an entry (gaps are >= 4 KiB) */
@@ -138,17 +186,18 @@ static void prepare(enum qkind k)
 enum op { OP_TOUCHES, OP_TOUCHES_SVM, OP_FIND };
 
 /* Median over runs of (iters operations) in ns per operation. */
-static double time_queries(enum op op, unsigned iters, int expect)
+static struct med time_queries(enum op op, unsigned iters, int expect)
 {
-	double v[64];
+	struct runs rr = { .n = 0 };
 	struct hipsvm_alloc a;
+	unsigned qi = 0;
 
 	for (unsigned run = 0; run < runs; run++) {
 		long acc = 0;
-		uint64_t t0 = now_ns();
 
-		for (unsigned i = 0; i < iters; i++) {
-			const struct q *q = &qs[i & (NQ - 1)];
+		run_begin(&rr);
+		for (unsigned i = 0; i < iters; i++, qi++) {
+			const struct q *q = &qs[qi & (NQ - 1)];
 
 			switch (op) {
 			case OP_TOUCHES:
@@ -162,33 +211,33 @@ static double time_queries(enum op op, unsigned iters, int expect)
 				break;
 			}
 		}
-		v[run] = (double)(now_ns() - t0) / iters;
+		run_end(&rr, iters);
 		sink = acc;
 		if (expect >= 0 && acc != (long)expect * iters) {
 			fprintf(stderr, "wrong answers (%ld of %u)\n", acc, iters);
 			exit(1);
 		}
 	}
-	return median(v, runs);
+	return runs_median(&rr);
 }
 
-static void row(const char *what, unsigned n, double ns, const char *target)
+static void row(const char *what, unsigned n, struct med m, const char *target)
 {
-	printf("%-44s %9u %10.1f   %s\n", what, n, ns, target);
+	printf("%-42s %8u %9.1f %9.1f   %s\n", what, n, m.wall, m.cpu, target);
 }
 
-static double time_insert_remove(unsigned iters)
+static struct med time_insert_remove(unsigned iters)
 {
-	double v[64];
+	struct runs rr = { .n = 0 };
+	unsigned qi = 0;
 
 	for (unsigned run = 0; run < runs; run++) {
-		uint64_t t0 = now_ns();
-
-		for (unsigned i = 0; i < iters; i++) {
+		run_begin(&rr);
+		for (unsigned i = 0; i < iters; i++, qi++) {
 			struct hipsvm_alloc a;
 
 			memset(&a, 0, sizeof(a));
-			a.start = a.origin = qs[i & (NQ - 1)].addr;
+			a.start = a.origin = qs[qi & (NQ - 1)].addr;
 			a.last = a.start + 64 * KB - 1;
 			a.origin_size = 64 * KB;
 			a.kind = HIPSVM_KIND_MANAGED;
@@ -198,20 +247,18 @@ static double time_insert_remove(unsigned iters)
 				exit(1);
 			}
 		}
-		v[run] = (double)(now_ns() - t0) / iters;
+		run_end(&rr, iters);
 	}
-	return median(v, runs);
+	return runs_median(&rr);
 }
 
 /* Punches the middle half of fresh entries; each run uses its own entries. */
-static double time_punch(unsigned iters)
+static struct med time_punch(unsigned iters)
 {
-	double v[64];
+	struct runs rr = { .n = 0 };
 	unsigned next = 0;
 
 	for (unsigned run = 0; run < runs; run++) {
-		uint64_t t0;
-
 		if (next + iters > nlive) {	/* out of fresh entries: lay out anew */
 			unsigned n = nlive;
 
@@ -219,7 +266,7 @@ static double time_punch(unsigned iters)
 			populate(n);
 			next = 0;
 		}
-		t0 = now_ns();
+		run_begin(&rr);
 		for (unsigned i = 0; i < iters; i++) {
 			unsigned e = next + i;
 
@@ -229,10 +276,46 @@ static double time_punch(unsigned iters)
 				exit(1);
 			}
 		}
-		v[run] = (double)(now_ns() - t0) / iters;
+		run_end(&rr, iters);
 		next += iters;
 	}
-	return median(v, runs);
+	return runs_median(&rr);
+}
+
+/* What one cache-missing, TLB-missing load costs on this machine: a pointer
+ * chase through 256 MiB in random order. The tree's cold lookups are a few
+ * of those; the figures mean little without this one beside them. */
+static struct med ref_dram_ns(void)
+{
+	size_t n = ((size_t)256 << 20) / 64, p = 0;
+	uint64_t *b = malloc(n * 64);
+	uint32_t *perm = malloc(n * sizeof(*perm));
+	struct runs rr = { .n = 0 };
+	struct med none = { 0, 0 };
+
+	if (!b || !perm)
+		return none;
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = rnd() % (i + 1);
+		uint32_t x = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = x;
+	}
+	for (size_t i = 0; i < n; i++)
+		b[(size_t)perm[i] * 8] = (size_t)perm[(i + 1) % n] * 8;
+	for (unsigned run = 0; run < runs; run++) {
+		run_begin(&rr);
+		for (unsigned i = 0; i < 2000; i++)
+			p = b[p];
+		run_end(&rr, 2000);
+	}
+	sink = (long)p;
+	free(b);
+	free(perm);
+	return runs_median(&rr);
 }
 
 int main(int argc, char **argv)
@@ -251,30 +334,37 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("bench_registry: median of %u runs, ns per operation\n", runs);
-	printf("%-44s %9s %10s   %s\n", "operation", "entries", "ns/op", "target");
+	printf("%-42s %8s %9s %9s   %s\n", "operation", "entries", "wall ns", "cpu ns",
+	       "target (wall)");
+	row("reference: one random load, 256 MiB (chase)", 0, ref_dram_ns(), "(machine)");
 	for (unsigned si = 0; si < 3; si++) {
 		unsigned n = sizes_n[si];
 
 		depopulate();
 		populate(n);
 		prepare(Q_FAR);
-		row("touches(untracked, far away)", n, time_queries(OP_TOUCHES, 200000, 0),
+		row("touches(untracked, far away)", n, time_queries(OP_TOUCHES, 50000, 0),
 		    untracked);
 		row("touches(untracked, far away, SVM kinds)", n,
-		    time_queries(OP_TOUCHES_SVM, 200000, 0), untracked);
+		    time_queries(OP_TOUCHES_SVM, 50000, 0), untracked);
 		if (n == 0)
 			continue;
 		prepare(Q_GAP);
 		row("touches(untracked, gap between entries)", n,
-		    time_queries(OP_TOUCHES, 100000, 0), "(seqlock path)");
+		    time_queries(OP_TOUCHES, n < 10000 ? 10000 : 2000, 0),
+		    "(seqlock path)");
 		prepare(Q_TRACKED);
-		row("touches(tracked, random)", n, time_queries(OP_TOUCHES, 100000, 1),
+		row("touches(tracked, random)", n,
+		    time_queries(OP_TOUCHES, n < 10000 ? 10000 : 2000, 1),
 		    n == MAXN ? "<= 200 ns" : "");
-		row("find(tracked, random)", n, time_queries(OP_FIND, 100000, 1),
+		row("find(tracked, random)", n,
+		    time_queries(OP_FIND, n < 10000 ? 10000 : 2000, 1),
 		    n == MAXN ? "<= 200 ns" : "");
-		prepare(Q_FAR);
-		row("insert + remove_origin pair", n, time_insert_remove(20000), "");
-		row("punch(middle of an entry)", n, time_punch(n < 20000 ? n / 2 : 10000), "");
+		prepare(Q_FREED);
+		row("insert + remove_origin pair", n, time_insert_remove(2000), "");
+		row("touches(untracked, where the pairs were)", n,
+		    time_queries(OP_TOUCHES, 50000, 0), untracked);
+		row("punch(middle of an entry)", n, time_punch(n < 4000 ? n / 2 : 2000), "");
 	}
 	depopulate();
 	hipsvm_reg_destroy(reg);

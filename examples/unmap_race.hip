@@ -11,9 +11,10 @@
 //
 //   hipsvm run -- ./unmap_race
 //
-// The report shows 1 coordinated unmap of live SVM memory (16 MiB) in host_context,
-// a checkpoint set and a drain on each of GPUs 0 and 1, dropped faults, and real
-// faults from the accesses that came after the unmap.
+// The report shows 4 coordinated unmaps of live SVM memory (16 MiB in all) in
+// host_context, drains on GPUs 0 and 1 and checkpoints set on the GPUs that had
+// faults in flight, dropped faults (how many depends on timing), and real faults
+// from the accesses that came after the unmaps.
 //
 // On a real GPU the kernels that touch the hole end in a memory access fault: this
 // program demonstrates a bug class, it is not something to do. On the simulator the
@@ -69,11 +70,21 @@ int main(void)
 	}
 	usleep(20000);		// let the GPUs fault on the whole range
 
-	// The race: the upper half goes away while both GPUs still touch it.
-	if (munmap((char *)p + size / 2, size / 2) != 0)
-		perror("munmap");
-	else
-		printf("unmapped the upper %zu MiB while %d GPUs were using it\n", size >> 21, use);
+	// The race: the upper half goes away, a quarter at a time, while both GPUs
+	// still touch it. Each munmap is one coordinated unmap; the GPUs keep
+	// faulting on the hole left by the earlier ones, so faults are in flight.
+	const size_t piece = size / 8;
+	int unmapped = 0;
+
+	for (int k = 0; k < 4; k++) {
+		if (munmap((char *)p + size / 2 + k * piece, piece) != 0)
+			perror("munmap");
+		else
+			unmapped++;
+		usleep(5000);
+	}
+	printf("unmapped the upper %zu MiB in %d pieces while %d GPUs were using it\n", size >> 21,
+	       unmapped, use);
 
 	usleep(20000);		// GPUs keep going: accesses to the hole are now real faults
 	for (int d = 0; d < use; d++) {

@@ -98,7 +98,8 @@ struct hipsvm_proc {
 	/* Commands of several threads run concurrently (a drain does not hold
 	 * up an injection); this lock guards only the range and the log. */
 	spinlock_t lock;
-	/* range of the last "set <gpus> addr len", checked at drain time */
+	/* range of the last "set <gpus> addr len", checked at drain time,
+	 * forgotten at the next set or clear */
 	bool has_range;
 	u64 range_addr, range_len;
 	unsigned int log_head;	/* next slot */

@@ -6,8 +6,8 @@
  * the shim's client and the simulator's server). The reply is kept in the
  * open file and read back with read() or pread() from offset 0; a write
  * rewinds the file so that plain read() works too. A request that does not
- * parse, or names a GPU that does not exist, changes nothing: write()
- * returns -EINVAL and the stored reply is "err EINVAL ...".
+ * parse changes nothing: write() returns -EINVAL and the stored reply is
+ * "err EINVAL ...". Other failures answer "err <ERRNO> ..." the same way.
  *
  * The file belongs to the process that opened it: a descriptor inherited
  * across fork() answers EPERM in the child, whose faults carry its own PASID.
@@ -68,11 +68,15 @@ static void do_set(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask,
 	if (c->has_range)
 		hipsvm_proc_log(p, HIPSVM_EV_RANGE, (unsigned int)__ffs64(mask), true,
 				c->addr, NULL);
-	for (g = 0; g < hipsvm_ngpus; g++) {
+	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
 		u64 ts;
 
 		if (!(mask >> g & 1))
 			continue;
+		if (g >= hipsvm_ngpus) {
+			hipsvm_out_gpu_word(o, g, "nodev");
+			continue;
+		}
 		hipsvm_out_str(o, " ");
 		hipsvm_out_u64(o, g);
 		hipsvm_out_str(o, "=");
@@ -140,12 +144,16 @@ static int do_drain(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask,
 	 * that a test can prove the order from the log. */
 	if (has_range)
 		range_word = range_mapped(addr, len) ? "mapped" : "unmapped";
-	for (g = 0; g < hipsvm_ngpus; g++) {
+	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
 		const char *w;
 		int res;
 
 		if (!(mask >> g & 1))
 			continue;
+		if (g >= hipsvm_ngpus) {
+			hipsvm_out_gpu_word(o, g, "nodev");
+			continue;
+		}
 		res = drain_one(&hipsvm_vgpus[g], ms);
 		if (res == -EINTR)
 			return -EINTR;
@@ -163,12 +171,20 @@ static void do_clear(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask
 {
 	unsigned int g;
 
-	for (g = 0; g < hipsvm_ngpus; g++) {
+	/* The unmap this range belonged to is over. */
+	spin_lock(&p->lock);
+	p->has_range = false;
+	spin_unlock(&p->lock);
+	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
 		u64 expect;
 		const char *w;
 
 		if (!(mask >> g & 1))
 			continue;
+		if (g >= hipsvm_ngpus) {
+			hipsvm_out_gpu_word(o, g, "nodev");
+			continue;
+		}
 		expect = (c->has_value >> g & 1) ? c->value[g] : 0;
 		w = hipsvm_cp_clear(&p->cp[g], expect) ? "cleared" : "kept";
 		hipsvm_out_gpu_word(o, g, w);
@@ -196,7 +212,8 @@ static void do_stats(struct hipsvm_proc *p, struct hipsvm_out *o)
 		s.drain_skipped += READ_ONCE(c->drain_skipped);
 	}
 	hipsvm_out_kv(o, "pasid", p->pasid);
-	hipsvm_out_kv(o, "tgid", (u64)p->tgid);
+	/* The caller is the opener (hook_write checks): its pid as it sees it. */
+	hipsvm_out_kv(o, "tgid", (u64)task_tgid_vnr(current));
 	hipsvm_out_kv(o, "gpus", hipsvm_ngpus);
 	hipsvm_out_kv(o, "sets", s.sets);
 	hipsvm_out_kv(o, "sets_empty", s.sets_empty);
@@ -221,19 +238,16 @@ static void do_stats(struct hipsvm_proc *p, struct hipsvm_out *o)
 static int run(struct hipsvm_proc *p, const struct hipsvm_cmd *c, struct hipsvm_out *o,
 	       const char **detail)
 {
-	u64 mask = 0, used;
+	/* A GPU that does not exist is not a malformed request: set, drain
+	 * and clear answer "N=nodev" for it (as the simulator's server does),
+	 * inject and ring fail with ENODEV. */
+	u64 mask = c->all ? gpu_mask_all() : c->gpus;
+	u64 used;
 	int err;
 
-	if (c->op == HIPSVM_OP_SET || c->op == HIPSVM_OP_DRAIN || c->op == HIPSVM_OP_CLEAR) {
-		mask = c->all ? gpu_mask_all() : c->gpus;
-		if (mask & ~gpu_mask_all()) {
-			*detail = "no such gpu";
-			return -EINVAL;
-		}
-	}
 	if ((c->op == HIPSVM_OP_INJECT || c->op == HIPSVM_OP_RING) && c->gpu >= hipsvm_ngpus) {
 		*detail = "no such gpu";
-		return -EINVAL;
+		return -ENODEV;
 	}
 
 	switch (c->op) {

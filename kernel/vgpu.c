@@ -98,7 +98,7 @@ int hipsvm_vgpu_inject(unsigned int gpu, bool now, u64 ts, u64 addr, bool write,
 	int err;
 
 	if (gpu >= hipsvm_ngpus)
-		return -EINVAL;
+		return -ENODEV;
 	g = &hipsvm_vgpus[gpu];
 	r = fault_ring(g);
 	spin_lock(&g->prod_lock);
@@ -126,7 +126,9 @@ int hipsvm_vgpu_ring_enable(unsigned int gpu, enum hipsvm_ring_id id, bool on)
 {
 	struct hipsvm_vgpu *g;
 
-	if (gpu >= hipsvm_ngpus || (unsigned int)id >= HIPSVM_NRINGS)
+	if (gpu >= hipsvm_ngpus)
+		return -ENODEV;
+	if ((unsigned int)id >= HIPSVM_NRINGS)
 		return -EINVAL;
 	g = &hipsvm_vgpus[gpu];
 	spin_lock(&g->prod_lock);
@@ -138,8 +140,15 @@ int hipsvm_vgpu_ring_enable(unsigned int gpu, enum hipsvm_ring_id id, bool on)
 
 void hipsvm_vgpu_set_paused(unsigned int gpu, bool paused)
 {
-	WRITE_ONCE(hipsvm_vgpus[gpu].paused, paused);
-	if (!paused)
+	struct hipsvm_vgpu *g = &hipsvm_vgpus[gpu];
+
+	WRITE_ONCE(g->paused, paused);
+	if (paused)
+		/* A pass already running would go on until the rings are
+		 * empty, taking IVs injected after the pause: wait for it, so
+		 * that once the write returns nothing is processed. */
+		flush_work(&g->work);
+	else
 		hipsvm_vgpu_kick(gpu);
 }
 

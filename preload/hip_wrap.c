@@ -270,8 +270,11 @@ HIPSVM_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int v
 		enum hipsvm_row_id id = (enum hipsvm_row_id)(row - hipsvm_rows);
 		void *none = NULL;
 
-		__atomic_compare_exchange_n(&row->real, &none, *pfn, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_ACQUIRE);
+		/* A runtime whose own symbols are interposable hands out what
+		 * the global scope binds: the shim's wrapper already. */
+		if (*pfn != hipsvm_wrapper(id))
+			__atomic_compare_exchange_n(&row->real, &none, *pfn, false,
+						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 		*pfn = hipsvm_wrapper(id);
 	}
 	errno = saved;

@@ -59,14 +59,28 @@ static inline bool maybe_tracked(struct hipsvm_shim *s, const void *addr, size_t
 	       UNLIKELY(hipsvm_tls.freeing != NULL);
 }
 
+/* An unmap while this thread is already inside the shim: a signal handler
+ * that interrupted the unmap path, or an allocator called from dlsym or
+ * from the registry. Straight to the system call; if it takes tracked
+ * memory, count it (the registry keeps the stale entry until the free). */
+static void reentered(const void *addr, size_t len)
+{
+	struct hipsvm_shim *s = hipsvm_ready();
+
+	if (s && hipsvm_reg_touches(s->reg, (uintptr_t)addr, len, HIPSVM_SVM_KIND_MASK) != 0)
+		hipsvm_unmap_reentered(s);
+}
+
 HIPSVM_EXPORT int munmap(void *addr, size_t len)
 {
 	struct hipsvm_shim *s;
 	struct hipsvm_unmap u;
 	int rc, saved, active;
 
-	if (UNLIKELY(hipsvm_tls.guard))
+	if (UNLIKELY(hipsvm_tls.guard)) {
+		reentered(addr, len);
 		return hipsvm_sys_munmap(addr, len);
+	}
 	s = hipsvm_ready();
 	if (LIKELY(!s || !maybe_tracked(s, addr, len)))
 		return real_munmap(addr, len);
@@ -96,8 +110,11 @@ static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	int saved, active;
 	void *p;
 
-	if (UNLIKELY(hipsvm_tls.guard))
+	if (UNLIKELY(hipsvm_tls.guard)) {
+		if (flags & MAP_FIXED)
+			reentered(addr, len);
 		return hipsvm_sys_mmap(addr, len, prot, flags, fd, off);
+	}
 	/* Only MAP_FIXED replaces what is there (MAP_FIXED_NOREPLACE fails
 	 * instead). */
 	if (LIKELY(!(flags & MAP_FIXED)))
@@ -147,8 +164,10 @@ HIPSVM_EXPORT void *mremap(void *old, size_t old_size, size_t new_size, int flag
 	if (flags & MREMAP_FIXED)
 		new_addr = va_arg(ap, void *);
 	va_end(ap);
-	if (UNLIKELY(hipsvm_tls.guard))
+	if (UNLIKELY(hipsvm_tls.guard)) {
+		reentered(old, old_size);
 		return hipsvm_sys_mremap(old, old_size, new_size, flags, new_addr);
+	}
 	s = hipsvm_ready();
 	fixed = (flags & MREMAP_FIXED) != 0;
 	if (LIKELY(!s || (!maybe_tracked(s, old, old_size) &&
@@ -210,8 +229,11 @@ HIPSVM_EXPORT int madvise(void *addr, size_t len, int advice)
 	struct hipsvm_unmap u;
 	int rc, saved, active;
 
-	if (UNLIKELY(hipsvm_tls.guard))
+	if (UNLIKELY(hipsvm_tls.guard)) {
+		if (drops_pages(advice))
+			reentered(addr, len);
 		return hipsvm_sys_madvise(addr, len, advice);
+	}
 	if (LIKELY(!drops_pages(advice)))
 		return real_madvise(addr, len, advice);
 	s = hipsvm_ready();

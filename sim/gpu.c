@@ -26,8 +26,6 @@
 #include <unistd.h>
 
 #define SIM_PASID 1
-#define SIM_WAIT_SLICE_NS 10000000u	/* re-check of a waiting access */
-#define SIM_RETRY_NS 50000000u		/* a fault not served by then is raised again */
 
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns)
 {
@@ -65,6 +63,16 @@ static void ring_doorbell(struct sim_gpu *g)
 int sim_gpu_raise(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
 		  bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out)
 {
+	int err = sim_gpu_write_fault(g, addr, write, retry, have_ts, ts, token, ts_out);
+
+	if (!err)
+		ring_doorbell(g);
+	return err;
+}
+
+int sim_gpu_write_fault(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
+			bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out)
+{
 	enum sim_ring which = SIM_IH0;
 	struct hipsvm_iv iv;
 	uint32_t dw[HIPSVM_IV_DWORDS];
@@ -93,7 +101,6 @@ int sim_gpu_raise(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
 	__atomic_fetch_add(&g->raised, 1, __ATOMIC_RELAXED);
 	if (ts_out)
 		*ts_out = ts;
-	ring_doorbell(g);
 	return 0;
 }
 
@@ -146,38 +153,47 @@ bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr)
 	return r;
 }
 
-/* Caller holds pt_lock: what restore_pages would do for this address. */
-static int resolve_locked(struct sim_gpu *g, uintptr_t addr)
+/* Caller holds pt_lock and map_lock (read): what restore_pages would do
+ * for this address. */
+static int resolve_held(struct sim_gpu *g, uintptr_t addr)
 {
 	uintptr_t page = addr & ~(uintptr_t)(SIM_PAGE - 1);
-	struct sim_alloc *a;
-	int res;
+	struct sim_alloc *a = sim_map_find(addr);
 	size_t i;
 
+	if (!a)
+		return SIM_RES_REAL;
+	if (mapped_locked(g, a, page))
+		return SIM_RES_PRESENT;
+	/* Not an SVM range of this GPU, or unmapped from the CPU: restore_pages
+	 * finds no VMA and the fault is real. */
+	if (!(a->lazy & (UINT64_C(1) << g->index)) || !cpu_mapped(page))
+		return SIM_RES_REAL;
+	if (!a->bits[g->index])
+		a->bits[g->index] = calloc((alloc_pages(a) + 63) / 64, 8);
+	if (!a->bits[g->index])
+		return SIM_RES_REAL;
+	i = page_index(a, page);
+	a->bits[g->index][i / 64] |= UINT64_C(1) << (i % 64);
+	g->pages++;
+	return SIM_RES_MAPPED;
+}
+
+/* Caller holds pt_lock. */
+static int resolve_locked(struct sim_gpu *g, uintptr_t addr)
+{
+	int res;
+
 	pthread_rwlock_rdlock(&sim.map_lock);
-	a = sim_map_find(addr);
-	if (!a) {
-		res = SIM_RES_REAL;
-	} else if (mapped_locked(g, a, page)) {
-		res = SIM_RES_PRESENT;
-	} else if (!(a->lazy & (UINT64_C(1) << g->index)) || !cpu_mapped(page)) {
-		/* Not an SVM range of this GPU, or unmapped from the CPU:
-		 * restore_pages finds no VMA and the fault is real. */
-		res = SIM_RES_REAL;
-	} else {
-		if (!a->bits[g->index])
-			a->bits[g->index] = calloc((alloc_pages(a) + 63) / 64, 8);
-		if (!a->bits[g->index]) {
-			res = SIM_RES_REAL;
-		} else {
-			i = page_index(a, page);
-			a->bits[g->index][i / 64] |= UINT64_C(1) << (i % 64);
-			g->pages++;
-			res = SIM_RES_MAPPED;
-		}
-	}
+	res = resolve_held(g, addr);
 	pthread_rwlock_unlock(&sim.map_lock);
 	return res;
+}
+
+/* Counters written by the handler alone: a relaxed store, no RMW. */
+static void bump(uint64_t *c)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
 static void post_result(struct sim_gpu *g, uint64_t token, uint32_t res)
@@ -188,6 +204,9 @@ static void post_result(struct sim_gpu *g, uint64_t token, uint32_t res)
 	__atomic_store_n(&g->res[token % SIM_RES_SLOTS].token, token, __ATOMIC_RELEASE);
 }
 
+/* Runs with pt_lock and map_lock (read) held by process(): filtering and
+ * handling are atomic with respect to the hook's set, as under the
+ * kernel's SVM lock. */
 static void handle_fault(void *arg, const uint32_t *dw, uint64_t ts)
 {
 	struct sim_gpu *g = arg;
@@ -199,26 +218,23 @@ static void handle_fault(void *arg, const uint32_t *dw, uint64_t ts)
 	token = (uint64_t)iv.src_data[2] | (uint64_t)iv.src_data[3] << 32;
 	if (!hipsvm_iv_fault_retry(&iv)) {
 		/* No-retry fault (XNACK off): the GPU cannot wait for a fix. */
-		__atomic_fetch_add(&g->real, 1, __ATOMIC_RELAXED);
+		bump(&g->real);
 		post_result(g, token, SIM_RES_REAL);
 		return;
 	}
-	pthread_mutex_lock(&g->pt_lock);
 	if (hipsvm_cp_filter(&g->cp, ts) == -EAGAIN) {
-		pthread_mutex_unlock(&g->pt_lock);
-		__atomic_fetch_add(&g->dropped, 1, __ATOMIC_RELAXED);
+		bump(&g->dropped);
 		post_result(g, token, SIM_RES_DROPPED);
 		return;
 	}
-	__atomic_fetch_add(&g->handled, 1, __ATOMIC_RELAXED);
+	bump(&g->handled);
 	if (g->last_set_ts && hipsvm_ts_after_or_equal(ts, g->last_set_ts))
-		__atomic_fetch_add(&g->stale, 1, __ATOMIC_RELAXED);
-	res = resolve_locked(g, (uintptr_t)hipsvm_iv_fault_addr(&iv));
-	pthread_mutex_unlock(&g->pt_lock);
+		bump(&g->stale);
+	res = resolve_held(g, (uintptr_t)hipsvm_iv_fault_addr(&iv));
 	if (res == SIM_RES_REAL)
-		__atomic_fetch_add(&g->real, 1, __ATOMIC_RELAXED);
+		bump(&g->real);
 	else if (res == SIM_RES_MAPPED)
-		__atomic_fetch_add(&g->mapped, 1, __ATOMIC_RELAXED);
+		bump(&g->mapped);
 	post_result(g, token, (uint32_t)res);
 }
 
@@ -239,15 +255,32 @@ static void ih0_delegate(void *arg, const uint32_t *dw, uint64_t ts)
 	pthread_mutex_unlock(&g->prod_lock[SIM_SOFT]);
 }
 
+static void locks_take(struct sim_gpu *g)
+{
+	pthread_mutex_lock(&g->pt_lock);
+	pthread_rwlock_rdlock(&sim.map_lock);
+}
+
+static void locks_drop(struct sim_gpu *g)
+{
+	pthread_rwlock_unlock(&sim.map_lock);
+	pthread_mutex_unlock(&g->pt_lock);
+}
+
+/* After each pass of at most 32 IVs: let a set, a free or an accessor in
+ * (the locks are held per pass, not per IV, which halves the cost of a
+ * fault), then wake drainers and waiting accessors. */
 static void wake_fn(void *arg)
 {
 	struct sim_wake *w = arg;
 
+	locks_drop(w->gpu);
 	hipsvm_ring_wake_user(w->ring);
 	__atomic_fetch_add(&w->gpu->done_seq, 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&w->gpu->done_waiters, __ATOMIC_RELAXED))
 		sim_futex_wake(&w->gpu->done_seq);
+	locks_take(w->gpu);
 }
 
 /* A disabled ring is not processed (its interrupt is off): its IVs wait
@@ -255,9 +288,14 @@ static void wake_fn(void *arg)
 static unsigned process(struct hipsvm_ring *r, hipsvm_iv_fn fn, struct sim_gpu *g,
 			struct sim_wake *w)
 {
-	if (!HIPSVM_LOAD(&r->enabled))
+	unsigned n;
+
+	if (!HIPSVM_LOAD(&r->enabled) || hipsvm_ring_empty(r))
 		return 0;
-	return hipsvm_ring_process(r, fn, g, wake_fn, w);
+	locks_take(g);
+	n = hipsvm_ring_process(r, fn, g, wake_fn, w);
+	locks_drop(g);
+	return n;
 }
 
 static unsigned process_rings(struct sim_gpu *g)
@@ -433,133 +471,11 @@ void sim_gpu_map_range(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 	pthread_mutex_unlock(&g->pt_lock);
 }
 
-static uint32_t wait_result(struct sim_gpu *g, uint64_t token, uint64_t timeout_ns)
-{
-	uint64_t deadline = sim_now_ns() + timeout_ns;
-	uint32_t res = SIM_RES_NONE;
-
-	for (;;) {
-		uint32_t seq = __atomic_load_n(&g->done_seq, __ATOMIC_ACQUIRE);
-		uint64_t now;
-		bool found;
-
-		__atomic_fetch_add(&g->done_waiters, 1, __ATOMIC_SEQ_CST);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		found = __atomic_load_n(&g->res[token % SIM_RES_SLOTS].token, __ATOMIC_ACQUIRE) == token;
-		if (found)
-			res = __atomic_load_n(&g->res[token % SIM_RES_SLOTS].result, __ATOMIC_RELAXED);
-		now = sim_now_ns();
-		if (!found && now < deadline)
-			sim_futex_wait(&g->done_seq, seq,
-				       deadline - now < SIM_WAIT_SLICE_NS ? deadline - now : SIM_WAIT_SLICE_NS);
-		__atomic_fetch_sub(&g->done_waiters, 1, __ATOMIC_RELAXED);
-		if (found || now >= deadline)
-			return res;
-	}
-}
-
-int sim_gpu_access_page(struct sim_gpu *g, uintptr_t addr, bool write, const uint32_t *stop)
-{
-	for (;;) {
-		uint64_t token;
-		uint32_t res;
-
-		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
-			return SIM_RES_NONE;
-		if (sim_gpu_page_mapped(g, addr))
-			return SIM_RES_PRESENT;
-		token = __atomic_add_fetch(&g->next_token, 1, __ATOMIC_RELAXED);
-		if (sim_gpu_raise(g, addr, write, sim.xnack, false, 0, token, NULL)) {
-			usleep(50);	/* ring full: the GPU retries */
-			continue;
-		}
-		res = wait_result(g, token, SIM_RETRY_NS);
-		if (res == SIM_RES_MAPPED || res == SIM_RES_PRESENT || res == SIM_RES_REAL)
-			return (int)res;
-		/* dropped by the checkpoint, lost by a full soft ring, or slow:
-		 * a retry fault is raised again with a new timestamp */
-	}
-}
-
+/* Polls rather than registering as a waiter: a registered waiter would
+ * make the handler wake it after every pass of 32 IVs. */
 void sim_gpu_quiesce(struct sim_gpu *g)
 {
-	while (!rings_empty(g)) {
-		uint32_t seq = __atomic_load_n(&g->done_seq, __ATOMIC_ACQUIRE);
-
-		__atomic_fetch_add(&g->done_waiters, 1, __ATOMIC_SEQ_CST);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!rings_empty(g))
-			sim_futex_wait(&g->done_seq, seq, SIM_WAIT_SLICE_NS);
-		__atomic_fetch_sub(&g->done_waiters, 1, __ATOMIC_RELAXED);
-	}
+	while (!rings_empty(g))
+		usleep(20);
 }
 
-SIM_API void hipsvmSimQuiesce(void)
-{
-	unsigned i;
-
-	sim_init();
-	for (i = 0; i < sim.ngpu; i++)
-		sim_gpu_quiesce(sim.gpu[i]);
-}
-
-SIM_API int hipsvmSimIsMapped(int device, const void *ptr)
-{
-	struct sim_gpu *g;
-
-	sim_init();
-	g = sim_gpu(device);
-	if (!g)
-		return -EINVAL;
-	return sim_gpu_page_mapped(g, (uintptr_t)ptr);
-}
-
-SIM_API hipError_t hipsvmSimAccess(int device, const void *ptr, size_t size, int write)
-{
-	uintptr_t p, end;
-	struct sim_gpu *g;
-
-	sim_init();
-	g = sim_gpu(device);
-	if (!g)
-		return hipErrorInvalidDevice;
-	if (!ptr || size == 0 || (uintptr_t)ptr + size < (uintptr_t)ptr)
-		return hipErrorInvalidValue;
-	end = (uintptr_t)ptr + size;
-	for (p = (uintptr_t)ptr & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
-		if (sim_gpu_access_page(g, p, write != 0, NULL) == SIM_RES_REAL)
-			return hipErrorIllegalAddress;
-	return hipSuccess;
-}
-
-SIM_API int hipsvmSimGetStats(int device, struct hipsvm_sim_stats *out)
-{
-	struct sim_gpu *g;
-
-	sim_init();
-	g = sim_gpu(device);
-	if (!g || !out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	out->faults_raised = __atomic_load_n(&g->raised, __ATOMIC_RELAXED);
-	out->faults_handled = __atomic_load_n(&g->handled, __ATOMIC_RELAXED);
-	out->faults_mapped = __atomic_load_n(&g->mapped, __ATOMIC_RELAXED);
-	out->faults_dropped = __atomic_load_n(&g->dropped, __ATOMIC_RELAXED);
-	out->faults_real = __atomic_load_n(&g->real, __ATOMIC_RELAXED);
-	out->faults_stale_handled = __atomic_load_n(&g->stale, __ATOMIC_RELAXED);
-	out->ring_overflows = __atomic_load_n(&g->overflows, __ATOMIC_RELAXED);
-	out->drains = __atomic_load_n(&g->cp.stats.drains, __ATOMIC_RELAXED);
-	out->drain_timeouts = __atomic_load_n(&g->cp.stats.drain_timeouts, __ATOMIC_RELAXED);
-	out->sets = __atomic_load_n(&g->sets, __ATOMIC_RELAXED);
-	out->clears = __atomic_load_n(&g->clears, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&g->pt_lock);
-	out->pages_mapped = g->pages;
-	out->last_set_ts = g->last_set_ts;
-	pthread_mutex_unlock(&g->pt_lock);
-	out->clock = sim_gpu_now(g);
-	out->checkpoint_ts = hipsvm_cp_get(&g->cp);
-	pthread_mutex_lock(&sim.mem_lock);
-	out->mem_used = g->used;
-	pthread_mutex_unlock(&sim.mem_lock);
-	return 0;
-}

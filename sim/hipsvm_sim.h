@@ -56,6 +56,11 @@ int hipsvmSimIsMapped(int device, const void *ptr);
 int hipsvmSimGpuCount(void);
 const char *hipsvmSimSocketPath(void);
 
+/* host_context's SVM device order (svmAllocDevice_ after the rule that puts
+ * a GPU without fine-grained system memory first; HIPSVM_SIM_FGS_MASK says
+ * which GPUs have it). Number of devices written to out (at most max). */
+int hipsvmSimSvmOrder(int *out, int max);
+
 /* A GPU agent: a thread that keeps touching [ptr, ptr + size) from device,
  * page after page, round after round, until stopped. A real fault does not
  * stop it (it is counted and the agent moves on), so that a test can unmap
@@ -73,6 +78,14 @@ int hipsvmSimAgentStop(struct hipsvm_sim_agent *a, struct hipsvm_sim_agent_resul
 
 /* Blocks until every GPU's rings are empty (faults in flight served). */
 void hipsvmSimQuiesce(void);
+
+/* For bench/bench_sim.c. Handler throughput: with the fault ring held, write
+ * count retry faults for the page at addr, release the ring and time the
+ * handler until it has processed them all (*ns). Drain latency: hold the
+ * ring, write `pending` faults, release it and time hipsvm_cp_drain on that
+ * GPU (*ns). 0 or -errno (-ENOSPC: more than the ring holds). */
+int hipsvmSimBenchHandler(int device, const void *addr, unsigned count, uint64_t *ns);
+int hipsvmSimBenchDrain(int device, const void *addr, unsigned pending, uint64_t *ns);
 
 #ifdef __cplusplus
 }

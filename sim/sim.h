@@ -8,11 +8,12 @@
  *   - sim.map_lock (rwlock): the allocation map. Never held across mmap,
  *     munmap, madvise, a wait on a stream, or a call that takes a GPU lock.
  *   - gpu->pt_lock: one GPU's page table (the lazily mapped pages). Taken by
- *     the fault handler, the hook server and accessors; may take map_lock
- *     (read) inside it, never the other way round.
+ *     the fault handler (for a pass of at most 32 IVs), the hook server and
+ *     accessors; map_lock (read) is taken inside it, never the other way
+ *     round.
  *   - gpu->prod_lock[ring]: serialises the producers of one ring (the
  *     hardware has one writer per ring) and keeps timestamps in ring order.
- *   - sim.zap_lock: the ranges unmapped by "set" and not drained yet; leaf.
+ *   - the hook's range and log locks (hook_cmds.c): leaves.
  *   - stream/event/registry locks: leaves, never held while unmapping.
  * An API call that unmaps (hipFree) holds no lock at all while it does.
  */
@@ -21,7 +22,6 @@
 
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>
-#include <stdatomic.h>
 
 #include "checkpoint.h"
 #include "context.h"
@@ -122,6 +122,9 @@ uint64_t sim_gpu_now(struct sim_gpu *g);	/* the clock, without ticking */
  * *ts_out gets the timestamp used. */
 int sim_gpu_raise(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
 		  bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out);
+/* The same without waking the handler (the caller kicks it later). */
+int sim_gpu_write_fault(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
+			bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out);
 /* The page-table side of an unmap: forget [start, end) on GPU g. */
 void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
 /* Map the whole range on GPU g (prefetch, eager mappings). */
@@ -139,6 +142,8 @@ int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, u
 /* ---- hook.c: the hook server ---- */
 void sim_hook_start(void);
 void sim_hook_reset(void);
+/* hook_cmds.c: one request line to one reply line; the reply's length. */
+int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);
 
 /* ---- state.c: process-wide state ---- */
 struct sim_state {

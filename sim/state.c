@@ -28,6 +28,7 @@ static int atfork_registered;
 static __thread int cur_dev;
 
 void sim_streams_reset(void);
+void sim_events_reset(void);
 void sim_hook_reset(void);
 void sim_launch_reset(void);
 
@@ -131,6 +132,7 @@ static void do_init(void)
 	pthread_rwlock_init(&sim.map_lock, NULL);
 	pthread_mutex_init(&sim.mem_lock, NULL);
 	sim_streams_reset();
+	sim_events_reset();
 	sim_launch_reset();
 	sim_hook_reset();
 	if (sim_gpus_init() != 0) {
@@ -168,4 +170,14 @@ SIM_API const char *hipsvmSimSocketPath(void)
 {
 	sim_init();
 	return sim.socket_name;
+}
+
+SIM_API int hipsvmSimSvmOrder(int *out, int max)
+{
+	unsigned i;
+
+	sim_init();
+	for (i = 0; i < sim.ctx.host.nsvm && (int)i < max; i++)
+		out[i] = sim.ctx.host.svm_dev[i];
+	return (int)i;
 }

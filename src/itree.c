@@ -170,36 +170,30 @@ static void node_free(struct hipsvm_itree *t, uint32_t idx)
 
 /* ---- reading (shared by writers and torn-tolerant readers) ---- */
 
+/*
+ * Searches count the keys <= s instead of bisecting: with at most 32 keys a
+ * branch-free count is faster than four mispredicted, dependent probes, and
+ * in a torn node it still returns an index within bounds.
+ */
+
 /* Number of entries with start <= s. */
 static unsigned leaf_upper(const struct node *nd, unsigned n, uintptr_t s)
 {
-	unsigned lo = 0, hi = n;
+	unsigned c = 0;
 
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (LD(nd->u.l.start[mid]) <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	for (unsigned i = 0; i < n; i++)
+		c += LD(nd->u.l.start[i]) <= s;
+	return c;
 }
 
 /* The child to descend into for s: the last j with j == 0 || key[j] <= s. */
 static unsigned inner_slot(const struct node *nd, unsigned n, uintptr_t s)
 {
-	unsigned lo = 1, hi = n;
+	unsigned c = 0;
 
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (LD(nd->u.i.key[mid]) <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - 1;
+	for (unsigned j = 1; j < n; j++)
+		c += LD(nd->u.i.key[j]) <= s;
+	return c;
 }
 
 static void read_entry(const struct node *nd, unsigned i, struct hipsvm_ival *out)
@@ -248,7 +242,7 @@ static int descend(const struct hipsvm_itree *t, uintptr_t s, struct path *p,
 		unsigned n, j;
 
 		if (nd)
-			prefetch_keys(nd, sizeof(nd->u.i));
+			prefetch_keys(nd, sizeof(nd->u.i.key));
 		if (!nd || LD(nd->leaf))
 			return -EAGAIN;
 		n = LD(nd->n);
@@ -262,7 +256,7 @@ static int descend(const struct hipsvm_itree *t, uintptr_t s, struct path *p,
 		idx = LD(nd->u.i.child[j]);
 	}
 	if (node_at(t, idx))
-		prefetch_keys(node_at(t, idx), sizeof((*leafp)->u.l));
+		prefetch_keys(node_at(t, idx), sizeof((*leafp)->u.l.start));
 	*leafp = leaf_at(t, idx, np);
 	if (!*leafp)
 		return -EAGAIN;
@@ -378,6 +372,48 @@ int hipsvm_itree_iter_next_ro(const struct hipsvm_itree *t, const struct hipsvm_
 			      uintptr_t last, struct hipsvm_ival *out)
 {
 	return next_overlap(t, prev, last, out);
+}
+
+/*
+ * A live leaf holds a run of consecutive intervals. When its first start is
+ * <= s and its last end is >= s, the first interval overlapping [s, l] is
+ * the predecessor of s in this leaf, or else the next one in this leaf. A
+ * freed node has n == 0 and is refused by leaf_at(); a node reused as a
+ * leaf elsewhere is a live leaf again, and the span check decides.
+ */
+int hipsvm_itree_iter_first_hint_ro(const struct hipsvm_itree *t, uintptr_t start,
+				    uintptr_t last, uint32_t hint, struct hipsvm_ival *out)
+{
+	const struct node *leaf;
+	struct hipsvm_ival c;
+	unsigned n, pos;
+
+	if (!hint || last < start)
+		return first_overlap(t, start, last, out);
+	leaf = node_at(t, hint);
+	if (leaf)
+		prefetch_keys(leaf, sizeof(leaf->u.l.start));
+	leaf = leaf_at(t, hint, &n);
+	if (!leaf || LD(leaf->u.l.start[0]) > start || LD(leaf->u.l.last[n - 1]) < start)
+		return first_overlap(t, start, last, out);
+	pos = leaf_upper(leaf, n, start);
+	if (pos > 0) {
+		read_entry(leaf, pos - 1, &c);
+		if (c.start <= start && start <= c.last) {
+			*out = c;
+			return 0;
+		}
+		if (pos < n) {
+			read_entry(leaf, pos, &c);
+			if (c.start > start) {
+				if (c.start > last)
+					return -ENOENT;
+				*out = c;
+				return 0;
+			}
+		}
+	}
+	return first_overlap(t, start, last, out);	/* torn: let the descent decide */
 }
 
 size_t hipsvm_itree_count(const struct hipsvm_itree *t)
@@ -592,7 +628,30 @@ static void balance(struct node *par, unsigned rs, struct node *l, struct node *
 	}
 }
 
-/* Restores the minimum fill from level lvl up after a removal. */
+/* Drops child slot j of an inner node. */
+static void drop_child(struct node *par, unsigned j)
+{
+	if (j == 0) {	/* child 1 moves to slot 0, its separator goes */
+		ST(par->u.i.child[0], par->u.i.child[1]);
+		j = 1;
+	}
+	for (; j + 1 < par->n; j++)
+		copy_inner(par, j, par, j + 1);
+	ST(par->n, par->n - 1);
+}
+
+static void unlink_leaf(struct hipsvm_itree *t, struct node *nd)
+{
+	if (nd->prev)
+		ST(wnode(t, nd->prev)->next, nd->next);
+	if (nd->next)
+		ST(wnode(t, nd->next)->prev, nd->prev);
+}
+
+/* Restores the minimum fill from level lvl up after a removal. An empty
+ * node leaves its parent; an underfull one merges with or borrows from a
+ * sibling; one without a sibling (an append split leaves inner nodes with
+ * one child) waits for its parent to be merged at the next level. */
 static void rebalance(struct hipsvm_itree *t, struct path *p, int lvl)
 {
 	for (; lvl > 0; lvl--) {
@@ -605,8 +664,15 @@ static void rebalance(struct hipsvm_itree *t, struct path *p, int lvl)
 		if (nd->n >= min)
 			return;
 		par = wnode(t, p->idx[lvl - 1]);
+		if (nd->n == 0) {
+			if (nd->leaf)
+				unlink_leaf(t, nd);
+			drop_child(par, ps);
+			node_free(t, p->idx[lvl]);
+			continue;
+		}
 		if (par->n < 2)
-			return;
+			continue;
 		rs = ps > 0 ? ps : 1;
 		lidx = par->u.i.child[rs - 1];
 		ridx = par->u.i.child[rs];
@@ -620,9 +686,7 @@ static void rebalance(struct hipsvm_itree *t, struct path *p, int lvl)
 		if (l->leaf) {
 			for (unsigned i = 0; i < r->n; i++)
 				copy_entry(l, l->n + i, r, i);
-			ST(l->next, r->next);
-			if (r->next)
-				ST(wnode(t, r->next)->prev, lidx);
+			unlink_leaf(t, r);
 		} else {
 			ST(l->u.i.key[l->n], par->u.i.key[rs]);
 			ST(l->u.i.child[l->n], r->u.i.child[0]);
@@ -630,34 +694,30 @@ static void rebalance(struct hipsvm_itree *t, struct path *p, int lvl)
 				copy_inner(l, l->n + j, r, j);
 		}
 		ST(l->n, l->n + r->n);
-		for (unsigned j = rs; j + 1 < par->n; j++)
-			copy_inner(par, j, par, j + 1);
-		ST(par->n, par->n - 1);
+		drop_child(par, rs);
 		node_free(t, ridx);
 	}
 	/* The root: drop it when empty, collapse it while it has one child. */
 	for (;;) {
 		struct node *root = wnode(t, t->root);
-
-		if (root->leaf) {
-			if (root->n == 0) {
-				node_free(t, t->root);
-				ST(t->root, 0);
-				ST(t->depth, 0);
-			}
-			return;
-		}
-		if (root->n != 1)
-			return;
 		uint32_t old = t->root;
 
+		if (root->n == 0) {
+			node_free(t, old);
+			ST(t->root, 0);
+			ST(t->depth, 0);
+			return;
+		}
+		if (root->leaf || root->n != 1)
+			return;
 		ST(t->root, root->u.i.child[0]);
 		ST(t->depth, t->depth - 1);
 		node_free(t, old);
 	}
 }
 
-static int find_exact(struct hipsvm_itree *t, uintptr_t start, struct path *p, unsigned *pos)
+static int find_exact(const struct hipsvm_itree *t, uintptr_t start, struct path *p,
+		      unsigned *pos)
 {
 	const struct node *leaf;
 	unsigned n, up;
@@ -669,6 +729,16 @@ static int find_exact(struct hipsvm_itree *t, uintptr_t start, struct path *p, u
 		return -ENOENT;
 	*pos = up - 1;
 	return 0;
+}
+
+uint32_t hipsvm_itree_leaf_of(const struct hipsvm_itree *t, uintptr_t start)
+{
+	struct path p;
+	unsigned pos;
+
+	if (find_exact(t, start, &p, &pos))
+		return 0;
+	return p.idx[t->depth];
 }
 
 int hipsvm_itree_remove(struct hipsvm_itree *t, uintptr_t start, struct hipsvm_ival *out)

@@ -60,4 +60,13 @@ int hipsvm_itree_iter_first_ro(const struct hipsvm_itree *t, uintptr_t start, ui
 int hipsvm_itree_iter_next_ro(const struct hipsvm_itree *t, const struct hipsvm_ival *prev,
 			      uintptr_t last, struct hipsvm_ival *out);
 
+/* Leaf hints: a writer may remember which leaf held an interval (an opaque
+ * nonzero handle, 0 if start is not in the tree), and a reader may pass it
+ * back to skip the descent. A stale or wrong hint costs a descent, never a
+ * wrong answer: the leaf is used only when it is a leaf of the tree whose
+ * span contains start. */
+uint32_t hipsvm_itree_leaf_of(const struct hipsvm_itree *t, uintptr_t start);
+int hipsvm_itree_iter_first_hint_ro(const struct hipsvm_itree *t, uintptr_t start,
+				    uintptr_t last, uint32_t hint, struct hipsvm_ival *out);
+
 #endif

@@ -40,18 +40,26 @@
 #define GLEAF_N		(1u << GLEAF_SHIFT)
 #define LSPAN_SHIFT	(GRAN_SHIFT + GLEAF_SHIFT)
 #define TOP_N		(1u << (VA_BITS - LSPAN_SHIFT))
-#define SUM_MIN		8	/* granules in one leaf worth checking its sum first */
 #define SPINS		256	/* seqlock spins before yielding the CPU */
 #define CHECK_EVERY	64	/* iteration steps between seqlock re-checks */
+#define HINT_MAX	16	/* granules of a piece that get a leaf hint */
 
 enum { CLS_ALL, CLS_NONDEV, NCLS };
 
 #define LD(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ST(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
+/* Per granule: the counts, and a hint to the tree leaf that last received a
+ * piece here (so that a lookup usually reads one tree leaf, not a path). */
+struct gslot {
+	uint32_t cnt[NCLS];
+	uint32_t hint;
+	uint32_t pad;
+};
+
 struct gleaf {
 	uint32_t sum[NCLS];
-	uint32_t cnt[GLEAF_N][NCLS];
+	struct gslot g[GLEAF_N];
 };
 
 struct hipsvm_registry {
@@ -191,7 +199,7 @@ static void filter_adj(struct hipsvm_registry *r, uintptr_t s, uintptr_t l, uint
 		for (unsigned c = 0; c < ncls; c++) {
 			ST(g->sum[c], g->sum[c] + d * (int32_t)(g1 - g0 + 1));
 			for (unsigned i = g0; i <= g1; i++)
-				ST(g->cnt[i][c], g->cnt[i][c] + d);
+				ST(g->g[i].cnt[c], g->g[i].cnt[c] + d);
 		}
 	}
 }
@@ -219,13 +227,43 @@ static bool filter_hit(const struct hipsvm_registry *r, uintptr_t s, uintptr_t l
 			continue;
 		g0 = ((s > ls ? s : ls) >> GRAN_SHIFT) & (GLEAF_N - 1);
 		g1 = ((l < ll ? l : ll) >> GRAN_SHIFT) & (GLEAF_N - 1);
-		if (g1 - g0 >= SUM_MIN && !LD(g->sum[c]))
+		/* A leaf whose allocations are all gone costs one line. */
+		if (!LD(g->sum[c]))
 			continue;
 		for (unsigned i = g0; i <= g1; i++)
-			if (LD(g->cnt[i][c]))
+			if (LD(g->g[i].cnt[c]))
 				return true;
 	}
 	return false;
+}
+
+/* The leaf hint of the granule of addr, 0 if none. */
+static uint32_t hint_of(const struct hipsvm_registry *r, uintptr_t addr)
+{
+	const struct gleaf *g;
+
+	if (addr >= VA_LIMIT)
+		return 0;
+	g = __atomic_load_n(&r->top[addr >> LSPAN_SHIFT], __ATOMIC_ACQUIRE);
+	return g ? LD(g->g[(addr >> GRAN_SHIFT) & (GLEAF_N - 1)].hint) : 0;
+}
+
+/* Points the granules of a new piece at its tree leaf (the first few only:
+ * a hint is a shortcut, and a huge piece is found by a descent anyway). */
+static void hint_set(struct hipsvm_registry *r, uintptr_t s, uintptr_t l)
+{
+	uint32_t leaf = hipsvm_itree_leaf_of(r->pieces, s);
+
+	for (unsigned k = 0; k < HINT_MAX && s < VA_LIMIT && s <= l; k++) {
+		struct gleaf *g = r->top[s >> LSPAN_SHIFT];
+		uintptr_t next = (s | (((uintptr_t)1 << GRAN_SHIFT) - 1)) + 1;
+
+		if (g)
+			ST(g->g[(s >> GRAN_SHIFT) & (GLEAF_N - 1)].hint, leaf);
+		if (next == 0)
+			break;
+		s = next;
+	}
 }
 
 /* ---- the seqlock ---- */
@@ -280,13 +318,15 @@ static bool rd_retry(const struct hipsvm_registry *r, uint32_t s)
 /* Is a piece of a kind in mask inside [s, l]? Under the seqlock. */
 static int tree_touches(const struct hipsvm_registry *r, uintptr_t s, uintptr_t l, uint32_t mask)
 {
+	uint32_t hint = hint_of(r, s);
+
 	for (;;) {
 		uint32_t seq = rd_begin(r);
 		struct hipsvm_ival iv;
 		unsigned steps = 0;
 		int found = 0, rc;
 
-		for (rc = hipsvm_itree_iter_first_ro(r->pieces, s, l, &iv); rc == 0;
+		for (rc = hipsvm_itree_iter_first_hint_ro(r->pieces, s, l, hint, &iv); rc == 0;
 		     rc = hipsvm_itree_iter_next_ro(r->pieces, &iv, l, &iv)) {
 			if (kind_of(&iv) < 32 && (mask >> kind_of(&iv) & 1)) {
 				found = 1;
@@ -318,14 +358,18 @@ int hipsvm_reg_touches(const struct hipsvm_registry *r, uintptr_t addr, size_t l
 int hipsvm_reg_find(const struct hipsvm_registry *r, uintptr_t addr, struct hipsvm_alloc *out)
 {
 	struct hipsvm_ival iv;
+	uint32_t hint;
 	int rc;
 
 	if (tl_writing == r)
 		return -EDEADLK;
+	if (!filter_hit(r, addr, addr, CLS_ALL))
+		return -ENOENT;
+	hint = hint_of(r, addr);
 	for (;;) {
 		uint32_t seq = rd_begin(r);
 
-		rc = hipsvm_itree_iter_first_ro(r->pieces, addr, addr, &iv);
+		rc = hipsvm_itree_iter_first_hint_ro(r->pieces, addr, addr, hint, &iv);
 		if (!rd_retry(r, seq))
 			break;
 	}
@@ -394,9 +438,10 @@ static void origin_put(struct hipsvm_registry *r, uintptr_t origin)
 int hipsvm_reg_insert(struct hipsvm_registry *r, const struct hipsvm_alloc *a)
 {
 	struct hipsvm_ival iv, o;
+	uint64_t span;
 	int rc;
 
-	if (a->last < a->start || a->kind >= HIPSVM_KIND_COUNT)
+	if (a->last < a->start || a->kind >= HIPSVM_KIND_COUNT || a->origin > a->start)
 		return -EINVAL;
 	if (tl_writing == r)
 		return -EDEADLK;
@@ -417,15 +462,21 @@ int hipsvm_reg_insert(struct hipsvm_registry *r, const struct hipsvm_alloc *a)
 	seq_begin(r);
 	rc = hipsvm_itree_insert(r->pieces, &iv);
 	seq_end(r);
+	hint_set(r, a->start, a->last);
+	/* The span that a free searches must cover the piece, whatever
+	 * origin_size says. */
+	span = a->last - a->origin + 1;
+	if (span == 0 || a->origin_size > span)
+		span = span == 0 ? UINT64_MAX : a->origin_size;
 	if (origin_get(r, a->origin, &o) == 0) {
-		if (a->origin_size > o.data[0])
-			o.data[0] = a->origin_size;
+		if (span > o.data[0])
+			o.data[0] = span;
 		o.data[1]++;
 		hipsvm_itree_update(r->origins, a->origin, &o);
 	} else {
 		memset(&o, 0, sizeof(o));
 		o.start = o.last = a->origin;
-		o.data[0] = a->origin_size;
+		o.data[0] = span;
 		o.data[1] = 1;
 		hipsvm_itree_insert(r->origins, &o);
 	}
@@ -532,6 +583,8 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		if (has_head && has_tail)
 			hipsvm_itree_insert(r->pieces, &tail);
 		seq_end(r);
+		if (has_head && has_tail)
+			hint_set(r, tail.start, tail.last);
 		filter_adj(r, iv.start, iv.last, kind_of(&iv), -1);
 		if (!has_head && !has_tail) {
 			origin_put(r, (uintptr_t)iv.data[0]);
@@ -570,10 +623,26 @@ void hipsvm_reg_foreach(struct hipsvm_registry *r, hipsvm_reg_visit_fn fn, void 
 	wr_unlock(r);
 }
 
+void hipsvm_reg_atfork_prepare(struct hipsvm_registry *r)
+{
+	/* fork() from inside a punch callback already holds the lock. */
+	if (tl_writing != r)
+		pthread_mutex_lock(&r->lock);
+}
+
+void hipsvm_reg_atfork_parent(struct hipsvm_registry *r)
+{
+	if (tl_writing != r)
+		pthread_mutex_unlock(&r->lock);
+}
+
 void hipsvm_reg_atfork_child(struct hipsvm_registry *r)
 {
 	pthread_mutex_init(&r->lock, NULL);
-	tl_writing = NULL;
+	/* fork() from inside a punch callback: the writer still runs in the
+	 * child and will unlock on its way out, so it must own the new lock. */
+	if (tl_writing == r)
+		pthread_mutex_lock(&r->lock);
 	/* A fork in the middle of another thread's change leaves the counter
 	 * odd; readers in the child must not wait for a thread that is gone. */
 	if (r->seq & 1)

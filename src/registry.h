@@ -43,14 +43,22 @@ int hipsvm_reg_create(struct hipsvm_registry **out);
 void hipsvm_reg_destroy(struct hipsvm_registry *r);
 size_t hipsvm_reg_count(const struct hipsvm_registry *r);
 
-/* -EEXIST on overlap with a live entry, -ENOMEM, -EINVAL on an empty range. */
+/* -EEXIST on overlap with a live entry, -ENOMEM, -EINVAL on an empty range
+ * (last < start), a kind out of range or origin > start.
+ *
+ * Every writer (insert, remove_origin, punch) returns -EDEADLK instead of
+ * blocking when the calling thread is already writing this registry (a
+ * signal handler that interrupted a writer, or a punch callback). */
 int hipsvm_reg_insert(struct hipsvm_registry *r, const struct hipsvm_alloc *a);
 
 /* The entry that contains addr. 0 and *out, -ENOENT, or -EDEADLK (see above). */
 int hipsvm_reg_find(const struct hipsvm_registry *r, uintptr_t addr, struct hipsvm_alloc *out);
 
-/* Removes every piece of the allocation whose origin is origin (a free).
- * The number of bytes removed in *bytes; -ENOENT if there was none. */
+/* Removes every piece of the allocation whose origin is origin (a free),
+ * found through an origin index even when the first byte was punched away;
+ * pieces of other allocations inside its holes stay. The lowest piece
+ * removed in *first, the number of bytes removed in *bytes (each may be
+ * NULL); -ENOENT if there was none. */
 int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 			     struct hipsvm_alloc *first, uint64_t *bytes);
 
@@ -72,7 +80,9 @@ int hipsvm_reg_overlaps(const struct hipsvm_registry *r, uintptr_t addr, size_t 
  * unchanged). For each piece removed, cb(arg, piece) is called with the part
  * that was inside the hole (before the registry is unlocked; cb must not call
  * back into the registry). Returns the number of pieces, -ENOMEM (nothing
- * changed). */
+ * changed), -EDEADLK (see insert). The callbacks run with the writer lock
+ * held but outside the sequence-counter window, so a slow callback delays
+ * other writers, never the lock-free readers. */
 typedef void (*hipsvm_reg_piece_fn)(void *arg, const struct hipsvm_alloc *removed);
 int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		     hipsvm_reg_piece_fn cb, void *arg);
@@ -82,7 +92,13 @@ typedef void (*hipsvm_reg_visit_fn)(void *arg, const struct hipsvm_alloc *a);
 void hipsvm_reg_foreach(struct hipsvm_registry *r, hipsvm_reg_visit_fn fn, void *arg);
 
 /* After fork in the child: the mutex may have been held by a thread that does
- * not exist in the child. Re-initialise the lock, keep the entries. */
+ * not exist in the child. Re-initialise the lock, keep the entries. Without
+ * the prepare/parent pair below, a fork while another thread is in the
+ * middle of a change leaves that change half done in the child. */
 void hipsvm_reg_atfork_child(struct hipsvm_registry *r);
+/* Optional pthread_atfork() prepare/parent handlers: hold the writer lock
+ * across fork() so that the child's copy is consistent. */
+void hipsvm_reg_atfork_prepare(struct hipsvm_registry *r);
+void hipsvm_reg_atfork_parent(struct hipsvm_registry *r);
 
 #endif

@@ -62,9 +62,19 @@ uint64_t hipsvm_ring_decode_ts(const struct hipsvm_ring *r, uint32_t ptr, int32_
 	 * before ptr even when ptr is 0. */
 	uint32_t at = (ptr + (uint32_t)((int64_t)offset * HIPSVM_IV_BYTES)) & r->ptr_mask;
 	const uint32_t *slot = r->buf + at / 4;
+	uint32_t hi, lo, hi2 = HIPSVM_LOAD(&slot[2]);
 
-	return (uint64_t)HIPSVM_LOAD(&slot[1]) |
-	       (uint64_t)(HIPSVM_LOAD(&slot[2]) & 0xffff) << 32;
+	/* An observer preempted while the producer laps the ring could pair the
+	 * low half of one IV with the high half of another. Read the high half
+	 * on both sides: if it did not change, the pair belongs to one IV (a
+	 * later one at worst, which is still a valid timestamp). */
+	do {
+		hi = hi2;
+		lo = HIPSVM_LOAD(&slot[1]);
+		HIPSVM_FENCE_ACQ();
+		hi2 = HIPSVM_LOAD(&slot[2]);
+	} while (hi != hi2);
+	return (uint64_t)lo | (uint64_t)(hi & 0xffff) << 32;
 }
 
 unsigned hipsvm_ring_process(struct hipsvm_ring *r, hipsvm_iv_fn fn, void *arg,

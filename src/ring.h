@@ -19,8 +19,9 @@
  * A slot is only overwritten after the consumer has moved rptr past it, and an
  * observer reads the slot just before wptr, which cannot be overwritten until
  * the producer has gone round the whole ring: a reader preempted for that long
- * sees a newer timestamp, never a torn one, because dwords are read atomically
- * and a newer IV is always a later timestamp (SPEC: the clock is monotonic).
+ * could pair halves of two IVs, so decode_ts re-reads the high half and retries
+ * until both reads agree (a newer IV is a later timestamp: the clock is
+ * monotonic, so what it returns then is a real, possibly newer, timestamp).
  */
 #ifndef HIPSVM_RING_H
 #define HIPSVM_RING_H

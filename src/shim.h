@@ -177,6 +177,10 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 		      uintptr_t punch_addr, size_t punch_len);
 
+/* An unmap of tracked memory that re-entered the shim (see unmap_wrap.c):
+ * counted as reentrant_skipped. Async-signal-safe. */
+void hipsvm_unmap_reentered(struct hipsvm_shim *s);
+
 /* Asks the hook for its fault counters (into s->stats) and traces them. */
 void hipsvm_shim_refresh_faults(struct hipsvm_shim *s);
 /* The report of this process (report.h). Length or -ENOSPC. */

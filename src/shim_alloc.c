@@ -206,6 +206,25 @@ record:
 	return HIPSVM_HIP_SUCCESS;
 }
 
+/* A piece of the allocation that starts at p. Its first bytes may have been
+ * unmapped already (a partial munmap): then look a little further. */
+static bool find_origin(struct hipsvm_shim *s, uintptr_t p, struct hipsvm_alloc *out)
+{
+	struct hipsvm_alloc pieces[MAX_PIECES];
+	int n, i;
+
+	if (hipsvm_reg_find(s->reg, p, out) == 0)
+		return out->origin == p;
+	n = hipsvm_reg_overlaps(s->reg, p, (size_t)1 << 40, pieces, MAX_PIECES);
+	for (i = 0; i < n && i < MAX_PIECES; i++) {
+		if (pieces[i].origin == p) {
+			*out = pieces[i];
+			return true;
+		}
+	}
+	return false;
+}
+
 int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 {
 	struct hipsvm_alloc a, pieces[MAX_PIECES], first;
@@ -216,13 +235,20 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 	int rc, n = 0, i;
 	bool mine = false;
 
-	if (p && hipsvm_reg_find(s->reg, (uintptr_t)p, &a) == 0 && a.origin == (uintptr_t)p) {
-		n = hipsvm_reg_overlaps(s->reg, a.origin, a.origin_size ? a.origin_size : 1,
-					pieces, MAX_PIECES);
-		if (n < 0)
-			n = 0;
-		if (n > MAX_PIECES)
-			n = MAX_PIECES;
+	if (p && find_origin(s, (uintptr_t)p, &a)) {
+		if (a.start == a.origin && a.last - a.start + 1 == a.origin_size) {
+			/* whole: the only piece (the common case, one lookup less) */
+			pieces[0] = a;
+			n = 1;
+		} else {
+			n = hipsvm_reg_overlaps(s->reg, a.origin,
+						a.origin_size ? a.origin_size : 1, pieces,
+						MAX_PIECES);
+			if (n < 0)
+				n = 0;
+			if (n > MAX_PIECES)
+				n = MAX_PIECES;
+		}
 		mine = hipsvm_reg_remove_origin(s->reg, a.origin, &first, &bytes) == 0;
 	}
 	c->saved_errno = errno;

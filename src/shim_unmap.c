@@ -64,9 +64,7 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 	if (n == -EDEADLK) {
 		/* A signal handler interrupted this thread's own registry
 		 * write: the registry cannot be read from here. */
-		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
-		if (s->notify)
-			s->notify(HIPSVM_EV_REENTRANT, 0);
+		hipsvm_unmap_reentered(s);
 		return 0;
 	}
 	for (i = 0; i < n && i < HIPSVM_UNMAP_MAX_OVER; i++) {
@@ -237,4 +235,13 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 
 		hipsvm_trace_emit(s->trace_fd, "unmap", f, 3);
 	}
+}
+
+void hipsvm_unmap_reentered(struct hipsvm_shim *s)
+{
+	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_TRACKED], 1);
+	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_UNCOORDINATED], 1);
+	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
+	if (s->notify)
+		s->notify(HIPSVM_EV_REENTRANT, 0);
 }

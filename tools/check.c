@@ -182,7 +182,9 @@ static void walk(struct check *c)
 	for (i = 0; i < c->n; i++) {
 		struct obj *o = &c->objs[i];
 
-		if (!o->found)
+		/* The runtime's own dependencies (HSA, comgr, LLVM) say nothing
+		 * about whether the program's calls reach the shim. */
+		if (!o->found || (i > 0 && is_runtime(o->name)))
 			continue;
 		for (k = 0; k < o->ei.n_needed && c->n < MAX_OBJS; k++) {
 			const char *nm = o->ei.needed[k];
@@ -271,7 +273,9 @@ static int judge(struct check *c, const char *prog)
 {
 	const struct obj *exe = &c->objs[0];
 	uint32_t hip_imports = 0;
-	bool runtime = false, runtime_direct = false, shim_linked = false, any_dlopen = false;
+	bool runtime = false, runtime_direct = false, shim_linked = false;
+	/* Only the program's own dlopen: every libc-based library imports it. */
+	bool any_dlopen = exe->ei.imports_dlopen;
 	char buf[1024], via[512];
 	struct stat st;
 	size_t i;
@@ -289,12 +293,14 @@ static int judge(struct check *c, const char *prog)
 		}
 		if (strncmp(o->name, "libhipsvm.so", 12) == 0)
 			shim_linked = true;
-		if (o->found) {
+		if (o->found)
 			hip_imports |= o->ei.imports;
-			any_dlopen |= o->ei.imports_dlopen;
-		}
 	}
 
+	if (exe->ei.soname && (is_runtime(exe->ei.soname) || strncmp(exe->ei.soname, "libhipsvm.so", 12) == 0)) {
+		mark(c, "info", "this is %s itself, not a program", exe->ei.soname);
+		return verdict(c, 1, "check the program that uses it instead");
+	}
 	if (!exe->ei.interp && !exe->ei.dynamic) {
 		if (exe->ei.defines & ((1u << H_FIRST_LIBC) - 1)) {
 			list_hooked(buf, sizeof(buf), exe->ei.defines, 0, H_FIRST_LIBC);

@@ -58,6 +58,7 @@ struct run_opts {
 	size_t n_env;
 	bool quiet;		/* no human report */
 	bool verbose;		/* print what is being run */
+	bool follow;		/* exec'd children keep the shim; report them all */
 	const char *format;	/* human report format: text (default) */
 	char **argv;		/* the program and its arguments */
 	/* filled by run_program */
@@ -68,10 +69,23 @@ struct run_opts {
 /* Returns the exit code to give (the program's, or 125..127 / 1 / 2). */
 int run_program(struct run_opts *o, bool want_events);
 void run_cleanup(struct run_opts *o);
+/* run_env.c: the program's environment (NULL-terminated in v). */
+struct run_env {
+	char **v;
+	size_t n, cap;
+};
+int run_env_build(struct run_opts *o, const struct tool_paths *tp, bool sim, bool want_events,
+		  struct run_env *e, const char **user_report);
+const char *run_env_get(char **env, const char *name);
+void run_env_free(struct run_env *e, const struct run_opts *o);
+/* run_report.c: the report(s) the shim wrote into o->workdir, shown and saved. */
+void run_show_reports(struct run_opts *o, const char *prog, int code, int raw);
 /* Shared option parser of run and trace: returns 0 and consumes *i, 1 when
  * argv[*i] is not a run option, or EXIT_USAGE after printing the error. */
 int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, int *i);
 extern const char run_opts_help[];
+/* A known option close to an unknown one, or NULL. */
+const char *run_opt_suggest(const char *given);
 
 /* render.c: the human/json/csv report from a parsed "hipsvm-report/1". */
 enum report_fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
@@ -85,6 +99,7 @@ void report_exit_line(FILE *f, const char *prog, int status, bool color);
 /* perfetto.c: raw JSON-lines events -> Chrome/Perfetto trace JSON. */
 struct trace_stats {
 	size_t events, bad_lines, tracks;
+	size_t undrawn;		/* allocations past the lanes of their context */
 	uint64_t first_ns, last_ns;
 };
 /* report may be NULL (used for the process name and pid). -errno with a
@@ -97,6 +112,8 @@ int trace_convert(const char *events_path, FILE *out, const struct json *report,
 const char *fmt_bytes(uint64_t n, char *buf, size_t cap);
 /* "2.3 ms" style. */
 const char *fmt_ns(uint64_t ns, char *buf, size_t cap);
+/* The candidate closest to given (at most 2 edits away), or NULL. */
+const char *tool_suggest(const char *given, const char *const *cands);
 /* Returns the signal's name without SIG ("SEGV") or "?". */
 const char *sig_name(int sig);
 

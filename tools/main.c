@@ -86,7 +86,13 @@ int main(int argc, char **argv)
 	if (cmd[0] == '-')
 		return usage_err(NULL, "unknown option '%s' (options go after the command)", cmd);
 	rc = dispatch(cmd, argc - 1, argv + 1);
-	if (rc < 0)
+	if (rc < 0) {
+		static const char *const names[] = { "run", "trace", "report", "check", "options", "help", NULL };
+		const char *s = tool_suggest(cmd, names);
+
+		if (s)
+			return usage_err(NULL, "unknown command '%s', did you mean '%s'?", cmd, s);
 		return usage_err(NULL, "unknown command '%s' (run, trace, report, check, options)", cmd);
+	}
 	return rc;
 }

@@ -12,134 +12,17 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum ev_kind { EV_ALLOC, EV_FREE, EV_UNMAP, EV_CP_SET, EV_CP_CLEAR, EV_DRAIN, EV_FAULTS };
+#include "trace_ev.h"
 
-struct ev {
-	enum ev_kind kind;
-	uint64_t ts, ptr, size, dur;
-	uint64_t raised, handled, dropped, real;
-	int dev;		/* -1 when absent */
-	int ctx;		/* -1 host_context, N device:N, -2 unknown */
-	bool coordinated;
-	char api[32], route[24], result[16], cp[24];
-	/* filled while pairing */
-	uint64_t end;		/* alloc: the free's ts (or the trace end) */
-	bool closed;
-	int lane;
-	size_t match;		/* free: index of its alloc */
-	size_t seq;		/* line order, to keep qsort stable */
-};
-
-#define MAX_DEV 64
+#define MAX_LANES 64
 #define TID_UNMAPS 50
 #define TID_GPU(n) (100 + (n))
 #define TID_HOST(lane) (1000 + (lane))
 #define TID_DEVMEM(n, lane) (10000 + (n) * 1000 + (lane))
-
-static int parse_ctx(const char *s)
-{
-	char *end;
-	long v;
-
-	if (!s)
-		return -2;
-	if (strcmp(s, "host_context") == 0)
-		return -1;
-	if (strncmp(s, "device:", 7) == 0) {
-		v = strtol(s + 7, &end, 10);
-		if (!*end && end != s + 7 && v >= 0 && v < MAX_DEV)
-			return (int)v;
-	}
-	return -2;
-}
-
-static uint64_t hexnum(const struct json *o, const char *key)
-{
-	const char *s = json_str(o, key, NULL);
-
-	if (s)
-		return strtoull(s, NULL, 0);
-	return json_u64(o, key, 0);
-}
-
-static void copy(char *dst, size_t cap, const char *s)
-{
-	snprintf(dst, cap, "%s", s ? s : "");
-}
-
-/* One line into e: 1 kept, 0 an unknown "ev" (skipped quietly), -1 malformed. */
-static int parse_line(const char *line, size_t len, struct ev *e)
-{
-	struct json *j = json_parse(line, len, NULL, 0);
-	const char *kind;
-	const struct json *dev;
-	int rc = 1;
-
-	if (!j)
-		return -1;
-	kind = json_str(j, "ev", NULL);
-	if (!json_is(j, JSON_OBJ) || !kind || !json_get(j, "ts_ns")) {
-		json_free(j);
-		return -1;
-	}
-	memset(e, 0, sizeof(*e));
-	e->ts = json_u64(j, "ts_ns", 0);
-	dev = json_get(j, "dev");
-	e->dev = json_is(dev, JSON_NUM) && dev->is_int && !dev->neg && dev->u64 < MAX_DEV ? (int)dev->u64 : -1;
-	e->ctx = parse_ctx(json_str(j, "ctx", NULL));
-	if (strcmp(kind, "alloc") == 0) {
-		e->kind = EV_ALLOC;
-		e->ptr = hexnum(j, "ptr");
-		e->size = json_u64(j, "size", 0);
-		copy(e->api, sizeof(e->api), json_str(j, "api", "alloc"));
-		copy(e->route, sizeof(e->route), json_str(j, "route", ""));
-	} else if (strcmp(kind, "free") == 0) {
-		e->kind = EV_FREE;
-		e->ptr = hexnum(j, "ptr");
-		e->size = json_u64(j, "size", 0);
-	} else if (strcmp(kind, "unmap") == 0) {
-		const struct json *c = json_get(j, "coordinated");
-
-		e->kind = EV_UNMAP;
-		e->ptr = hexnum(j, "addr");
-		e->size = json_u64(j, "len", 0);
-		e->coordinated = json_is(c, JSON_BOOL) && c->b;
-	} else if (strcmp(kind, "cp_set") == 0) {
-		e->kind = EV_CP_SET;
-		copy(e->cp, sizeof(e->cp), json_str(j, "cp", ""));
-	} else if (strcmp(kind, "cp_clear") == 0) {
-		e->kind = EV_CP_CLEAR;
-	} else if (strcmp(kind, "drain") == 0) {
-		e->kind = EV_DRAIN;
-		e->dur = json_u64(j, "dur_ns", 0);
-		copy(e->result, sizeof(e->result), json_str(j, "result", "ok"));
-	} else if (strcmp(kind, "faults") == 0) {
-		e->kind = EV_FAULTS;
-		e->raised = json_u64(j, "raised", 0);
-		e->handled = json_u64(j, "handled", 0);
-		e->dropped = json_u64(j, "dropped", 0);
-		e->real = json_u64(j, "real", 0);
-	} else {
-		rc = 0;
-	}
-	if (rc == 1 && (e->kind == EV_CP_SET || e->kind == EV_CP_CLEAR || e->kind == EV_DRAIN ||
-			e->kind == EV_FAULTS) && e->dev < 0)
-		rc = -1;
-	json_free(j);
-	return rc;
-}
-
-static int by_ts(const void *a, const void *b)
-{
-	const struct ev *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 struct out {
 	FILE *f;
@@ -179,10 +62,13 @@ static void thread_meta(struct out *o, int tid, const char *name, int sort)
 	fprintf(o->f, ",\"args\":{\"sort_index\":%d}}", sort);
 }
 
-/* Lanes: first fit over allocations sorted by start. Returns lanes used. */
-static int assign_lanes(struct ev *ev, size_t n, int ctx)
+/* Lanes: first fit over allocations sorted by start. Returns lanes used.
+ * Past MAX_LANES live at once the rest are not drawn (lane -1, counted): a
+ * few dozen tracks per context is what a person can read, and the live-bytes
+ * counter still includes them. */
+static int assign_lanes(struct ev *ev, size_t n, int ctx, size_t *undrawn)
 {
-	uint64_t busy[256];
+	uint64_t busy[MAX_LANES];
 	int lanes = 0, l;
 	size_t i;
 
@@ -193,10 +79,12 @@ static int assign_lanes(struct ev *ev, size_t n, int ctx)
 			if (busy[l] <= ev[i].ts)
 				break;
 		if (l == lanes) {
-			if (lanes < 256)
-				lanes++;
-			else
-				l = lanes - 1;	/* overlapping slices on the last lane: rare */
+			if (lanes == MAX_LANES) {
+				ev[i].lane = -1;
+				(*undrawn)++;
+				continue;
+			}
+			lanes++;
 		}
 		busy[l] = ev[i].end > ev[i].ts ? ev[i].end : ev[i].ts + 1;
 		ev[i].lane = l;
@@ -204,36 +92,73 @@ static int assign_lanes(struct ev *ev, size_t n, int ctx)
 	return lanes;
 }
 
-static void pair_allocs(struct ev *ev, size_t n, uint64_t t_end)
+/* Open allocations by address: open addressing, linear probing. A slot
+ * holds the newest open allocation at that address; an older one with the
+ * same address (a free the trace missed) hangs off it through prev_open. */
+struct open_map {
+	uint64_t *key;
+	ptrdiff_t *idx;		/* -1 empty, -2 deleted */
+	size_t mask;
+};
+
+static size_t slot_of(const struct open_map *m, uint64_t key, bool for_insert)
 {
-	size_t i, j;
+	size_t h = (size_t)((key >> 4) * 0x9e3779b97f4a7c15ull) & m->mask, tomb = SIZE_MAX;
 
-	/* Open allocations are looked up newest first: a free almost always
-	 * matches a recent allocation, and an address reused after a free must
-	 * match its newest allocation. */
-	size_t *open = malloc((n + 1) * sizeof(*open)), nopen = 0;
-
-	for (i = 0; i < n; i++) {
-		if (ev[i].kind == EV_ALLOC) {
-			ev[i].end = t_end;
-			if (open)
-				open[nopen++] = i;
-		} else if (ev[i].kind == EV_FREE && open) {
-			for (j = nopen; j-- > 0;) {
-				struct ev *a = &ev[open[j]];
-
-				if (a->ptr == ev[i].ptr) {
-					a->end = ev[i].ts;
-					a->closed = true;
-					ev[i].match = open[j];
-					open[j] = open[--nopen];
-					ev[i].closed = true;
-					break;
-				}
-			}
+	for (;; h = (h + 1) & m->mask) {
+		if (m->idx[h] == -1)
+			return for_insert && tomb != SIZE_MAX ? tomb : h;
+		if (m->idx[h] == -2) {
+			if (tomb == SIZE_MAX)
+				tomb = h;
+		} else if (m->key[h] == key) {
+			return h;
 		}
 	}
-	free(open);
+}
+
+static void pair_allocs(struct ev *ev, size_t n, uint64_t t_end)
+{
+	struct open_map m;
+	size_t cap = 16, i, h;
+
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	m.key = calloc(cap, sizeof(*m.key));
+	m.idx = malloc(cap * sizeof(*m.idx));
+	m.mask = cap - 1;
+	for (i = 0; i < n; i++)
+		if (ev[i].kind == EV_ALLOC)
+			ev[i].end = t_end;
+	if (!m.key || !m.idx)
+		goto out;	/* no pairing: every allocation lasts to the end */
+	for (i = 0; i < cap; i++)
+		m.idx[i] = -1;
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == EV_ALLOC) {
+			h = slot_of(&m, ev[i].ptr, false);
+			ev[i].prev_open = m.idx[h] >= 0 && m.key[h] == ev[i].ptr ? m.idx[h] : -1;
+			if (ev[i].prev_open < 0)
+				h = slot_of(&m, ev[i].ptr, true);
+			m.key[h] = ev[i].ptr;
+			m.idx[h] = (ptrdiff_t)i;
+		} else if (ev[i].kind == EV_FREE) {
+			struct ev *a;
+
+			h = slot_of(&m, ev[i].ptr, false);
+			if (m.idx[h] < 0)
+				continue;	/* a free of something allocated before the trace */
+			a = &ev[m.idx[h]];
+			a->end = ev[i].ts;
+			a->closed = true;
+			ev[i].match = (size_t)m.idx[h];
+			ev[i].closed = true;
+			m.idx[h] = a->prev_open >= 0 ? a->prev_open : -2;
+		}
+	}
+out:
+	free(m.key);
+	free(m.idx);
 }
 
 static void emit_allocs(struct out *o, const struct ev *ev, size_t n)
@@ -245,7 +170,7 @@ static void emit_allocs(struct out *o, const struct ev *ev, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct ev *e = &ev[i];
 
-		if (e->kind != EV_ALLOC || e->ctx == -2)
+		if (e->kind != EV_ALLOC || e->ctx == -2 || e->lane < 0)
 			continue;
 		tid = e->ctx == -1 ? TID_HOST(e->lane) : TID_DEVMEM(e->ctx, e->lane);
 		snprintf(name, sizeof(name), "%s %s", e->api, fmt_bytes(e->size, b, sizeof(b)));
@@ -305,58 +230,65 @@ static void emit_live(struct out *o, const struct ev *ev, size_t n, uint64_t *li
 	}
 }
 
+static void emit_window(struct out *o, int dev, uint64_t start, uint64_t end, const char *cp,
+			unsigned sets, bool cleared)
+{
+	begin(o, "X", "checkpoint", TID_GPU(dev));
+	fputs(",\"cat\":\"checkpoint\"", o->f);
+	ts_us(o, "ts", start);
+	dur_us(o, end > start ? end - start : 0);
+	fputs(",\"args\":{\"cp\":", o->f);
+	json_write_str(o->f, cp);
+	fprintf(o->f, ",\"sets\":%u,\"cleared\":%s}}", sets, cleared ? "true" : "false");
+}
+
+/* Checkpoint windows, per GPU, in time order: a set opens one (a set while
+ * one is open joins it: several unmaps at once), the next clear closes it.
+ * A window is widened to hold every drain that started in it, so that the
+ * slices nest. A clear without a set is not drawn: the shim drains and
+ * clears every GPU of the context, but sets a checkpoint only on those whose
+ * ring held faults (SPEC 3, Set), so such a GPU had no checkpoint at all. */
+struct window {
+	bool open;
+	uint64_t start, max_end;
+	unsigned sets;
+	char cp[24];
+};
+
 static void emit_gpu(struct out *o, struct ev *ev, size_t n, uint64_t t_end)
 {
-	size_t i, j;
+	struct window w[MAX_DEV];
 	char name[64];
+	size_t i;
+	int d;
 
-	/* Checkpoint windows: a set opens one per GPU, the next clear closes it;
-	 * a set while one is open joins it (several unmaps at once). A drain
-	 * that starts inside a window widens it to contain the drain, so that
-	 * the slices nest. */
-	for (i = 0; i < n; i++) {
-		struct ev *s = &ev[i];
-		uint64_t end = t_end;
-		unsigned sets = 1;
-		bool cleared = false;
-
-		if (s->kind != EV_CP_SET || s->closed)
-			continue;
-		for (j = i + 1; j < n; j++) {
-			struct ev *e = &ev[j];
-
-			if (e->dev != s->dev)
-				continue;
-			if (e->kind == EV_CP_SET && !e->closed) {
-				e->closed = true;
-				sets++;
-			} else if (e->kind == EV_CP_CLEAR && !e->closed) {
-				e->closed = true;
-				end = e->ts;
-				cleared = true;
-				break;
-			}
-		}
-		for (j = i + 1; j < n && ev[j].ts <= end; j++)
-			if (ev[j].kind == EV_DRAIN && ev[j].dev == s->dev && ev[j].ts + ev[j].dur > end)
-				end = ev[j].ts + ev[j].dur;
-		begin(o, "X", "checkpoint", TID_GPU(s->dev));
-		fputs(",\"cat\":\"checkpoint\"", o->f);
-		ts_us(o, "ts", s->ts);
-		dur_us(o, end - s->ts);
-		fputs(",\"args\":{\"cp\":", o->f);
-		json_write_str(o->f, s->cp);
-		fprintf(o->f, ",\"sets\":%u,\"cleared\":%s}}", sets, cleared ? "true" : "false");
-	}
+	memset(w, 0, sizeof(w));
 	for (i = 0; i < n; i++) {
 		const struct ev *e = &ev[i];
+		struct window *x = e->dev >= 0 ? &w[e->dev] : NULL;
 
-		if (e->kind == EV_CP_CLEAR && !e->closed) {
-			begin(o, "i", "checkpoint clear", TID_GPU(e->dev));
-			fputs(",\"cat\":\"checkpoint\",\"s\":\"t\"", o->f);
-			ts_us(o, "ts", e->ts);
-			fputs("}", o->f);
+		if (e->kind == EV_CP_SET) {
+			if (x->open) {
+				x->sets++;
+				continue;
+			}
+			x->open = true;
+			x->start = x->max_end = e->ts;
+			x->sets = 1;
+			trace_copy_str(x->cp, sizeof(x->cp), e->cp);
+		} else if (e->kind == EV_CP_CLEAR) {
+			if (x->open)
+				emit_window(o, e->dev, x->start, x->max_end > e->ts ? x->max_end : e->ts,
+					    x->cp, x->sets, true);
+			memset(x, 0, sizeof(*x));
 		} else if (e->kind == EV_DRAIN) {
+			/* A drain starting with its window: the window starts 1 ns
+			 * earlier, so that a viewer sorting by start alone still
+			 * takes the window for the parent. */
+			if (x->open && e->ts <= x->start && e->ts)
+				x->start = e->ts - 1;
+			if (x->open && e->ts + e->dur > x->max_end)
+				x->max_end = e->ts + e->dur;
 			snprintf(name, sizeof(name), strcmp(e->result, "ok") ? "drain (%s)" : "drain", e->result);
 			begin(o, "X", name, TID_GPU(e->dev));
 			fputs(",\"cat\":\"drain\"", o->f);
@@ -387,62 +319,11 @@ static void emit_gpu(struct out *o, struct ev *ev, size_t n, uint64_t t_end)
 				e->coordinated ? "true" : "false");
 		}
 	}
-}
-
-static int read_events(const char *path, struct ev **out, size_t *nout, struct trace_stats *st,
-		       char *err, size_t errcap)
-{
-	struct ev *ev = NULL, *nv, e;
-	size_t n = 0, cap = 0, len;
-	char *buf, *p, *nl;
-	int rc;
-
-	rc = json_slurp(path, &buf, &len);
-	if (rc) {
-		snprintf(err, errcap, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	for (p = buf; p < buf + len; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(buf + len - p));
-		if (!nl)
-			nl = buf + len;
-		if (nl == p || (nl - p == 1 && *p == '\r'))
-			continue;
-		rc = parse_line(p, (size_t)(nl - p), &e);
-		if (rc < 0) {
-			st->bad_lines++;
-			continue;
-		}
-		if (rc == 0)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			nv = realloc(ev, cap * sizeof(*ev));
-			if (!nv) {
-				free(ev);
-				free(buf);
-				snprintf(err, errcap, "out of memory");
-				return -ENOMEM;
-			}
-			ev = nv;
-		}
-		e.seq = n;
-		ev[n++] = e;
-	}
-	free(buf);
-	if (n == 0 && st->bad_lines) {
-		free(ev);
-		snprintf(err, errcap, "%s: no trace event could be read (%zu malformed line%s)", path,
-			 st->bad_lines, st->bad_lines == 1 ? "" : "s");
-		return -EINVAL;
-	}
-	/* Events come from several threads, each line written whole but not
-	 * necessarily in time order. */
-	if (n)
-		qsort(ev, n, sizeof(*ev), by_ts);
-	*out = ev;
-	*nout = n;
-	return 0;
+	/* A window never cleared lasts to the end of the trace. */
+	for (d = 0; d < MAX_DEV; d++)
+		if (w[d].open)
+			emit_window(o, d, w[d].start, w[d].max_end > t_end ? w[d].max_end : t_end, w[d].cp,
+				    w[d].sets, false);
 }
 
 int trace_convert(const char *events_path, FILE *f, const struct json *report,
@@ -459,10 +340,12 @@ int trace_convert(const char *events_path, FILE *f, const struct json *report,
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	rc = read_events(events_path, &ev, &n, st, err, errcap);
+	rc = trace_read_events(events_path, &ev, &n, st, err, errcap);
 	if (rc)
 		return rc;
 	o.t0 = n ? ev[0].ts : 0;
+	if (n && ev[0].kind == EV_DRAIN && o.t0)
+		o.t0--;		/* room for a window that starts with it (emit_gpu) */
 	t_end = n ? ev[n - 1].ts : 0;
 	for (i = 0; i < n; i++)
 		if (ev[i].kind == EV_DRAIN && ev[i].ts + ev[i].dur > t_end)
@@ -474,9 +357,9 @@ int trace_convert(const char *events_path, FILE *f, const struct json *report,
 	st->last_ns = t_end;
 
 	pair_allocs(ev, n, t_end);
-	host_lanes = assign_lanes(ev, n, -1);
+	host_lanes = assign_lanes(ev, n, -1, &st->undrawn);
 	for (d = 0; d < MAX_DEV; d++)
-		dev_lanes[d] = assign_lanes(ev, n, d);
+		dev_lanes[d] = assign_lanes(ev, n, d, &st->undrawn);
 	for (i = 0; i < n; i++) {
 		if (ev[i].dev >= 0 && ev[i].kind != EV_ALLOC)
 			gpu_seen[ev[i].dev] = true;

@@ -156,7 +156,7 @@ static void text_devices(FILE *f, const struct json *devs)
 static void text_contexts(FILE *f, const struct json *ctxs)
 {
 	char b1[24], b2[24], dl[128];
-	size_t i;
+	size_t i, idle = 0;
 
 	if (!count(ctxs))
 		return;
@@ -165,6 +165,13 @@ static void text_contexts(FILE *f, const struct json *ctxs)
 	for (i = 0; i < ctxs->n; i++) {
 		const struct json *c = ctxs->items[i];
 
+		/* A primary context that never held anything is noise here
+		 * (every GPU has one); host_context is always shown. */
+		if (strcmp(json_str(c, "id", ""), "host_context") != 0 && !json_u64(c, "allocations", 0) &&
+		    !json_u64(c, "peak_bytes", 0) && !json_u64(c, "unmaps_coordinated", 0)) {
+			idle++;
+			continue;
+		}
 		dev_list(json_get(c, "devices"), dl, sizeof(dl));
 		fprintf(f, "  %-14s %-9s %7llu %7llu %10s %10s %8llu\n", json_str(c, "id", "-"), dl,
 			(unsigned long long)json_u64(c, "allocations", 0),
@@ -173,6 +180,8 @@ static void text_contexts(FILE *f, const struct json *ctxs)
 			fmt_bytes(json_u64(c, "peak_bytes", 0), b2, sizeof(b2)),
 			(unsigned long long)json_u64(c, "unmaps_coordinated", 0));
 	}
+	if (idle)
+		fprintf(f, "  (%zu unused device context%s not shown)\n", idle, idle == 1 ? "" : "s");
 }
 
 static void text_counters(FILE *f, const struct json *r)
@@ -184,12 +193,12 @@ static void text_counters(FILE *f, const struct json *r)
 		(unsigned long long)json_u64(ro, "as_hip", 0), (unsigned long long)json_u64(ro, "managed_local", 0),
 		(unsigned long long)json_u64(ro, "oversubscribed", 0), (unsigned long long)json_u64(ro, "mapped_all", 0),
 		(unsigned long long)json_u64(ro, "quota_denied", 0));
-	fprintf(f, "  unmaps:  %llu of tracked memory (%llu coordinated, %llu uncoordinated, %llu partial), "
+	fprintf(f, "  unmaps:  %llu of tracked ranges: %llu coordinated, %llu uncoordinated, %llu partial; "
 		"%llu re-entrant skipped\n",
 		(unsigned long long)json_u64(um, "tracked", 0), (unsigned long long)json_u64(um, "coordinated", 0),
 		(unsigned long long)json_u64(um, "uncoordinated", 0), (unsigned long long)json_u64(um, "partial", 0),
 		(unsigned long long)json_u64(um, "reentrant_skipped", 0));
-	fprintf(f, "           %llu of live SVM memory (%s)\n", (unsigned long long)json_u64(um, "live_svm_unmapped", 0),
+	fprintf(f, "           %llu unmapped live SVM memory (%s)\n", (unsigned long long)json_u64(um, "live_svm_unmapped", 0),
 		fmt_bytes(json_u64(um, "live_svm_unmapped_bytes", 0), b, sizeof(b)));
 	fprintf(f, "  errors:  %llu HIP runtime errors, %llu frees of unknown pointers\n",
 		(unsigned long long)json_u64(er, "runtime_errors", 0),

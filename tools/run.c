@@ -36,6 +36,8 @@ const char run_opts_help[] =
 "      --hook PATH         checkpoint hook: auto | none | debugfs path | unix:PATH | @NAME\n"
 "  -r, --report FILE.json  also save the JSON report there (%p = pid)\n"
 "  -t, --trace FILE        save the raw trace events (JSON lines) there (%p = pid)\n"
+"  -f, --follow            children the program executes keep the shim\n"
+"                          (HIPSVM_INHERIT=1); a report for each that used HIP\n"
 "  -e, --env NAME=VALUE    set a variable for the program (repeatable), e.g.\n"
 "                          --env HIPSVM_DRAIN_TIMEOUT_MS=50\n"
 "Output:\n"
@@ -53,8 +55,6 @@ static const char run_help[] =
 "is not found, 126 when it cannot be executed, 125 when hipsvm cannot start it).\n"
 "\n";
 
-static const char *const tool_only[] = { "HIPSVM_SHIM_PATH=", "HIPSVM_SIM_DIR=", NULL };
-
 int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, int *i)
 {
 	static const struct {
@@ -65,6 +65,7 @@ int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, in
 		{ "-g", "--gpus", 3 }, { NULL, "--sim-mem", 4 }, { "-p", "--policy", 5 },
 		{ NULL, "--hook", 6 }, { "-r", "--report", 7 }, { "-t", "--trace", 8 },
 		{ "-e", "--env", 9 }, { "-q", "--quiet", 10 }, { "-v", "--verbose", 11 },
+		{ "-f", "--follow", 12 },
 	};
 	const char *a = argv[*i], *val = NULL, *eq;
 	struct hipsvm_options scratch;
@@ -79,6 +80,21 @@ int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, in
 			what = tab[k].what;
 			break;
 		}
+	}
+	/* As getopt_long: an unambiguous prefix of a long option is that option. */
+	if (!what && strncmp(a, "--", 2) == 0 && alen > 2) {
+		int hits = 0, cand = 0;
+
+		for (k = 0; k < sizeof(tab) / sizeof(tab[0]); k++) {
+			if (strncmp(a, tab[k].l, alen) != 0)
+				continue;
+			if (!hits || tab[k].what != cand)	/* --no-sim and --real are one */
+				hits++;
+			cand = tab[k].what;
+		}
+		if (hits > 1)
+			return usage_err(cmd, "option '%.*s' is ambiguous", (int)alen, a);
+		what = cand;
 	}
 	if (!what)
 		return 1;
@@ -136,9 +152,21 @@ int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, in
 	}
 	case 10: o->quiet = true; break;
 	case 11: o->verbose = true; break;
+	case 12: o->follow = true; break;
 	}
 	(*i)++;
 	return 0;
+}
+
+const char *run_opt_suggest(const char *given)
+{
+	static const char *const longs[] = { "--sim", "--no-sim", "--real", "--gpus", "--sim-mem",
+		"--policy", "--hook", "--report", "--trace", "--env", "--quiet", "--verbose", "--follow",
+		"--help", "--output", "--from", NULL };
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(given, "="), given);
+	return tool_suggest(name, longs);
 }
 
 /* PATH search as execvp does it, so that "not found" can be told apart from
@@ -188,88 +216,6 @@ static int resolve(const char *prog, char *out, size_t cap)
 	return EXIT_NOTFOUND;
 }
 
-struct envb {
-	char **v;
-	size_t n, cap;
-};
-
-static bool env_name_eq(const char *entry, const char *name_eq)
-{
-	size_t n = strcspn(name_eq, "=");
-
-	return strncmp(entry, name_eq, n) == 0 && entry[n] == '=';
-}
-
-static void env_del(struct envb *e, const char *name_eq)
-{
-	size_t i, j = 0;
-
-	for (i = 0; i < e->n; i++)
-		if (!env_name_eq(e->v[i], name_eq))
-			e->v[j++] = e->v[i];
-	e->n = j;
-}
-
-/* Takes ownership of a malloc'd or static NAME=VALUE; replaces any earlier one. */
-static int env_put(struct envb *e, char *kv)
-{
-	char **nv;
-
-	env_del(e, kv);
-	if (e->n + 2 > e->cap) {
-		e->cap = e->cap ? e->cap * 2 : 64;
-		nv = realloc(e->v, e->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		e->v = nv;
-	}
-	e->v[e->n++] = kv;
-	e->v[e->n] = NULL;
-	return 0;
-}
-
-static char *kv(const char *name, const char *a, const char *sep, const char *b)
-{
-	char *s = NULL;
-
-	if (asprintf(&s, "%s=%s%s%s", name, a, b && *b ? sep : "", b ? b : "") < 0)
-		return NULL;
-	return s;
-}
-
-static const char *env_get(char **env, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (; env && *env; env++)
-		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	char *buf;
-	size_t len;
-	FILE *f;
-	int err = json_slurp(from, &buf, &len);
-
-	if (err)
-		return err;
-	f = fopen(to, "w");
-	if (!f) {
-		err = -errno;
-		free(buf);
-		return err;
-	}
-	if (fwrite(buf, 1, len, f) != len)
-		err = -EIO;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	free(buf);
-	return err;
-}
-
 static volatile sig_atomic_t child_pid;
 
 static void forward(int sig)
@@ -298,68 +244,6 @@ static int wait_child(pid_t pid, const char *prog, int *raw)
 	return 128 + sig;
 }
 
-static int count_other_reports(const char *dir, int pid)
-{
-	char mine[64];
-	struct dirent *d;
-	DIR *dp = opendir(dir);
-	int n = 0;
-
-	if (!dp)
-		return 0;
-	snprintf(mine, sizeof(mine), "report.%d.json", pid);
-	while ((d = readdir(dp)))
-		if (strncmp(d->d_name, "report.", 7) == 0 && strcmp(d->d_name, mine) != 0)
-			n++;
-	closedir(dp);
-	return n;
-}
-
-static void show_report(struct run_opts *o, const char *prog, int code, int raw)
-{
-	char path[PATH_MAX + 64], dest[PATH_MAX], err[256];
-	const char *user_report = o->report;
-	struct json *r = NULL;
-	char *buf = NULL;
-	size_t len;
-	int e, others;
-	bool color = tool_color(stderr);
-
-	snprintf(path, sizeof(path), "%s/report.%d.json", o->workdir, o->pid);
-	e = json_slurp(path, &buf, &len);
-	if (e == 0) {
-		r = json_parse(buf, len, err, sizeof(err));
-		if (!r)
-			tool_err("the shim's report is not valid JSON (%s)", err);
-	} else if (WIFSIGNALED(raw)) {
-		tool_err("no report: %s was killed before the shim could write one", prog);
-	} else {
-		tool_err("no report from the shim: it did not load or saw no HIP runtime "
-			 "(try 'hipsvm check %s')", prog);
-	}
-	if (r && !o->quiet) {
-		fputc('\n', stderr);
-		report_exit_line(stderr, prog, code, color);
-		if (report_render(stderr, r, FMT_TEXT, color, err, sizeof(err)) != 0)
-			tool_err("%s", err);
-	}
-	others = count_other_reports(o->workdir, o->pid);
-	if (others && !o->quiet)
-		tool_err("note: %d child process%s wrote a report too (use --report FILE.%%p.json to keep them)",
-			 others, others == 1 ? "" : "es");
-	if (user_report && *user_report && e == 0) {
-		if (hipsvm_expand_path(user_report, o->pid, dest, sizeof(dest)) != 0) {
-			tool_err("%s: path too long", user_report);
-		} else if ((e = copy_file(path, dest)) != 0) {
-			tool_err("cannot write the report to %s: %s", dest, strerror(-e));
-		} else if (!o->quiet) {
-			tool_err("report saved to %s", dest);
-		}
-	}
-	json_free(r);
-	free(buf);
-}
-
 void run_cleanup(struct run_opts *o)
 {
 	struct dirent *d;
@@ -382,72 +266,13 @@ void run_cleanup(struct run_opts *o)
 	o->workdir[0] = '\0';
 }
 
-static int build_env(struct run_opts *o, const struct tool_paths *tp, bool sim,
-		     bool want_events, struct envb *e, const char **user_report)
-{
-	const char *old, *rep_env, *trace_env;
-	char *s, **ep;
-	size_t i;
-	int err = 0;
-
-	/* A report or trace path already in the environment is honoured like
-	 * --report/--trace, since the shim's own path is taken over below. */
-	rep_env = env_get(environ, "HIPSVM_REPORT");
-	trace_env = env_get(environ, "HIPSVM_TRACE");
-	*user_report = o->report ? o->report : (rep_env && *rep_env ? rep_env : NULL);
-	if (!o->trace && trace_env && *trace_env)
-		o->trace = trace_env;
-
-	for (ep = environ; *ep; ep++) {
-		const char *const *t;
-		bool skip = false;
-
-		for (t = tool_only; *t; t++)
-			if (strncmp(*ep, *t, strlen(*t)) == 0)
-				skip = true;
-		if (!skip && (err = env_put(e, *ep)) != 0)
-			return err;
-	}
-	old = env_get(environ, "LD_PRELOAD");
-	if (!(s = kv("LD_PRELOAD", tp->shim, ":", old)) || env_put(e, s))
-		return -ENOMEM;
-	if (sim) {
-		old = env_get(environ, "LD_LIBRARY_PATH");
-		if (!(s = kv("LD_LIBRARY_PATH", tp->simdir, ":", old)) || env_put(e, s))
-			return -ENOMEM;
-	}
-	if (asprintf(&s, "HIPSVM_REPORT=%s/report.%%p.json", o->workdir) < 0 || env_put(e, s))
-		return -ENOMEM;
-	if (o->trace) {
-		if (!(s = kv("HIPSVM_TRACE", o->trace, "", NULL)) || env_put(e, s))
-			return -ENOMEM;
-	} else if (want_events) {
-		if (asprintf(&s, "HIPSVM_TRACE=%s/events.%%p.jsonl", o->workdir) < 0 || env_put(e, s))
-			return -ENOMEM;
-	} else {
-		env_del(e, "HIPSVM_TRACE=");
-	}
-	if (o->gpus && (!(s = kv("HIPSVM_SIM_GPUS", o->gpus, "", NULL)) || env_put(e, s)))
-		return -ENOMEM;
-	if (o->sim_mem && (!(s = kv("HIPSVM_SIM_MEM", o->sim_mem, "", NULL)) || env_put(e, s)))
-		return -ENOMEM;
-	if (o->policy && (!(s = kv("HIPSVM_POLICY", o->policy, "", NULL)) || env_put(e, s)))
-		return -ENOMEM;
-	if (o->hook && (!(s = kv("HIPSVM_HOOK", o->hook, "", NULL)) || env_put(e, s)))
-		return -ENOMEM;
-	for (i = 0; i < o->n_env; i++)
-		if (env_put(e, (char *)o->env[i]))
-			return -ENOMEM;
-	return 0;
-}
-
 int run_program(struct run_opts *o, bool want_events)
 {
 	char exe[PATH_MAX], tmpl[PATH_MAX];
 	const char *tmp = getenv("TMPDIR"), *prog, *user_report = NULL;
 	struct sigaction ign = { 0 }, fwd = { 0 }, old_int, old_quit, old_term, old_hup;
 	struct tool_paths tp;
-	struct envb e = { 0 };
+	struct run_env e = { 0 };
 	unsigned found;
 	int code, pfd[2], child_errno = 0, raw = 0;
 	bool sim;
@@ -486,7 +311,7 @@ int run_program(struct run_opts *o, bool want_events)
 		return 125;
 	}
 	snprintf(o->workdir, sizeof(o->workdir), "%s", tmpl);
-	if (build_env(o, &tp, sim, want_events, &e, &user_report) != 0) {
+	if (run_env_build(o, &tp, sim, want_events, &e, &user_report) != 0) {
 		tool_err("out of memory");
 		code = 125;
 		goto out;
@@ -494,9 +319,9 @@ int run_program(struct run_opts *o, bool want_events)
 	o->report = user_report;
 	if (o->verbose) {
 		tool_err("runtime: %s", sim ? "simulated" : "ROCm (system libamdhip64)");
-		tool_err("LD_PRELOAD=%s", env_get(e.v, "LD_PRELOAD"));
+		tool_err("LD_PRELOAD=%s", run_env_get(e.v, "LD_PRELOAD"));
 		if (sim)
-			tool_err("LD_LIBRARY_PATH=%s", env_get(e.v, "LD_LIBRARY_PATH"));
+			tool_err("LD_LIBRARY_PATH=%s", run_env_get(e.v, "LD_LIBRARY_PATH"));
 		for (size_t i = 0; i < e.n; i++)
 			if (strncmp(e.v[i], "HIPSVM_", 7) == 0)
 				tool_err("%s", e.v[i]);
@@ -564,22 +389,9 @@ int run_program(struct run_opts *o, bool want_events)
 			    sizeof(o->events))
 				o->events[0] = '\0';
 	}
-	show_report(o, prog, code, raw);
+	run_show_reports(o, prog, code, raw);
 out:
-	/* Only the strings made here are freed: the rest belong to environ/argv. */
-	for (size_t i = 0; i < e.n; i++) {
-		bool ours = true;
-
-		for (char **ep = environ; *ep && ours; ep++)
-			if (e.v[i] == *ep)
-				ours = false;
-		for (size_t k = 0; k < o->n_env && ours; k++)
-			if (e.v[i] == o->env[k])
-				ours = false;
-		if (ours)
-			free(e.v[i]);
-	}
-	free(e.v);
+	run_env_free(&e, o);
 	return code;
 }
 
@@ -604,7 +416,11 @@ int cmd_run(int argc, char **argv)
 			break;
 		r = run_parse_opt("run", &o, argc, argv, &i);
 		if (r == 1) {
+			const char *s = run_opt_suggest(argv[i]);
+
 			free(o.env);
+			if (s)
+				return usage_err("run", "unknown option '%s', did you mean '%s'?", argv[i], s);
 			return usage_err("run", "unknown option '%s'", argv[i]);
 		}
 		if (r) {

@@ -48,6 +48,11 @@ static int convert(const char *events, const char *outpath, const struct json *r
 			unlink(outpath);
 		return rc == -ENOENT ? EXIT_USAGE : 1;
 	}
+	if (st.events == 0)
+		tool_err("warning: %s holds no trace event: the trace is empty", events);
+	if (st.undrawn)
+		tool_err("note: %zu allocation%s not drawn: more than 64 were live at once in one context "
+			 "(the live-bytes counters include them)", st.undrawn, st.undrawn == 1 ? "" : "s");
 	if (st.bad_lines)
 		tool_err("warning: %zu malformed line%s in %s skipped", st.bad_lines,
 			 st.bad_lines == 1 ? "" : "s", events);
@@ -120,6 +125,8 @@ int cmd_trace(int argc, char **argv)
 		r = run_parse_opt("trace", &o, argc, argv, &i);
 		if (r) {
 			free(o.env);
+			if (r == 1 && run_opt_suggest(a))
+				return usage_err("trace", "unknown option '%s', did you mean '%s'?", a, run_opt_suggest(a));
 			return r == 1 ? usage_err("trace", "unknown option '%s'", a) : r;
 		}
 	}

@@ -84,3 +84,41 @@ const char *sig_name(int sig)
 
 	return d ? d : "?";
 }
+
+/* Levenshtein distance, capped: only small ones matter for a suggestion. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned row[64], i, j, prev, tmp, la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			tmp = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? prev :
+				 1 + (prev < row[j] ? (prev < row[j - 1] ? prev : row[j - 1]) :
+					  (row[j] < row[j - 1] ? row[j] : row[j - 1]));
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+const char *tool_suggest(const char *given, const char *const *cands)
+{
+	const char *best = NULL;
+	unsigned d, best_d = 3;
+
+	for (; *cands; cands++) {
+		d = edit_distance(given, *cands);
+		if (d < best_d) {
+			best_d = d;
+			best = *cands;
+		}
+	}
+	return best;
+}

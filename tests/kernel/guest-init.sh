@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: MIT
 # tests/kernel/guest-init.sh - /init of the QEMU guest (run-qemu.sh packs it).
 # Loads hipsvm.ko, runs every guest test program, unloads the module, checks
@@ -56,7 +57,7 @@ if load ngpus=4; then
 	run concurrency /t/kt_conc
 	run processes /t/kt_procs
 	if [ -x /t/guest_e2e ]; then
-		run e2e env LD_LIBRARY_PATH=/t/lib LD_PRELOAD=/t/lib/libhipsvm.so \
+		run e2e env LD_LIBRARY_PATH=/t/lib LD_PRELOAD=/t/lib/libhipsvm.so HIPSVM_SIM_GPUS=4 \
 			HIPSVM_HOOK=/sys/kernel/debug/hipsvm/hook /t/guest_e2e
 	else
 		echo "HIPSVM-SKIP e2e (libhipsvm.so or the simulated libamdhip64.so.5 not built)"

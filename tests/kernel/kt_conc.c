@@ -64,9 +64,9 @@ static void *pause_loop(void *arg)
 	(void)arg;
 	while (__atomic_load_n(&pausing, __ATOMIC_RELAXED)) {
 		kt_pause(0xf);
-		usleep(1000);
-		kt_pause(0);
 		usleep(3000);
+		kt_pause(0);
+		usleep(1000);
 	}
 	return NULL;
 }

@@ -158,7 +158,7 @@ int main(void)
 		kt_check(global_stat("gpu1.unknown_pasid") == unknown + 1,
 			 "a fault for an unknown PASID is counted and ignored");
 		err = kt_write_file(KT_DIR "/inject", "1 9 now 0x1000\n");
-		kt_check(err == -EINVAL, "inject file: no such GPU is EINVAL");
+		kt_check(err == -ENODEV, "inject file: no such GPU is ENODEV");
 		err = kt_write_file(KT_DIR "/inject", "70000 0 now 0x1000\n");
 		kt_check(err == -EINVAL, "inject file: PASID beyond 16 bits is EINVAL");
 	}

@@ -124,21 +124,38 @@ static void test_log(int fd)
 		 n ? ev[0].x : "");
 }
 
+/* A GPU that does not exist is not a malformed request. */
+static void test_absent_gpu(int fd)
+{
+	kt_reqp(fd, "set 0,5", &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "0"), "none") &&
+		 !strcmp(kt_word(&r, "5"), "nodev"), "set 0,5: 5=nodev");
+	kt_reqp(fd, "drain 3-4 100", &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "3"), "ok") &&
+		 !strcmp(kt_word(&r, "4"), "nodev"), "drain 3-4: 4=nodev");
+	kt_reqp(fd, "clear 63", &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "63"), "nodev"), "clear 63: 63=nodev");
+	kt_reqp(fd, "inject 9 now 0x1000", &r);
+	kt_check(r.status == -ENODEV, "inject on GPU 9: err ENODEV");
+	kt_reqp(fd, "ring 4 ih1 on", &r);
+	kt_check(r.status == -ENODEV, "ring on GPU 4: err ENODEV");
+}
+
 /* Every malformed request: write() fails with EINVAL, the reply is
  * "err EINVAL ...", and the state (stats, log) is unchanged. */
 static void test_malformed(int fd)
 {
 	static const char *const bad[] = {
 		"", " ", "bogus", "VERSION", "version extra", "gpus 1", "set", "set 99",
-		"set 4", "set 0-4", "set 0 0x1000", "set 0 0x1000 0", "set 0 1 2 3",
+		"set 0 0x1000", "set 0 0x1000 0", "set 0 1 2 3",
 		"set 0,,1", "set ,0", "set 0,", "set 1-0", "set 0=5", "set -1", "set 0x",
 		"set 0 0xffffffffffffffff 2", "set 0 18446744073709551616 1",
-		"drain", "drain 0 abc", "drain 0 600001", "drain 0 1 2", "drain 4",
-		"clear", "clear 0=0", "clear 0=", "clear 0 1", "clear 7",
-		"stats now", "log 1", "inject", "inject 0 now", "inject 9 now 0x1000",
+		"drain", "drain 0 abc", "drain 0 600001", "drain 0 1 2", 
+		"clear", "clear 0=0", "clear 0=", "clear 0 1", 
+		"stats now", "log 1", "inject", "inject 0 now", 
 		"inject 0 later 0x1000", "inject 0 now 0x1000 x", "inject 0 0x1000000000000 0",
 		"inject 0 now 0x1000000000000", "ring 0 ih2 on", "ring 0 ih1 maybe",
-		"ring 4 ih1 on", "ring 0 ih1", "set\t0\x01", "set 0\n\n", "set 0\nset 1",
+		"ring 0 ih1", "set\t0\x01", "set 0\n\n", "set 0\nset 1",
 		"set \xc3\xa9",
 	};
 	char before[HIPSVM_PROTO_MAX_REPLY + 1], after[HIPSVM_PROTO_MAX_REPLY + 1];
@@ -230,6 +247,7 @@ int main(void)
 	test_set_drain_clear(fd);
 	test_inject_ring(fd);
 	test_log(fd);
+	test_absent_gpu(fd);
 	test_malformed(fd);
 	test_oversize(fd);
 	test_read_modes(fd);

@@ -53,6 +53,21 @@ bool kt_check(bool cond, const char *fmt, ...)
 	return cond;
 }
 
+bool kt_check_todo(bool cond, const char *why, const char *fmt, ...)
+{
+	char head[32], text[384];
+	va_list ap;
+
+	kt_n++;
+	snprintf(head, sizeof(head), "%sok %d - ", cond ? "" : "not ", kt_n);
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	printf("%s%s%s # TODO %s\n", kt_prefix, head, text, why);
+	fflush(stdout);
+	return cond;
+}
+
 void kt_note(const char *fmt, ...)
 {
 	va_list ap;

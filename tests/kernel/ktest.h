@@ -22,6 +22,10 @@
 
 /* Records one check; returns cond. */
 bool kt_check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A check of a known bug: reported with a TAP "# TODO why" directive and
+ * not counted as a failure. */
+bool kt_check_todo(bool cond, const char *why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void kt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* In a forked child: its checks become "# [name] ..." comment lines, so
  * that the parent's TAP stays valid; the parent checks the exit status. */

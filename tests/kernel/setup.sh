@@ -51,13 +51,18 @@ fi
 mkdir -p "$cache"
 tmp=$(mktemp -d "$cache/.dl.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-got=""
-for pkg in "linux-image-$kver" "linux-image-$kver-unsigned"; do
-	if (cd "$tmp" && apt-get download "$pkg" >/dev/null 2>&1); then
-		got=$pkg
-		break
-	fi
-done
+download() {
+	for pkg in "linux-image-$kver" "linux-image-$kver-unsigned"; do
+		if (cd "$tmp" && apt-get download "$pkg" >/dev/null 2>&1); then
+			echo "$pkg"
+			return 0
+		fi
+	done
+	return 1
+}
+# Stale package lists are the usual reason for a failed download: refresh
+# them once and try again.
+got=$(download || { apt-get update -q >/dev/null 2>&1 && download; } || true)
 if [ -z "$got" ]; then
 	echo "setup: neither linux-image-$kver nor linux-image-$kver-unsigned could be" \
 	     "downloaded (try: apt-get update)" >&2

@@ -10,18 +10,24 @@
  */
 #include <hip/hip_runtime_api.h>
 
+/* hipMallocHost, hipHostAlloc and hipFreeHost are deprecated, and hooked. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MIB (1024 * 1024)
@@ -93,7 +99,7 @@ static int mode_basic(void)
 	P("hipFree", hipFree(p));
 	P("hipFree(managed)", hipFree(m));
 	P("hipHostFree", hipHostFree(h));
-	P("hipFreeHost", hipHostFree(mh));
+	P("hipFreeHost", hipFreeHost(mh));
 	P("hipHostFree(hostalloc)", hipHostFree(ha));
 	P("hipFree(ext)", hipFree(e));
 	P("hipFree(signal)", hipFree(sig));
@@ -189,28 +195,35 @@ static int mode_internal(void)
 	return 0;
 }
 
+/* errno after each call, as the call left it: the runs with and without the
+ * shim must print the same (the runtime itself may change errno). */
 static int mode_errno(void)
 {
 	void *p = NULL, *m = NULL;
 	void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+#define ERR(what, expr) do { errno = 4242; (void)(expr); \
+		printf("%s errno %d\n", what, errno); } while (0)
 #define KEEP(what, expr) do { errno = 4242; (void)(expr); \
 		check(errno == 4242, what); } while (0)
 #define SETS(what, expr, e) do { errno = 4242; (void)(expr); \
 		check(errno == (e), what); } while (0)
-	KEEP("hipMalloc", hipMalloc(&p, MIB));
-	KEEP("hipMallocManaged", hipMallocManaged(&m, 4 * MIB, hipMemAttachGlobal));
-	KEEP("hipMalloc(NULL) failing", hipMalloc(NULL, 1));
-	KEEP("hipFree(&bad) failing", hipFree(&p));
+	ERR("hipMalloc", hipMalloc(&p, MIB));
+	ERR("hipMallocManaged", hipMallocManaged(&m, 4 * MIB, hipMemAttachGlobal));
+	ERR("hipMalloc(NULL) failing", hipMalloc(NULL, 1));
+	ERR("hipFree(&bad) failing", hipFree(&p));
 	KEEP("munmap untracked", munmap(page, 4096));
 	SETS("munmap untracked unaligned", munmap((char *)page + 1, 4096), EINVAL);
-	KEEP("munmap tracked", munmap((char *)m + MIB, MIB));
-	SETS("munmap tracked unaligned", munmap((char *)m + 1, 4096), EINVAL);
-	KEEP("madvise tracked", madvise(m, 4096, MADV_DONTNEED));
-	SETS("madvise tracked bad", madvise((char *)m + 1, 4096, MADV_DONTNEED), EINVAL);
-	SETS("mremap bad", mremap((char *)m + 1, 4096, 8192, 0), EINVAL);
-	KEEP("hipFree", hipFree(p));
-	KEEP("hipFree managed", hipFree(m));
+	if (m) {
+		KEEP("munmap tracked", munmap((char *)m + MIB, MIB));
+		SETS("munmap tracked unaligned", munmap((char *)m + 1, 4096), EINVAL);
+		KEEP("madvise tracked", madvise(m, 4096, MADV_DONTNEED));
+		SETS("madvise tracked bad", madvise((char *)m + 1, 4096, MADV_DONTNEED), EINVAL);
+		SETS("mremap bad", mremap((char *)m + 1, 4096, 8192, 0), EINVAL);
+	}
+	ERR("hipFree", hipFree(p));
+	ERR("hipFree managed", hipFree(m));
+#undef ERR
 #undef KEEP
 #undef SETS
 	printf("errno fails %d\n", fails);
@@ -322,6 +335,95 @@ static int mode_exec(void)
 	return 127;
 }
 
+/* A timer signal whose handler unmaps tracked memory while the main thread
+ * unmaps tracked memory too: some handler calls land in the middle of the
+ * main thread's unmap (registry update or hook request). */
+#define REENTRY_PAGES 1024
+static char *re_pool;
+static volatile int re_next, re_fail;
+
+static void on_alarm(int sig)
+{
+	int i = re_next;
+
+	(void)sig;
+	if (i < REENTRY_PAGES) {
+		re_next = i + 1;
+		if (munmap(re_pool + (size_t)i * 4096, 4096))
+			re_fail++;
+	}
+}
+
+static int mode_reentry(void)
+{
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	char *main_pool = NULL;
+	int i, fail = 0;
+
+	P("hipMallocManaged", hipMallocManaged((void **)&re_pool, REENTRY_PAGES * 4096,
+					       hipMemAttachGlobal));
+	P("hipMallocManaged", hipMallocManaged((void **)&main_pool, REENTRY_PAGES * 4096,
+					       hipMemAttachGlobal));
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < REENTRY_PAGES; i += 2)
+		fail |= munmap(main_pool + (size_t)i * 4096, 4096);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	P("main munmap fails", fail);
+	P("handler munmap fails", re_fail);
+	P("hipFree", hipFree(main_pool));
+	P("hipFree", hipFree(re_pool));
+	return 0;
+}
+
+static int mode_spawn(void)
+{
+	extern char **environ;
+	char *argv[] = { "sh", "-c", "echo \"spawned LD_PRELOAD=[$LD_PRELOAD]\"", NULL };
+	void *p = NULL;
+	pid_t pid;
+	int st = 0;
+
+	P("hipMalloc", hipMalloc(&p, 4096));
+	fflush(stdout);
+	if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ))
+		return 2;
+	waitpid(pid, &st, 0);
+	P("hipFree", hipFree(p));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+}
+
+/* exit() while other threads still allocate, free and unmap. */
+static void *busy(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		void *p = NULL, *m = NULL;
+
+		if (!hipMalloc(&p, 4096))
+			hipFree(p);
+		if (!hipMallocManaged(&m, 2 * MIB, hipMemAttachGlobal)) {
+			munmap((char *)m + MIB, MIB);
+			hipFree(m);
+		}
+	}
+	return NULL;
+}
+
+static int mode_exitrace(void)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		pthread_create(&t, NULL, busy, NULL);
+	nanosleep(&ts, NULL);
+	printf("exiting\n");
+	exit(0);
+}
+
 /* Routing: managed memory on device 1, device quotas, oversubscription. */
 static int mode_policy(void)
 {
@@ -394,7 +496,8 @@ int main(int argc, char **argv)
 		{ "unmaps", mode_unmaps }, { "internal", mode_internal }, { "errno", mode_errno },
 		{ "signal", mode_signal }, { "threads", mode_threads }, { "fork", mode_fork },
 		{ "exec", mode_exec }, { "policy", mode_policy }, { "procaddr", mode_procaddr },
-		{ "plain", mode_plain },
+		{ "plain", mode_plain }, { "reentry", mode_reentry },
+		{ "spawn", mode_spawn }, { "exitrace", mode_exitrace },
 	};
 	size_t i;
 

@@ -248,3 +248,25 @@ Test(faults, bad_option_values_warn_and_default)
 	cr_expect_eq(hipGetDeviceCount(&n), hipSuccess);
 	cr_expect_eq(n, 4, "a bad value keeps the default");
 }
+
+Test(faults, fgs_mask_orders_host_context)
+{
+	int o[8], n;
+
+	/* default 0x1: GPU 0 has fine-grained system memory, so it swaps
+	 * places with the first GPU that has not (SPEC section 2) */
+	n = hipsvmSimSvmOrder(o, 8);
+	cr_assert_eq(n, 4);
+	cr_expect(o[0] == 1 && o[1] == 0 && o[2] == 2 && o[3] == 3, "order %d %d %d %d",
+		  o[0], o[1], o[2], o[3]);
+}
+
+Test(faults, fgs_mask_none_keeps_order)
+{
+	int o[8], n;
+
+	setenv("HIPSVM_SIM_FGS_MASK", "0", 1);
+	n = hipsvmSimSvmOrder(o, 8);
+	cr_assert_eq(n, 4);
+	cr_expect(o[0] == 0 && o[1] == 1 && o[2] == 2 && o[3] == 3);
+}

@@ -274,3 +274,26 @@ Test(hook, checkpoint_across_the_wrap)
 	cr_expect_eq(hipFree(m), hipSuccess);
 	close(fd);
 }
+
+Test(hook, filesystem_socket_path)
+{
+	char want[64];
+	int fd;
+
+	setenv("HIPSVM_SIM_SOCKET", "/tmp/hipsvm-sim-test.%p.sock", 1);
+	snprintf(want, sizeof(want), "/tmp/hipsvm-sim-test.%d.sock", (int)getpid());
+	cr_expect_str_eq(hipsvmSimSocketPath(), want);
+	fd = hook_connect();
+	cr_expect_str_eq(req(fd, "gpus\n"), "ok gpus n=4\n");
+	close(fd);
+	unlink(want);
+}
+
+Test(hook, server_off)
+{
+	int n = 0;
+
+	setenv("HIPSVM_SIM_SERVE", "0", 1);
+	cr_expect_eq(hipGetDeviceCount(&n), hipSuccess);
+	cr_expect_str_eq(hipsvmSimSocketPath(), "");
+}

@@ -97,7 +97,7 @@ static void expect_unmapped(const char *m, size_t len, int ngpu)
 				     "GPU %d still maps page %zu after the unmap", d, off / PAGE);
 }
 
-Test(race, agents_fault_while_range_is_unmapped)
+static void agents_race(void)
 {
 	unsigned s = seed(), iter;
 	uint64_t dropped = 0;
@@ -136,6 +136,26 @@ Test(race, agents_fault_while_range_is_unmapped)
 	}
 	cr_log_info("faults dropped by checkpoints over all rounds: %llu", (unsigned long long)dropped);
 	close(fd);
+}
+
+Test(race, agents_fault_while_range_is_unmapped)
+{
+	agents_race();
+}
+
+Test(race, agents_race_across_the_clock_wrap)
+{
+	/* 12 rounds of 2 x 128 pages: the clocks pass 2^48 early on */
+	setenv("HIPSVM_SIM_TS_START", "0xFFFFFFFFFE00", 1);
+	agents_race();
+	cr_expect_lt(stats(0).clock, 0x100000, "the clock wrapped");
+}
+
+Test(race, agents_race_with_the_retry_cam)
+{
+	/* retry faults on ih0, delegated to ih_soft; drain waits on both */
+	setenv("HIPSVM_SIM_RETRY_CAM", "1", 1);
+	agents_race();
 }
 
 Test(race, faults_held_in_the_ring_are_dropped_not_served)

@@ -5,6 +5,9 @@
  *                        "[N]"/"{N}" for arrays/objects); exit 3 if one is missing
  *   jsonq --flat FILE    every leaf as path=value (strings quoted), one a line
  *   jsonq --lines FILE   checks that every non-empty line is a JSON object
+ *   jsonq --nesting FILE checks a Chrome trace: on every (pid, tid) track
+ *                        the "X" slices nest properly (a viewer that sorts
+ *                        by start drops or misdraws those that do not)
  * Exit 1 when FILE does not parse.
  */
 #include "json.h"
@@ -36,6 +39,70 @@ static void scalar(const struct json *j, bool quote)
 	}
 }
 
+struct slice {
+	double ts, end;
+	long long pid, tid;
+};
+
+static int by_track_start(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;	/* longer first: the parent */
+}
+
+static int nesting(const struct json *root)
+{
+	const struct json *ev = json_get(root, "traceEvents");
+	struct slice *sl, stack[256];
+	size_t n = 0, i, depth = 0;
+	int bad = 0;
+
+	if (!json_is(ev, JSON_ARR)) {
+		fputs("no traceEvents array\n", stderr);
+		return 1;
+	}
+	sl = calloc(ev->n + 1, sizeof(*sl));
+	for (i = 0; i < ev->n; i++) {
+		const struct json *e = ev->items[i], *ts = json_get(e, "ts"), *dur = json_get(e, "dur");
+
+		if (strcmp(json_str(e, "ph", ""), "X") != 0)
+			continue;
+		if (!json_is(ts, JSON_NUM) || !json_is(dur, JSON_NUM) || dur->num < 0) {
+			fprintf(stderr, "event %zu: X without a ts and a dur >= 0\n", i);
+			bad = 1;
+			continue;
+		}
+		sl[n].ts = ts->num;
+		sl[n].end = ts->num + dur->num;
+		sl[n].pid = (long long)json_u64(e, "pid", 0);
+		sl[n].tid = (long long)json_u64(e, "tid", 0);
+		n++;
+	}
+	qsort(sl, n, sizeof(*sl), by_track_start);
+	for (i = 0; i < n; i++) {
+		if (i && (sl[i].pid != sl[i - 1].pid || sl[i].tid != sl[i - 1].tid))
+			depth = 0;
+		while (depth && stack[depth - 1].end <= sl[i].ts + 1e-4)
+			depth--;
+		if (depth && sl[i].end > stack[depth - 1].end + 1e-4) {
+			fprintf(stderr, "tid %lld: slice [%.3f, %.3f] crosses its parent [%.3f, %.3f]\n",
+				sl[i].tid, sl[i].ts, sl[i].end, stack[depth - 1].ts, stack[depth - 1].end);
+			bad = 1;
+		}
+		if (depth < 256)
+			stack[depth++] = sl[i];
+	}
+	free(sl);
+	return bad;
+}
+
 static void flat(const struct json *j, char *path, size_t len, size_t cap)
 {
 	size_t i;
@@ -65,7 +132,7 @@ int main(int argc, char **argv)
 	int i, rc = 0;
 
 	if (argc < 3) {
-		fputs("usage: jsonq FILE PATH... | --flat FILE | --lines FILE\n", stderr);
+		fputs("usage: jsonq FILE PATH... | --flat FILE | --lines FILE | --nesting FILE\n", stderr);
 		return 2;
 	}
 	file = argv[1][0] == '-' && argv[1][1] == '-' ? argv[2] : argv[1];
@@ -102,7 +169,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", file, err);
 		return 1;
 	}
-	if (strcmp(argv[1], "--flat") == 0) {
+	if (strcmp(argv[1], "--nesting") == 0) {
+		rc = nesting(j);
+	} else if (strcmp(argv[1], "--flat") == 0) {
 		flat(j, path, 0, sizeof(path));
 	} else {
 		for (i = 2; i < argc; i++) {

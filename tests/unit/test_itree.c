@@ -282,21 +282,37 @@ static void check_query(uintptr_t a, uintptr_t b, uint64_t seed, unsigned op)
 			  (unsigned long)iv.last, (unsigned long)m.v[j].start,
 			  (unsigned long)m.v[j].last);
 	}
-	cr_assert_eq(rc, -ENOENT, "seed %#llx op %u", (unsigned long long)seed, op);
+	cr_assert_eq(rc, -ENOENT, "seed %#llx op %u: query [%#lx, %#lx] ended with %d after %u",
+		     (unsigned long long)seed, op, (unsigned long)a, (unsigned long)b, rc, j);
 	cr_assert(j >= m.n || m.v[j].start > b,
 		  "seed %#llx op %u: missed [%#lx, %#lx] in [%#lx, %#lx]",
 		  (unsigned long long)seed, op, (unsigned long)m.v[j].start,
 		  (unsigned long)m.v[j].last, (unsigned long)a, (unsigned long)b);
-	/* The torn-tolerant reader gives the same first answer on a quiet tree. */
-	rc = hipsvm_itree_iter_first_ro(t, a, b, &iv);
+	/* The torn-tolerant reader gives the same first answer on a quiet
+	 * tree, and so does the hinted one whatever the hint: the leaf of a
+	 * random interval, of a neighbour, or a random (maybe freed) index. */
 	j = 0;
 	while (j < m.n && m.v[j].last < a)
 		j++;
-	if (j < m.n && m.v[j].start <= b)
-		cr_assert(rc == 0 && iv.start == m.v[j].start, "seed %#llx op %u (ro)",
-			  (unsigned long long)seed, op);
-	else
-		cr_assert_eq(rc, -ENOENT, "seed %#llx op %u (ro)", (unsigned long long)seed, op);
+	for (unsigned h = 0; h < 4; h++) {
+		uint32_t hint = 0;
+
+		if (h == 1 && m.n)
+			hint = hipsvm_itree_leaf_of(t, m.v[(a >> 3) % m.n].start);
+		else if (h == 2 && j < m.n)
+			hint = hipsvm_itree_leaf_of(t, m.v[j].start);
+		else if (h == 3)
+			hint = (uint32_t)(a * 2654435761u) % 4096;
+		rc = h == 0 ? hipsvm_itree_iter_first_ro(t, a, b, &iv) :
+			      hipsvm_itree_iter_first_hint_ro(t, a, b, hint, &iv);
+		if (j < m.n && m.v[j].start <= b)
+			cr_assert(rc == 0 && iv.start == m.v[j].start,
+				  "seed %#llx op %u (ro, hint kind %u)",
+				  (unsigned long long)seed, op, h);
+		else
+			cr_assert_eq(rc, -ENOENT, "seed %#llx op %u (ro, hint kind %u)",
+				     (unsigned long long)seed, op, h);
+	}
 }
 
 Test(itree, random_vs_model, .timeout = 300)

@@ -331,7 +331,7 @@ static void check_overlaps(uintptr_t a, uintptr_t len, uint64_t seed, unsigned o
 Test(registry, random_vs_model, .timeout = 300)
 {
 	uint64_t seed = test_seed(0x4e915eed), s = seed;
-	enum { OPS = 30000 };
+	enum { OPS = 100000 };
 
 	cr_log_info("registry random_vs_model seed %#llx (HIPSVM_TEST_SEED)",
 		    (unsigned long long)seed);
@@ -567,6 +567,64 @@ Test(registry, concurrent_readers, .timeout = 300)
 		cr_assert_eq((uintptr_t)bad, 0, "seed %#llx: reader %u saw %lu wrong answers",
 			     (unsigned long long)seed, i, (unsigned long)(uintptr_t)bad);
 	}
+}
+
+/* fork() while another thread writes: with the prepare/parent/child
+ * handlers the child's copy is consistent and usable. */
+static void *churn(void *arg)
+{
+	uint64_t s = 0x3u;
+
+	while (!__atomic_load_n(&stop_readers, __ATOMIC_ACQUIRE)) {
+		uint64_t x = rnd(&s);
+		unsigned g = (unsigned)(x % NGROUP), c0 = 2 + (unsigned)((x >> 16) % 14);
+
+		if ((x >> 40) % 2)
+			add(gaddr(g, c0), GCELL, HIPSVM_KIND_HOST);
+		else
+			hipsvm_reg_punch(r, gaddr(g, c0), GCELL, NULL, NULL);
+	}
+	return NULL;
+}
+
+Test(registry, fork_during_writes, .timeout = 120)
+{
+	static struct hipsvm_alloc o[NGROUP * 16];
+	pthread_t th;
+
+	for (unsigned g = 0; g < NGROUP; g++)
+		cr_assert_eq(add(gaddr(g, 0), GCELL, HIPSVM_KIND_MANAGED), 0);
+	stop_readers = 0;
+	cr_assert_eq(pthread_create(&th, NULL, churn, NULL), 0);
+	for (unsigned k = 0; k < 20; k++) {
+		pid_t pid;
+		int st;
+
+		usleep(1000);
+		hipsvm_reg_atfork_prepare(r);
+		pid = fork();
+		if (pid == 0) {
+			int n;
+
+			hipsvm_reg_atfork_child(r);
+			n = hipsvm_reg_overlaps(r, 0, SIZE_MAX, o, NGROUP * 16);
+			if (n < NGROUP || n != (int)hipsvm_reg_count(r))
+				_exit(2);
+			for (int i = 1; i < n; i++)
+				if (o[i].start <= o[i - 1].last)
+					_exit(3);
+			if (add(gaddr(0, 1), 4096, HIPSVM_KIND_HOST) ||
+			    hipsvm_reg_punch(r, gaddr(0, 0), GCELL, NULL, NULL) != 1)
+				_exit(4);
+			_exit(0);
+		}
+		hipsvm_reg_atfork_parent(r);
+		cr_assert(pid > 0);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %u: status %#x", k, st);
+	}
+	__atomic_store_n(&stop_readers, 1, __ATOMIC_RELEASE);
+	cr_assert_eq(pthread_join(th, NULL), 0);
 }
 
 /* ---- a signal handler that interrupts the writer on its own thread ---- */

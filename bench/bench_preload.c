@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_preload.c - what the shim costs, measured in one run with and
+ * without it: the bench re-executes itself once per case and runtime, with
+ * and without LD_PRELOAD=libhipsvm.so, and prints the medians side by side.
+ *
+ *   munmap, untracked page            (target: <= 25 ns added)
+ *   munmap, untracked, 1M tracked     (target: <= 200 ns added; fake runtime)
+ *   hipMalloc+hipFree pair, simulator (target: <= 150 ns added)
+ *   2 threads vs 1, pairs/s, simulator (target: >= 1.6x)
+ *
+ * Usage: bench_preload [--runs N] [--shim PATH] [--sim DIR] [--fake DIR]
+ * Defaults are relative to this executable in the build tree
+ * (build/tests/preload/bench_preload). Each case: N runs (default 21) of a
+ * batch, the median of the per-operation times, CLOCK_MONOTONIC.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int (*malloc_fn)(void **, size_t);
+typedef int (*free_fn)(void *);
+typedef int (*hmalloc_fn)(void **, size_t, unsigned);
+
+static int runs = 21;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	return v[n / 2];
+}
+
+/* ---- the cases, run in a child ---- */
+
+#define PAGES 2000
+
+/* munmap of pages that are mapped (the kernel's work included), or of a
+ * hole (an address range with nothing mapped: the cheapest munmap there is,
+ * so the shim's share shows best). */
+static double case_munmap(bool hole)
+{
+	static char *pg[PAGES];
+	double per[256];
+	int r, i;
+
+	for (r = 0; r < runs; r++) {
+		char *base = NULL;
+		uint64_t t0;
+
+		if (hole) {
+			base = mmap(NULL, (size_t)PAGES * 4096, PROT_NONE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			munmap(base, (size_t)PAGES * 4096);
+		}
+		for (i = 0; i < PAGES; i++)
+			pg[i] = hole ? base + (size_t)i * 4096 :
+				       mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t0 = now_ns();
+		for (i = 0; i < PAGES; i++)
+			munmap(pg[i], 4096);
+		per[r] = (double)(now_ns() - t0) / PAGES;
+	}
+	return median(per, runs);
+}
+
+static void *runtime(void)
+{
+	void *h = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_GLOBAL);
+
+	if (!h) {
+		fprintf(stderr, "bench_preload: %s\n", dlerror());
+		exit(2);
+	}
+	return h;
+}
+
+/* RTLD_DEFAULT: the shim's wrapper when it is preloaded. */
+static void *fn(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	if (!p) {
+		fprintf(stderr, "bench_preload: no %s\n", name);
+		exit(2);
+	}
+	return p;
+}
+
+static double case_munmap_1m(void)
+{
+	hmalloc_fn hm;
+	malloc_fn m;
+	void *p;
+	int i;
+
+	runtime();
+	m = (malloc_fn)fn("hipMalloc");
+	hm = (hmalloc_fn)fn("hipHostMalloc");
+	/* Half device memory, half SVM (host) memory: both tracked. */
+	for (i = 0; i < 500000; i++) {
+		if (m(&p, 256) || hm(&p, 256, 0)) {
+			fprintf(stderr, "bench_preload: allocation %d failed\n", i);
+			exit(2);
+		}
+	}
+	return case_munmap(true);
+}
+
+#define PAIRS 2000
+
+static malloc_fn pm;
+static free_fn pf;
+
+static double pairs(int n)
+{
+	uint64_t t0 = now_ns();
+	void *p;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pm(&p, 4096);
+		pf(p);
+	}
+	return (double)(now_ns() - t0) / n;
+}
+
+static double case_pairs(void)
+{
+	double per[256];
+	int r;
+
+	runtime();
+	pm = (malloc_fn)fn("hipMalloc");
+	pf = (free_fn)fn("hipFree");
+	pairs(100);
+	for (r = 0; r < runs; r++)
+		per[r] = pairs(PAIRS);
+	return median(per, runs);
+}
+
+static void *pair_thread(void *arg)
+{
+	*(double *)arg = pairs(PAIRS);
+	return NULL;
+}
+
+/* Throughput of two threads over that of one (pairs per second). */
+static double case_threads(void)
+{
+	double ratio[256];
+	int r;
+
+	runtime();
+	pm = (malloc_fn)fn("hipMalloc");
+	pf = (free_fn)fn("hipFree");
+	pairs(100);
+	for (r = 0; r < runs; r++) {
+		double a, b;
+		pthread_t t[2];
+		uint64_t t0;
+		double one;
+
+		one = pairs(PAIRS);
+		t0 = now_ns();
+		pthread_create(&t[0], NULL, pair_thread, &a);
+		pthread_create(&t[1], NULL, pair_thread, &b);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		/* 2 * PAIRS pairs in the wall time of both */
+		ratio[r] = one / ((double)(now_ns() - t0) / (2.0 * PAIRS));
+	}
+	return median(ratio, runs);
+}
+
+/* ---- the parent ---- */
+
+static char self[PATH_MAX], shim[PATH_MAX], simdir[PATH_MAX], fakedir[PATH_MAX];
+
+static int measure(const char *which, bool preload, const char *libdir, double *out)
+{
+	char cmd_runs[16], ldpre[PATH_MAX + 16], ldlib[PATH_MAX + 32], buf[128];
+	char *argv[] = { self, "--child", (char *)which, cmd_runs, NULL };
+	char *envp[] = { "HIPSVM_SIM_QUIET=1", ldlib, preload ? ldpre : NULL, NULL };
+	int pfd[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(cmd_runs, sizeof(cmd_runs), "%d", runs);
+	snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s", shim);
+	snprintf(ldlib, sizeof(ldlib), "LD_LIBRARY_PATH=%s", libdir ? libdir : "");
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof(buf) - 1);
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	if (n <= 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	buf[n] = '\0';
+	*out = strtod(buf, NULL);
+	return 0;
+}
+
+/* Three alternations of without/with, the median of each side, so that a
+ * busy machine's drift hits both. */
+static void row(const char *name, const char *which, const char *libdir, const char *unit,
+		const char *target)
+{
+	double wo[3], wi[3], without, with;
+	int k, bad = 0;
+
+	for (k = 0; k < 3; k++) {
+		bad |= measure(which, false, libdir, &wo[k]);
+		bad |= measure(which, true, libdir, &wi[k]);
+	}
+	if (bad) {
+		printf("%-36s %12s %12s %12s  %s\n", name, "failed", "failed", "", target);
+		return;
+	}
+	without = median(wo, 3);
+	with = median(wi, 3);
+	if (!strcmp(unit, "x"))
+		printf("%-36s %11.2fx %11.2fx %12s  %s\n", name, without, with, "", target);
+	else
+		printf("%-36s %12.1f %12.1f %+12.1f  %s\n", name, without, with, with - without,
+		       target);
+}
+
+static void dir_of(char *out, const char *rel)
+{
+	char tmp[PATH_MAX];
+	char *slash;
+
+	memcpy(tmp, self, sizeof(tmp));
+	slash = strrchr(tmp, '/');
+	if (slash)
+		*slash = '\0';
+	if (strlen(tmp) + strlen(rel) + 2 > PATH_MAX)
+		return;
+	strcpy(out, tmp);
+	strcat(out, "/");
+	strcat(out, rel);
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	if (argc > 3 && !strcmp(argv[1], "--child")) {
+		double v = 0;
+
+		runs = atoi(argv[3]);
+		if (runs < 1 || runs > 256)
+			runs = 21;
+		if (!strcmp(argv[2], "munmap"))
+			v = case_munmap(false);
+		else if (!strcmp(argv[2], "munmap_hole"))
+			v = case_munmap(true);
+		else if (!strcmp(argv[2], "munmap_1m"))
+			v = case_munmap_1m();
+		else if (!strcmp(argv[2], "pairs"))
+			v = case_pairs();
+		else if (!strcmp(argv[2], "threads"))
+			v = case_threads();
+		printf("%.3f\n", v);
+		return 0;
+	}
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
+		return 1;
+	dir_of(shim, "../../preload/libhipsvm.so");
+	dir_of(simdir, "../../sim");
+	dir_of(fakedir, "fake");
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--runs"))
+			runs = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--shim"))
+			snprintf(shim, sizeof(shim), "%s", argv[i + 1]);
+		else if (!strcmp(argv[i], "--sim"))
+			snprintf(simdir, sizeof(simdir), "%s", argv[i + 1]);
+		else if (!strcmp(argv[i], "--fake"))
+			snprintf(fakedir, sizeof(fakedir), "%s", argv[i + 1]);
+	}
+	if (runs < 1 || runs > 256)
+		runs = 21;
+	printf("bench_preload: median of %d runs; shim %s\n", runs, shim);
+	printf("%-36s %12s %12s %12s  %s\n", "case (ns per op)", "without", "with", "added",
+	       "target");
+	row("munmap, untracked page", "munmap", NULL, "ns", "<= 25 ns added");
+	row("munmap, untracked hole", "munmap_hole", NULL, "ns", "<= 25 ns added");
+	row("munmap, untracked hole, 1M tracked", "munmap_1m", fakedir, "ns", "<= 200 ns added");
+	row("hipMalloc+hipFree pair (simulator)", "pairs", simdir, "ns", "<= 150 ns added");
+	row("2 threads / 1 thread, pairs/s (sim)", "threads", simdir, "x", ">= 1.6x");
+	return 0;
+}

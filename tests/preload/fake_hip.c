@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fake_hip.c - a few functions of a HIP runtime (a libamdhip64.so.5 stand-in
+ * for the shim's tests and bench_preload): enough for the paths the
+ * simulator cannot take, such as hipGetProcAddress (ROCm 5.2 and the
+ * simulator lack it), or a million live allocations in a second.
+ *
+ * Memory comes from one big reserved, never touched arena (a bump pointer;
+ * frees do nothing): addresses only, as a GPU's would be.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define API __attribute__((visibility("default")))
+#define ARENA ((size_t)64 << 30)
+
+static int last_error;
+static char *arena;
+static size_t arena_used;
+
+static void *bump(size_t n)
+{
+	char *a = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
+	size_t off;
+
+	if (!a) {
+		char *m = mmap(NULL, ARENA, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+		char *none = NULL;
+
+		if (m == MAP_FAILED)
+			return NULL;
+		if (!__atomic_compare_exchange_n(&arena, &none, m, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			munmap(m, ARENA);
+		a = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
+	}
+	n = (n + 255) & ~(size_t)255;
+	off = __atomic_fetch_add(&arena_used, n, __ATOMIC_RELAXED);
+	return off + n <= ARENA ? a + off : NULL;
+}
+
+static int alloc(void **p, size_t n)
+{
+	if (!p)
+		return last_error = 1;
+	if (!n) {
+		*p = NULL;
+		return 0;
+	}
+	*p = bump(n);
+	return *p ? 0 : (last_error = 2);
+}
+
+API int hipMalloc(void **p, size_t n)
+{
+	return alloc(p, n);
+}
+
+API int hipHostMalloc(void **p, size_t n, unsigned flags)
+{
+	(void)flags;
+	return alloc(p, n);
+}
+
+API int hipFree(void *p)
+{
+	(void)p;
+	return 0;
+}
+
+API int hipHostFree(void *p)
+{
+	(void)p;
+	return 0;
+}
+
+API int hipGetDevice(int *d)
+{
+	*d = 0;
+	return 0;
+}
+
+API int hipGetDeviceCount(int *n)
+{
+	*n = 1;
+	return 0;
+}
+
+API int hipGetLastError(void)
+{
+	int e = last_error;
+
+	last_error = 0;
+	return e;
+}
+
+API int hipGetProcAddress(const char *sym, void **pfn, int ver, uint64_t flags, void *status)
+{
+	(void)ver;
+	(void)flags;
+	(void)status;
+	if (!sym || !pfn)
+		return 1;
+	if (!strcmp(sym, "hipMalloc"))
+		*pfn = (void *)hipMalloc;
+	else if (!strcmp(sym, "hipFree"))
+		*pfn = (void *)hipFree;
+	else if (!strcmp(sym, "hipGetDevice"))
+		*pfn = (void *)hipGetDevice;
+	else
+		return 500;	/* hipErrorNotFound */
+	return 0;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_report.c - the "hipsvm-report/1" document (src/report.c, src/stats.c,
+ * docs/report.md): exactly the documented keys, in the documented order.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "report.h"
+
+static struct hipsvm_stats st;
+
+static const char golden[] =
+	"{\"schema\":\"hipsvm-report/1\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
+	"\"duration_ns\":7,\"runtime\":\"sim\",\"policy\":\"quota=1:1024\","
+	"\"hook\":{\"path\":\"@hipsvm-sim.42\",\"state\":\"connected\",\"version\":1},"
+	"\"devices\":["
+	"{\"index\":0,\"allocations\":1,\"frees\":1,\"live_bytes\":0,\"peak_bytes\":100,"
+	"\"quota_bytes\":0,\"checkpoints_set\":0,\"drains\":0,\"drain_timeouts\":0,"
+	"\"drain_ns\":{\"count\":0,\"median\":0,\"max\":0,\"total\":0},"
+	"\"faults\":{\"raised\":5,\"handled\":4,\"dropped\":1,\"real\":0}},"
+	"{\"index\":1,\"allocations\":1,\"frees\":0,\"live_bytes\":300,\"peak_bytes\":300,"
+	"\"quota_bytes\":1024,\"checkpoints_set\":2,\"drains\":3,\"drain_timeouts\":1,"
+	"\"drain_ns\":{\"count\":3,\"median\":512,\"max\":5000,\"total\":6600},"
+	"\"faults\":{\"raised\":0,\"handled\":0,\"dropped\":0,\"real\":0}}],"
+	"\"contexts\":["
+	"{\"id\":\"host_context\",\"devices\":[0,1],\"allocations\":1,\"frees\":1,"
+	"\"live_bytes\":0,\"peak_bytes\":100,\"unmaps_coordinated\":2},"
+	"{\"id\":\"device:0\",\"devices\":[0],\"allocations\":0,\"frees\":0,\"live_bytes\":0,"
+	"\"peak_bytes\":0,\"unmaps_coordinated\":0},"
+	"{\"id\":\"device:1\",\"devices\":[1],\"allocations\":1,\"frees\":0,\"live_bytes\":300,"
+	"\"peak_bytes\":300,\"unmaps_coordinated\":0}],"
+	"\"routing\":{\"as_hip\":1,\"managed_local\":1,\"oversubscribed\":0,\"mapped_all\":0,"
+	"\"quota_denied\":3},"
+	"\"unmaps\":{\"tracked\":4,\"coordinated\":3,\"uncoordinated\":1,\"partial\":0,"
+	"\"live_svm_unmapped\":1,\"live_svm_unmapped_bytes\":4096,\"reentrant_skipped\":1},"
+	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1}}\n";
+
+static void fill(struct hipsvm_policy *p, struct hipsvm_report_meta *m)
+{
+	struct hipsvm_reply r;
+
+	hipsvm_stats_reset(&st);
+	cr_assert_eq(hipsvm_policy_parse("quota=1:1K", p, NULL, 0), 0);
+	hipsvm_stats_alloc(&st, HIPSVM_CTX_HOST, 0, 100, HIPSVM_ROUTE_AS_HIP);
+	hipsvm_stats_release(&st, HIPSVM_CTX_HOST, 0, 100, true);
+	hipsvm_stats_alloc(&st, 1, 1, 300, HIPSVM_ROUTE_MANAGED_LOCAL);
+	hipsvm_stats_add(&st.host.unmaps_coordinated, 2);
+	hipsvm_stats_add(&st.dev[1].checkpoints_set, 2);
+	hipsvm_stats_drain(&st, 1, 600, false);
+	hipsvm_stats_drain(&st, 1, 1000, false);
+	hipsvm_stats_drain(&st, 1, 5000, true);
+	hipsvm_stats_add(&st.quota_denied, 3);
+	hipsvm_stats_add(&st.unmap[HIPSVM_UNMAP_TRACKED], 4);
+	hipsvm_stats_add(&st.unmap[HIPSVM_UNMAP_COORDINATED], 3);
+	hipsvm_stats_add(&st.unmap[HIPSVM_UNMAP_UNCOORDINATED], 1);
+	hipsvm_stats_add(&st.unmap[HIPSVM_UNMAP_LIVE_SVM], 1);
+	hipsvm_stats_add(&st.unmap[HIPSVM_UNMAP_LIVE_SVM_BYTES], 4096);
+	hipsvm_stats_add(&st.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
+	hipsvm_stats_add(&st.error[HIPSVM_ERR_RUNTIME], 2);
+	hipsvm_stats_add(&st.error[HIPSVM_ERR_UNKNOWN_POINTER_FREE], 1);
+
+	memset(&r, 0, sizeof(r));
+	r.ntok = 5;
+	strcpy(r.tok[0].key, "g0.faults_raised");
+	strcpy(r.tok[0].val, "5");
+	strcpy(r.tok[1].key, "g0.faults_handled");
+	strcpy(r.tok[1].val, "0x4");
+	strcpy(r.tok[2].key, "g0.faults_dropped");
+	strcpy(r.tok[2].val, "1");
+	strcpy(r.tok[3].key, "g0.ring_overflows");	/* not ours */
+	strcpy(r.tok[3].val, "9");
+	strcpy(r.tok[4].key, "g77.faults_raised");	/* out of range */
+	strcpy(r.tok[4].val, "9");
+	cr_expect_eq(hipsvm_report_apply_faults(&st, &r), 1);
+
+	memset(m, 0, sizeof(*m));
+	m->pid = 42;
+	m->program = "/bin/p\"q";
+	m->duration_ns = 7;
+	m->runtime = "sim";
+	m->policy = "quota=1:1024";
+	m->hook_path = "@hipsvm-sim.42";
+	m->hook_state = "connected";
+	m->hook_version = 1;
+	m->ndev = 2;
+	m->pol = p;
+}
+
+Test(report, golden_document)
+{
+	static char buf[16384];
+	struct hipsvm_policy p;
+	struct hipsvm_report_meta m;
+	int n;
+
+	fill(&p, &m);
+	n = hipsvm_report_format(&st, &m, buf, sizeof(buf));
+	cr_assert_eq(n, (int)strlen(golden), "%s", buf);
+	cr_expect_str_eq(buf, golden);
+}
+
+Test(report, too_small_is_enospc)
+{
+	static char buf[16384];
+	struct hipsvm_policy p;
+	struct hipsvm_report_meta m;
+	size_t cap;
+
+	fill(&p, &m);
+	for (cap = 0; cap < strlen(golden) + 1; cap += 97)
+		cr_expect_eq(hipsvm_report_format(&st, &m, buf, cap), -ENOSPC, "cap %zu", cap);
+	cr_expect_eq(hipsvm_report_format(&st, &m, buf, strlen(golden)), -ENOSPC);
+	cr_expect_eq(hipsvm_report_format(&st, &m, buf, strlen(golden) + 1), (int)strlen(golden));
+}
+
+Test(report, devices_seen_beyond_known_count)
+{
+	static char buf[16384];
+	struct hipsvm_policy p;
+	struct hipsvm_report_meta m;
+
+	fill(&p, &m);
+	m.ndev = 0;
+	hipsvm_stats_alloc(&st, 2, 2, 1, HIPSVM_ROUTE_AS_HIP);
+	cr_expect_eq(hipsvm_report_ndev(&st, 0), 3);
+	cr_assert_gt(hipsvm_report_format(&st, &m, buf, sizeof(buf)), 0);
+	cr_expect(strstr(buf, "{\"index\":2,"));
+	cr_expect(strstr(buf, "\"id\":\"device:2\""));
+}
+
+Test(report, error_reply_ignored)
+{
+	struct hipsvm_reply r;
+
+	memset(&r, 0, sizeof(r));
+	r.status = -EINVAL;
+	r.ntok = 1;
+	strcpy(r.tok[0].key, "g0.faults_raised");
+	strcpy(r.tok[0].val, "5");
+	hipsvm_stats_reset(&st);
+	cr_expect_eq(hipsvm_report_apply_faults(&st, &r), 0);
+	cr_expect_eq(st.dev[0].faults_raised, 0);
+}
+
+Test(stats, live_never_negative_and_peak)
+{
+	hipsvm_stats_reset(&st);
+	hipsvm_stats_alloc(&st, 0, 0, 100, 0);
+	hipsvm_stats_alloc(&st, 0, 0, 50, 0);
+	hipsvm_stats_release(&st, 0, 0, 120, false);
+	hipsvm_stats_release(&st, 0, 0, 120, true);
+	cr_expect_eq(st.primary[0].live_bytes, 0);
+	cr_expect_eq(st.primary[0].peak_bytes, 150);
+	cr_expect_eq(st.primary[0].frees, 1);
+	cr_expect_eq(st.dev[0].allocations, 2);
+	cr_expect_null(hipsvm_stats_ctx(&st, 64));
+	cr_expect_eq(hipsvm_stats_ctx(&st, HIPSVM_CTX_HOST), &st.host);
+}
+
+Test(stats, drain_median_is_log2_bucket)
+{
+	hipsvm_stats_reset(&st);
+	cr_expect_eq(hipsvm_stats_drain_median(&st.dev[0]), 0);
+	hipsvm_stats_drain(&st, 0, 0, false);
+	cr_expect_eq(hipsvm_stats_drain_median(&st.dev[0]), 0);
+	hipsvm_stats_drain(&st, 0, 3000, false);	/* bucket 2048 */
+	hipsvm_stats_drain(&st, 0, 3500, false);
+	cr_expect_eq(hipsvm_stats_drain_median(&st.dev[0]), 2048);
+	cr_expect_eq(st.dev[0].drain_max, 3500);
+	cr_expect_eq(st.dev[0].drain_total, 6500);
+	hipsvm_stats_drain(&st, 0, UINT64_MAX, true);
+	cr_expect_eq(st.dev[0].drain_hist[HIPSVM_STATS_HIST - 1], 1);
+	cr_expect_eq(st.dev[0].drain_timeouts, 1);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_report.c - after hipsvm run: the reports the shim left in the run's
+ * private directory (report.<pid>.json, one per process that had the shim),
+ * rendered on stderr and copied where the user asked.
+ */
+#include "cli.h"
+#include "options.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define MAX_REPORTS 256
+
+static int copy_file(const char *from, const char *to)
+{
+	char *buf;
+	size_t len;
+	FILE *f;
+	int err = json_slurp(from, &buf, &len);
+
+	if (err)
+		return err;
+	f = fopen(to, "w");
+	if (!f) {
+		err = -errno;
+		free(buf);
+		return err;
+	}
+	if (fwrite(buf, 1, len, f) != len)
+		err = -EIO;
+	if (fclose(f) != 0 && !err)
+		err = -errno;
+	free(buf);
+	return err;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids that left a report, sorted, the program's own first. */
+static size_t list_reports(const char *dir, int main_pid, int *pids, bool *main_found)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	size_t n = 0;
+
+	*main_found = false;
+	if (!dp)
+		return 0;
+	while ((d = readdir(dp)) && n < MAX_REPORTS) {
+		int pid;
+		char tail[8];
+
+		if (sscanf(d->d_name, "report.%d.%7s", &pid, tail) == 2 && strcmp(tail, "json") == 0) {
+			if (pid == main_pid)
+				*main_found = true;
+			else
+				pids[n++] = pid;
+		}
+	}
+	closedir(dp);
+	qsort(pids, n, sizeof(*pids), cmp_int);
+	return n;
+}
+
+static struct json *load(const char *dir, int pid, char *path, size_t cap)
+{
+	char *buf, err[256];
+	struct json *r = NULL;
+	size_t len;
+
+	snprintf(path, cap, "%s/report.%d.json", dir, pid);
+	if (json_slurp(path, &buf, &len) != 0)
+		return NULL;
+	r = json_parse(buf, len, err, sizeof(err));
+	free(buf);
+	if (!r)
+		tool_err("the shim's report for pid %d is not valid JSON (%s)", pid, err);
+	return r;
+}
+
+/* A process that never reached a HIP runtime (a shell, a helper) has
+ * nothing to say: its report is not shown when following. */
+static bool used_hip(const struct json *r)
+{
+	const struct json *devs = json_get(r, "devices");
+
+	return strcmp(json_str(r, "runtime", "unknown"), "unknown") != 0 ||
+	       (json_is(devs, JSON_ARR) && devs->n > 0);
+}
+
+static void save(const struct run_opts *o, const char *from, int pid, bool many)
+{
+	char dest[PATH_MAX];
+	int e;
+
+	if (many && !strstr(o->report, "%p"))
+		return;		/* only the program's own, unless %p tells them apart */
+	if (hipsvm_expand_path(o->report, pid, dest, sizeof(dest)) != 0) {
+		tool_err("%s: path too long", o->report);
+	} else if ((e = copy_file(from, dest)) != 0) {
+		tool_err("cannot write the report to %s: %s", dest, strerror(-e));
+	} else if (!o->quiet) {
+		tool_err("report saved to %s", dest);
+	}
+}
+
+static void render(const struct run_opts *o, const struct json *r, bool color)
+{
+	char err[256];
+
+	if (o->quiet)
+		return;
+	fputc('\n', stderr);
+	if (report_render(stderr, r, FMT_TEXT, color, err, sizeof(err)) != 0)
+		tool_err("%s", err);
+}
+
+void run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
+{
+	int pids[MAX_REPORTS];
+	char path[PATH_MAX + 64];
+	bool main_found, color = tool_color(stderr), want_save = o->report && *o->report;
+	size_t n = list_reports(o->workdir, o->pid, pids, &main_found), i, hidden = 0;
+	struct json *r;
+
+	if (!o->quiet) {
+		fputc('\n', stderr);
+		report_exit_line(stderr, prog, code, color);
+	}
+	if (main_found && (r = load(o->workdir, o->pid, path, sizeof(path)))) {
+		render(o, r, color);
+		if (want_save)
+			save(o, path, o->pid, false);
+		json_free(r);
+	} else if (WIFSIGNALED(raw)) {
+		tool_err("no report: %s was killed before the shim could write one", prog);
+	} else if (n && !o->follow) {
+		tool_err("%s itself wrote no report, %zu process%s it started did: use --follow to see them",
+			 prog, n, n == 1 ? "" : "es");
+	} else if (!n) {
+		tool_err("no report from the shim: it did not load or saw no HIP runtime "
+			 "(try 'hipsvm check %s')", prog);
+	}
+	if (!o->follow) {
+		if (n && main_found && !o->quiet)
+			tool_err("note: %zu child process%s had the shim too (--follow shows %s)", n,
+				 n == 1 ? "" : "es", n == 1 ? "its report" : "their reports");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		r = load(o->workdir, pids[i], path, sizeof(path));
+		if (!r)
+			continue;
+		if (!used_hip(r)) {
+			hidden++;
+		} else {
+			render(o, r, color);
+			if (want_save)
+				save(o, path, pids[i], true);
+		}
+		json_free(r);
+	}
+	if (hidden && !o->quiet)
+		tool_err("%zu other process%s did not use HIP (not shown)", hidden, hidden == 1 ? "" : "es");
+}
