@@ -165,7 +165,7 @@ static void checkpoint_set(void)
 {
 	/* faults at 0x1000.. are at or before it: every one is dropped and the
 	 * checkpoint stays, as while an unmap is in progress */
-	cp.ts = 0x100000;
+	cp.ts = 0x100000 | HIPSVM_CP_VALID;
 }
 
 int main(int argc, char **argv)

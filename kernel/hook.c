@@ -185,7 +185,7 @@ static void do_clear(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask
 			hipsvm_out_gpu_word(o, g, "nodev");
 			continue;
 		}
-		expect = (c->has_value >> g & 1) ? c->value[g] : 0;
+		expect = (c->has_value >> g & 1) ? c->value[g] : HIPSVM_CP_ANY;
 		w = hipsvm_cp_clear(&p->cp[g], expect) ? "cleared" : "kept";
 		hipsvm_out_gpu_word(o, g, w);
 		hipsvm_proc_log(p, HIPSVM_EV_CLEAR, g, false, 0, w);

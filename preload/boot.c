@@ -259,6 +259,7 @@ static void program_path(char *buf, size_t cap)
 static int open_trace(void)
 {
 	char path[HIPSVM_OPT_STR_MAX];
+	int fd;
 
 	if (!opts.str[HIPSVM_O_TRACE][0])
 		return -1;
@@ -266,8 +267,7 @@ static int open_trace(void)
 		hipsvm_say("HIPSVM_TRACE: path too long; no trace");
 		return -1;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0)
 		hipsvm_say("HIPSVM_TRACE: cannot open %s (%s); no trace", path,
 			   hipsvm_errno_name(errno));
@@ -324,9 +324,13 @@ static void do_boot(void)
 	if (verbose()) {
 		static char table[8192];
 
-		hipsvm_options_format(&opts, table, sizeof(table));
-		hipsvm_say("libhipsvm %s, policy %s; options:\n%s", "0.1.0", g.policy_text,
-			   table);
+		size_t n = hipsvm_options_format(&opts, table, sizeof(table));
+
+		hipsvm_say("libhipsvm %s, policy %s; options:", "0.1.0", g.policy_text);
+		if (n >= sizeof(table))
+			n = sizeof(table) - 1;
+		if (write(2, table, n) < 0)
+			(void)0;
 	}
 	__atomic_store_n(&hipsvm_shim_ptr, &g, __ATOMIC_RELEASE);
 	__atomic_store_n(&state, ST_READY, __ATOMIC_RELEASE);

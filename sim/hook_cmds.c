@@ -190,7 +190,7 @@ static void do_clear(const struct hipsvm_cmd *c, struct hipsvm_out *o)
 
 		if (!((mask >> i) & 1))
 			continue;
-		expect = ((c->has_value >> i) & 1) ? c->value[i] : 0;
+		expect = ((c->has_value >> i) & 1) ? c->value[i] : HIPSVM_CP_ANY;
 		r = hipsvm_cp_clear(&g->cp, expect);
 		if (r)
 			__atomic_fetch_add(&g->clears, 1, __ATOMIC_RELAXED);

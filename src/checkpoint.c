@@ -4,7 +4,12 @@
 
 uint64_t hipsvm_cp_get(const struct hipsvm_cp *cp)
 {
-	return HIPSVM_LOAD_ACQ(&cp->ts);
+	return HIPSVM_LOAD_ACQ(&cp->ts) & HIPSVM_TS_MASK;
+}
+
+bool hipsvm_cp_isset(const struct hipsvm_cp *cp)
+{
+	return HIPSVM_LOAD_ACQ(&cp->ts) != 0;
 }
 
 static struct hipsvm_ring *set_ring(const struct hipsvm_gpu_irq *g)
@@ -25,17 +30,13 @@ int hipsvm_cp_set(struct hipsvm_cp *c, const struct hipsvm_gpu_irq *g, uint64_t 
 		HIPSVM_ADD(&c->stats.sets_empty, 1);
 		return 0;
 	}
-	want = hipsvm_ring_decode_ts(r, hipsvm_ring_wptr(r), -1);
-	/* 0 means "none": a real IV stamped 0 (the clock at the wrap) is moved
-	 * to the largest value, which still compares at-or-before everything
-	 * written after it. */
-	if (want == 0)
-		want = HIPSVM_TS_MASK;
+	want = hipsvm_ring_decode_ts(r, hipsvm_ring_wptr(r), -1) | HIPSVM_CP_VALID;
 	cur = HIPSVM_LOAD_ACQ(&c->ts);
 	for (;;) {
 		uint64_t seen;
 
-		if (cur != 0 && hipsvm_ts_after_or_equal(want, cur))
+		if (cur != 0 && hipsvm_ts_after_or_equal(want & HIPSVM_TS_MASK,
+							 cur & HIPSVM_TS_MASK))
 			break;	/* a later checkpoint is already in force */
 		seen = hipsvm_cmpxchg64(&c->ts, cur, want);
 		if (seen == cur) {
@@ -46,7 +47,7 @@ int hipsvm_cp_set(struct hipsvm_cp *c, const struct hipsvm_gpu_irq *g, uint64_t 
 	}
 	HIPSVM_ADD(&c->stats.sets, 1);
 	if (ts)
-		*ts = cur;
+		*ts = cur & HIPSVM_TS_MASK;
 	return 1;
 }
 
@@ -57,7 +58,7 @@ int hipsvm_cp_filter(struct hipsvm_cp *c, uint64_t ts)
 	if (cp != 0) {
 		/* ts_after_or_equal(ts, cp): cp is at or after the fault, i.e. the
 		 * fault is at or before the checkpoint. */
-		if (hipsvm_ts_after_or_equal(ts, cp)) {
+		if (hipsvm_ts_after_or_equal(ts, cp & HIPSVM_TS_MASK)) {
 			HIPSVM_ADD(&c->stats.dropped, 1);
 			return -EAGAIN;
 		}
@@ -76,7 +77,7 @@ int hipsvm_cp_clear(struct hipsvm_cp *c, uint64_t expect)
 
 	if (cur == 0)
 		return 0;
-	if (expect != 0 && cur != expect)
+	if (expect != HIPSVM_CP_ANY && (cur & HIPSVM_TS_MASK) != expect)
 		return 0;
 	if (hipsvm_cmpxchg64(&c->ts, cur, 0) != cur)
 		return 0;

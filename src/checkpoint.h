@@ -44,9 +44,14 @@ struct hipsvm_gpu_irq {
 	uint32_t shutdown;
 };
 
-/* One process's checkpoint on one GPU. */
+/* One process's checkpoint on one GPU. A timestamp of 0 is a real one (the
+ * clock at the wrap), so "no checkpoint" cannot be 0: the stored word is
+ * 0 for none, or the timestamp with HIPSVM_CP_VALID above its 48 bits. */
+#define HIPSVM_CP_VALID (UINT64_C(1) << 48)
+#define HIPSVM_CP_ANY UINT64_MAX	/* hipsvm_cp_clear: whatever value */
+
 struct hipsvm_cp {
-	uint64_t ts;			/* 0: no checkpoint */
+	uint64_t ts;			/* 0, or timestamp | HIPSVM_CP_VALID */
 	struct hipsvm_cp_stats stats;
 };
 
@@ -63,12 +68,14 @@ int hipsvm_cp_set(struct hipsvm_cp *cp, const struct hipsvm_gpu_irq *g, uint64_t
  * strictly after the checkpoint clears it. */
 int hipsvm_cp_filter(struct hipsvm_cp *cp, uint64_t ts);
 
-/* Clear: if expect is 0, unconditionally; otherwise only if the checkpoint
- * still equals expect (another unmapper may have raised it). Returns 1 when
- * the value was reset. */
+/* Clear: if expect is HIPSVM_CP_ANY, unconditionally; otherwise only if the
+ * checkpoint is still the timestamp expect (another unmapper may have raised
+ * it). Returns 1 when the value was reset. */
 int hipsvm_cp_clear(struct hipsvm_cp *cp, uint64_t expect);
 
+/* The checkpoint's timestamp (0 when none: ask hipsvm_cp_isset). */
 uint64_t hipsvm_cp_get(const struct hipsvm_cp *cp);
+bool hipsvm_cp_isset(const struct hipsvm_cp *cp);
 
 /* Drain, split so that each environment waits its own way (futex, wait queue). */
 struct hipsvm_drain {

@@ -307,8 +307,8 @@ int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_
 
 		if (g < 0 || !(gpus >> g & 1))
 			continue;
-		if (hipsvm_proto_u64(r.tok[k].val, strlen(r.tok[k].val), &v) || v == 0)
-			continue;	/* "none": empty rings */
+		if (hipsvm_proto_u64(r.tok[k].val, strlen(r.tok[k].val), &v))
+			continue;	/* "none": empty rings (0x0 is a real timestamp) */
 		cp_out[g] = v;
 		mask |= UINT64_C(1) << g;
 	}
@@ -371,7 +371,7 @@ int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HI
 	c.op = HIPSVM_OP_CLEAR;
 	c.gpus = gpus;
 	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
-		if ((cp_mask & gpus) >> g & 1 && cp[g]) {
+		if ((cp_mask & gpus) >> g & 1) {
 			c.has_value |= UINT64_C(1) << g;
 			c.value[g] = cp[g];
 		}

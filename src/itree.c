@@ -534,6 +534,8 @@ int hipsvm_itree_insert(struct hipsvm_itree *t, const struct hipsvm_ival *iv)
 		return -EINVAL;
 	if (first_overlap(t, iv->start, iv->last, &tmp) == 0)
 		return -EEXIST;
+	if (t->depth >= MAX_DEPTH)	/* cannot happen with >= 2^32 nodes; be sure */
+		return -ENOMEM;
 	rc = hipsvm_itree_reserve(t, 1);
 	if (rc)
 		return rc;
@@ -844,4 +846,62 @@ void hipsvm_itree_destroy(struct hipsvm_itree *t)
 	for (unsigned k = 0; k < t->nchunks; k++)
 		unmap_mem(t->chunk[k], ((size_t)POOL_BASE << k) * sizeof(struct node));
 	unmap_mem(t, sizeof(*t));
+}
+
+/* ---- self-check (tests) ---- */
+
+struct check {
+	uint32_t prev_leaf;
+	uint64_t count;
+	bool bad;
+};
+
+/* Every start under node idx must lie in [lo, hi) (has_* false: unbounded). */
+static void check_node(const struct hipsvm_itree *t, struct check *ck, uint32_t idx,
+		       unsigned lvl, uintptr_t lo, bool has_lo, uintptr_t hi, bool has_hi)
+{
+	const struct node *nd = node_at(t, idx);
+
+	if (!nd || ck->bad || lvl > MAX_DEPTH) {
+		ck->bad = true;
+		return;
+	}
+	if (lvl == t->depth) {
+		if (!nd->leaf || nd->n == 0 || nd->n > LEAF_MAX || nd->prev != ck->prev_leaf ||
+		    (ck->prev_leaf && node_at(t, ck->prev_leaf)->next != idx))
+			ck->bad = true;
+		for (unsigned i = 0; i < nd->n && !ck->bad; i++)
+			ck->bad = nd->u.l.last[i] < nd->u.l.start[i] ||
+				  (i && nd->u.l.start[i] <= nd->u.l.last[i - 1]) ||
+				  (has_lo && nd->u.l.start[i] < lo) ||
+				  (has_hi && nd->u.l.start[i] >= hi);
+		ck->prev_leaf = idx;
+		ck->count += nd->n;
+		return;
+	}
+	if (nd->leaf || nd->n == 0 || nd->n > INNER_MAX) {
+		ck->bad = true;
+		return;
+	}
+	for (unsigned j = 0; j < nd->n; j++) {
+		if (j > 1 && nd->u.i.key[j] <= nd->u.i.key[j - 1])
+			ck->bad = true;
+		check_node(t, ck, nd->u.i.child[j], lvl + 1, j ? nd->u.i.key[j] : lo,
+			   j ? true : has_lo, j + 1 < nd->n ? nd->u.i.key[j + 1] : hi,
+			   j + 1 < nd->n ? true : has_hi);
+	}
+}
+
+int hipsvm_itree_check(const struct hipsvm_itree *t)
+{
+	struct check ck = { 0, 0, false };
+
+	if (t->root) {
+		check_node(t, &ck, t->root, 0, 0, false, 0, false);
+		if (!ck.bad && node_at(t, ck.prev_leaf)->next)
+			ck.bad = true;
+	}
+	if (ck.count != t->count)
+		ck.bad = true;
+	return ck.bad ? -EUCLEAN : 0;
 }

@@ -45,6 +45,10 @@ int hipsvm_itree_remove(struct hipsvm_itree *t, uintptr_t start, struct hipsvm_i
  * -ENOENT if no interval starts at start, -EINVAL if last < start. */
 int hipsvm_itree_update(struct hipsvm_itree *t, uintptr_t start, const struct hipsvm_ival *iv);
 
+/* Checks the structural invariants (order, separators, leaf links, node
+ * sizes, count): 0 or -EUCLEAN. O(n): for tests. */
+int hipsvm_itree_check(const struct hipsvm_itree *t);
+
 /* Overlap iteration in ascending order: the first interval overlapping
  * [start, last], then the next one after prev. 0 and *out, or -ENOENT. */
 int hipsvm_itree_iter_first(const struct hipsvm_itree *t, uintptr_t start, uintptr_t last,

@@ -156,7 +156,7 @@ static int parse_gpus(struct span s, struct hipsvm_cmd *c, bool values)
 			uint64_t ts;
 
 			if (!values || gpu_index(s.p + start, eq - start, &a) ||
-			    hipsvm_proto_u64(s.p + eq + 1, i - eq - 1, &ts) || ts == 0)
+			    hipsvm_proto_u64(s.p + eq + 1, i - eq - 1, &ts) || ts > ((UINT64_C(1) << 48) - 1))
 				return -EINVAL;
 			c->gpus |= UINT64_C(1) << a;
 			c->has_value |= UINT64_C(1) << a;

@@ -17,7 +17,8 @@
  *   ring <gpu> <ih0|ih1|soft> <on|off>   ok ring              (test servers)
  *
  *   <gpus> := all | <item>[,<item>...]   <item> := N | N-M | N=TS (clear only:
- *             clear N only if its checkpoint is still TS)
+ *             clear N only if its checkpoint is still TS;
+ *             TS may be 0: a real timestamp at the wrap)
  *   numbers: decimal or 0x-prefixed hex, 64-bit, no sign.
  *   any failure: err <ERRNO-NAME> <detail>
  *

@@ -321,10 +321,9 @@ static void test_wrap_chosen(int fd, unsigned gpu)
 	kt_check(cp_of(fd, gpu) == 0, "cleared by the fault after the wrap");
 }
 
-/* The checkpoint IV stamped 0 (the clock at the wrap): 0 also means "no
- * checkpoint", so hipsvm_cp_set() stores 2^48-1 instead, and the IV at 0,
- * which is after 2^48-1, is handled although SPEC section 4 says the
- * checkpoint IV itself must be dropped. Known issue of src/checkpoint.c. */
+/* The checkpoint IV stamped 0 (the clock at the wrap) is a checkpoint like
+ * any other: SPEC section 4 says the checkpoint IV itself must be dropped.
+ * src/checkpoint.c keeps a valid bit above the 48 timestamp bits for this. */
 static void test_checkpoint_at_zero(int fd, unsigned gpu)
 {
 	uint64_t cp, before;
@@ -342,11 +341,10 @@ static void test_checkpoint_at_zero(int fd, unsigned gpu)
 	n = kt_log(fd, ev, 64);
 	expect(n, gpu, TS_MASK - 1, "dropped", "checkpoint IV at 0");
 	expect(n, gpu, 5, "handled", "checkpoint IV at 0");
-	kt_check_todo(kt_fault_outcome(ev, n, gpu, 0) &&
-		      !strcmp(kt_fault_outcome(ev, n, gpu, 0), "dropped"),
-		      "src/checkpoint.c stores a checkpoint at 0 as 2^48-1",
-		      "the checkpoint IV stamped 0 is dropped (got %s)",
-		      kt_fault_outcome(ev, n, gpu, 0) ? kt_fault_outcome(ev, n, gpu, 0) : "nothing");
+	kt_check(kt_fault_outcome(ev, n, gpu, 0) &&
+		 !strcmp(kt_fault_outcome(ev, n, gpu, 0), "dropped"),
+		 "the checkpoint IV stamped 0 is dropped (got %s)",
+		 kt_fault_outcome(ev, n, gpu, 0) ? kt_fault_outcome(ev, n, gpu, 0) : "nothing");
 	kt_reqf(fd, &r, "clear %u", gpu);
 }
 

@@ -7,7 +7,7 @@
 # The module is always built (kbuild warnings fail the test). Booting needs
 # tests/kernel/setup.sh to have run (the kernel image cache); without it the
 # test is skipped (exit 77) after the build, or fails when
-# HIPSVM_REQUIRE_KERNEL=1.
+# HIPSVM_TEST_REQUIRE_KERNEL=1.
 # Environment: HIPSVM_KERNEL_CACHE (default <repo>/.cache/kernel),
 # HIPSVM_KERNEL_VERSION (default: newest /lib/modules/*/build),
 # HIPSVM_QEMU_TIMEOUT (seconds, default 300).
@@ -23,8 +23,8 @@ t0=$(date +%s)
 say() { echo "run-qemu: $*"; }
 die() { echo "run-qemu: FAIL: $*"; exit 1; }
 skip() {
-	if [ "${HIPSVM_REQUIRE_KERNEL:-0}" = 1 ]; then
-		die "$* (HIPSVM_REQUIRE_KERNEL=1)"
+	if [ "${HIPSVM_TEST_REQUIRE_KERNEL:-0}" = 1 ]; then
+		die "$* (HIPSVM_TEST_REQUIRE_KERNEL=1)"
 	fi
 	say "SKIP: $* (run tests/kernel/setup.sh)"
 	exit 77

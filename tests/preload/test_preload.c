@@ -232,6 +232,64 @@ Test(rocm, errors_pass_through_and_record_nothing)
 	cr_expect_eq(jnum(R.report, SEC("routing"), "as_hip"), 0);
 }
 
+/* ---- the hipcc programs of tests/hip (hip_test_progs) ---- */
+
+static const char *hip_prog(const char *name)
+{
+	char var[96];
+
+	snprintf(var, sizeof(var), "HIPSVM_TEST_HIP_%s", name);
+	return getenv(var);
+}
+
+static void hip_progs_same(enum rt rt)
+{
+	static const char *const progs[][2] = {
+		{ "edge_cases", NULL }, { "host_only", NULL }, { "vector_add", "--verify" },
+		{ "managed_saxpy", "--verify" }, { "multi_gpu", NULL },
+	};
+	unsigned i, ran = 0;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		const char *path = hip_prog(progs[i][0]);
+		const char *argv[] = { path, progs[i][1], NULL };
+
+		/* multi_gpu prints addresses: compare its exit code only */
+		if (!path)
+			continue;
+		ran++;
+		if (!strcmp(progs[i][0], "multi_gpu")) {
+			static struct res a;
+
+			run(&a, rt, false, argv, NULL);
+			run(&R, rt, true, argv, NULL);
+			cr_expect_eq(a.code, R.code, "multi_gpu: %d vs %d", a.code, R.code);
+			cr_expect_str_eq(a.err, R.err);
+		} else {
+			same_run(rt, argv, NULL);
+			run(&R, rt, true, argv, NULL);
+		}
+		cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s: %s",
+			     progs[i][0], R.report);
+		cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 0, "%s: %s",
+			     progs[i][0], R.report);
+	}
+	cr_log_info("%u hipcc programs run", ran);
+	if (!ran)
+		cr_skip_test("tests/hip programs not built (no hipcc)");
+}
+
+Test(rocm, hip_test_progs_same_with_and_without_shim)
+{
+	hip_progs_same(RT_ROCM);
+}
+
+Test(sim, hip_test_progs_same_with_and_without_shim)
+{
+	hip_progs_same(RT_SIM);
+	cr_expect_gt(jnum(R.report, CTX("host_context"), "allocations"), 0, "%s", R.report);
+}
+
 /* ---- programs that do not use HIP run as if the shim were absent ---- */
 
 Test(nohip, runs_as_without_the_shim)
@@ -466,6 +524,41 @@ Test(sim, exit_while_threads_allocate)
 		cr_expect(strstr(R.report, "\"schema\":\"hipsvm-report/1\""), "%s", R.err);
 		cr_expect_str_eq(R.err, "");
 	}
+}
+
+/* Eight processes under the shim starting at once (no cross-process lock
+ * to wait on), each with its own report. */
+Test(sim, many_processes_at_once)
+{
+	static char script[1200];
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *env[] = { "HIPSVM_INHERIT=1", NULL };
+	struct dirent *e;
+	unsigned reports = 0, good = 0;
+	DIR *d;
+
+	snprintf(script, sizeof(script),
+		 "for i in 1 2 3 4 5 6 7 8; do %s internal >/dev/null & done; wait",
+		 prog("pl_target"));
+	run(&R, RT_SIM, true, argv, env);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	d = opendir(R.dir);
+	cr_assert(d);
+	while ((e = readdir(d))) {
+		char path[400], doc[OUT_MAX];
+
+		if (strncmp(e->d_name, "report.", 7))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", R.dir, e->d_name);
+		read_file(path, doc, sizeof(doc));
+		reports++;
+		if (jnum(doc, CTX("host_context"), "allocations") == 3 &&
+		    jnum(doc, SEC("unmaps"), "uncoordinated") == 0)
+			good++;
+	}
+	closedir(d);
+	cr_expect_geq(reports, 8);
+	cr_expect_eq(good, 8, "%u of %u reports as expected", good, reports);
 }
 
 Test(sim, no_hook_one_warning)

@@ -156,10 +156,16 @@ Test(checkpoint, set_of_stamp_zero_is_not_none)
 
 	put(g->ih1, M);
 	put(g->ih1, 0);
+	ts = 77;
 	cr_assert_eq(hipsvm_cp_set(CP, g, &ts), 1);
-	cr_assert_neq(hipsvm_cp_get(CP), 0u, "0 means no checkpoint");
+	cr_assert_eq(ts, 0u, "the checkpoint is the IV stamped 0");
+	cr_assert(hipsvm_cp_isset(CP), "a checkpoint at timestamp 0 is still a checkpoint");
+	cr_assert_eq(hipsvm_cp_get(CP), 0u);
 	cr_assert_eq(hipsvm_cp_filter(CP, M), -EAGAIN);
+	cr_assert_eq(hipsvm_cp_filter(CP, 0), -EAGAIN, "the checkpoint IV itself is dropped");
+	cr_assert(hipsvm_cp_isset(CP));
 	cr_assert_eq(hipsvm_cp_filter(CP, 1), 0);
+	cr_assert_not(hipsvm_cp_isset(CP));
 }
 
 /* ---- filter ---- */
@@ -222,7 +228,7 @@ Test(checkpoint, clear_semantics)
 {
 	struct hipsvm_gpu_irq *g = gpu(true, false, 1);
 
-	cr_assert_eq(hipsvm_cp_clear(CP, 0), 0, "nothing to clear");
+	cr_assert_eq(hipsvm_cp_clear(CP, HIPSVM_CP_ANY), 0, "nothing to clear");
 	put(g->ih1, 0x100);
 	hipsvm_cp_set(CP, g, NULL);
 	cr_assert_eq(hipsvm_cp_clear(CP, 0x99), 0, "another value is in force");
@@ -232,7 +238,7 @@ Test(checkpoint, clear_semantics)
 	cr_assert_eq(hipsvm_cp_clear(CP, 0x100), 0, "already clear");
 	put(g->ih1, 0x200);
 	hipsvm_cp_set(CP, g, NULL);
-	cr_assert_eq(hipsvm_cp_clear(CP, 0), 1, "0: unconditional");
+	cr_assert_eq(hipsvm_cp_clear(CP, HIPSVM_CP_ANY), 1, "HIPSVM_CP_ANY: unconditional");
 	cr_assert_eq(hipsvm_cp_get(CP), 0u);
 	cr_assert_eq(F.cp.stats.clears, 2u);
 }
@@ -614,8 +620,7 @@ static void check_fault(const struct fault_rec *f)
 		e = last_epoch_before(u, offsetof(struct epoch, seq_set_done), f->seq_before);
 		x = e >= 0 ? &C.epochs[u][e] : NULL;
 		if (x && x->recorded && f->seq_after < x->seq_clear_start &&
-		    hipsvm_ts_after_or_equal(f->ts, x->T) &&
-		    !(x->T == M && f->ts == 0))	/* stamp 0 stands as 2^48-1 */
+		    hipsvm_ts_after_or_equal(f->ts, x->T))
 			cr_assert_eq(f->verdict, -EAGAIN,
 				     "fault ts 0x%llx handled under checkpoint 0x%llx (unmapper %u epoch %ld)",
 				     (unsigned long long)f->ts, (unsigned long long)x->T, u, e);

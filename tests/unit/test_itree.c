@@ -180,6 +180,44 @@ Test(itree, many_sequential_then_churn)
 	cr_assert_eq(hipsvm_itree_count(t), 0);
 }
 
+/* Allocation-like order (ascending and descending runs, as mmap hands out
+ * addresses) splits at the ends of nodes; then random removals must keep
+ * the tree valid and compact. Checked after every operation. */
+Test(itree, ordered_runs_then_random_removal, .timeout = 300)
+{
+	uint64_t seed = test_seed(0x04de5eed), s = seed;
+	enum { RUN = 3000 };
+	static uintptr_t starts[4 * RUN];
+	unsigned n = 0;
+
+	cr_log_info("itree ordered_runs seed %#llx", (unsigned long long)seed);
+	for (uintptr_t i = 0; i < RUN; i++) {	/* up, down, up with gaps, down */
+		starts[n++] = 0x100000 + i * 16;
+		starts[n++] = 0x900000 - i * 16;
+		starts[n++] = 0x1000000 + i * 64;
+		starts[n++] = 0x2000000 - i * 64;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		cr_assert_eq(ins(starts[i], starts[i] + 7), 0);
+		if (i % 31 == 0)
+			cr_assert_eq(hipsvm_itree_check(t), 0, "insert %u", i);
+	}
+	cr_assert_eq(hipsvm_itree_check(t), 0);
+	for (unsigned i = n - 1; i > 0; i--) {	/* shuffle, then remove all */
+		unsigned j = (unsigned)(rnd(&s) % (i + 1));
+		uintptr_t x = starts[i];
+
+		starts[i] = starts[j];
+		starts[j] = x;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		cr_assert_eq(hipsvm_itree_remove(t, starts[i], NULL), 0);
+		cr_assert_eq(hipsvm_itree_check(t), 0, "seed %#llx: remove %u",
+			     (unsigned long long)seed, i);
+	}
+	cr_assert_eq(hipsvm_itree_count(t), 0);
+}
+
 /* ---- randomised cross-check against a sorted array ---- */
 
 #define MODEL_MAX 20000
@@ -395,6 +433,9 @@ Test(itree, random_vs_model, .timeout = 300)
 		}
 		cr_assert_eq(hipsvm_itree_count(t), m.n, "seed %#llx op %u",
 			     (unsigned long long)seed, op);
+		if (op % 97 == 0)
+			cr_assert_eq(hipsvm_itree_check(t), 0, "seed %#llx op %u",
+				     (unsigned long long)seed, op);
 	}
 	check_query(0, UINTPTR_MAX, seed, OPS);
 	cr_log_info("itree random_vs_model: %u intervals at the end", m.n);

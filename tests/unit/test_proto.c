@@ -89,7 +89,7 @@ Test(proto, malformed_is_einval)
 		"set ,0", "set 0,,1", "set 64", "set 3-1", "set -1", "set 1-", "set 0 0x1000",
 		"set 0 0x1000 0", "set 0 0xffffffffffffffff 2", "set 0=5", "set 0 1 2 3",
 		"drain", "drain all 600001", "drain all x", "drain all 1 2",
-		"clear", "clear 0=0", "clear 0=", "clear =5", "clear 0=5=6",
+		"clear", "clear 0=0x1000000000000", "clear 0=", "clear =5", "clear 0=5=6",
 		"inject", "inject 0 now", "inject 64 now 0", "inject 0 0x1000000000000 0",
 		"inject 0 now 0x1000000000000", "inject 0 now 0 x", "inject 0 soon 0",
 		"ring 0 ih2 on", "ring 0 ih1 maybe", "ring 0 ih1", "stats\nstats", "set\t0\x01",
