@@ -314,6 +314,12 @@ static void do_boot(void)
 		__atomic_store_n(&state, ST_DISABLED, __ATOMIC_RELEASE);
 		return;
 	}
+	/* The unmap hooks' real functions now, not from inside an unmap
+	 * (dlsym is not async-signal-safe). */
+	hipsvm_real(HIPSVM_ROW_munmap);
+	hipsvm_real(HIPSVM_ROW_mmap);
+	hipsvm_real(HIPSVM_ROW_mremap);
+	hipsvm_real(HIPSVM_ROW_madvise);
 	g.notify = notify;
 	g.ops.get_device = op_get_device;
 	g.ops.get_device_count = op_get_device_count;

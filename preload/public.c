@@ -64,7 +64,9 @@ int hipsvm_report_json(char *buf, size_t cap)
 
 	if (!s)
 		return -ENODEV;
+	lock();
 	rc = format(s, buf, cap);
+	unlock();
 	errno = saved;
 	return rc;
 }

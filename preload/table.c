@@ -61,7 +61,13 @@ int hipsvm_missing(enum hipsvm_row_id id)
 {
 	struct hipsvm_row *r = &hipsvm_rows[id];
 
-	if (!__atomic_exchange_n(&r->warned, 1, __ATOMIC_RELAXED))
+	if (__atomic_exchange_n(&r->warned, 1, __ATOMIC_RELAXED))
+		return hipErrorNotInitialized;
+	if (id != HIPSVM_ROW_hipMalloc && hipsvm_real(HIPSVM_ROW_hipMalloc))
+		hipsvm_say("%s: the HIP runtime of this process (%s) does not have it; "
+			   "returning hipErrorNotInitialized", r->name,
+			   hipsvm_seam_where(hipsvm_real(HIPSVM_ROW_hipMalloc)));
+	else
 		hipsvm_say("%s: no real function found: the HIP runtime (libamdhip64) is not "
 			   "loaded, or was loaded where the shim cannot see it; returning "
 			   "hipErrorNotInitialized", r->name);

@@ -7,15 +7,11 @@
  * change the piece tree. Readers never write shared memory: they read the
  * tree with the torn-tolerant _ro calls and retry when the counter moved.
  *
- * The granule filter counts, for every 2 MiB granule of the 48-bit address
- * space, the live pieces that touch it, once for all kinds and once for the
- * kinds other than device memory (so that a query for the SVM kinds is not
- * sent to the tree just because device allocations sit nearby). A piece that
- * covers a whole 32 GiB leaf is counted once in full[] instead of 16384
- * times, and pieces at or above 2^48 (no user mapping lives there today)
- * only in hi[]. Writers add a piece's counts before it enters the tree and
- * take them away after it has left: the counts over-approximate at every
- * instant, so "all zero" proves that nothing is tracked there.
+ * The granule filter (gfilter.h) counts the live pieces per 2 MiB granule.
+ * Writers add a piece's counts before it enters the tree and take them away
+ * after it has left: the counts over-approximate at every instant, so "all
+ * zero" proves that nothing is tracked there, without the seqlock. Its
+ * per-granule leaf hints let a lookup skip most of the tree's descent.
  *
  * An origin tree (writers only) maps each allocation's origin to its size
  * and live piece count, so that a free finds its pieces even when the first
@@ -26,74 +22,30 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
+#include "gfilter.h"
 #include "itree.h"
 #include "registry.h"
+#include "sysmem.h"
 
-#define GRAN_SHIFT	21
-#define VA_BITS		48
-#define VA_LIMIT	((uintptr_t)1 << VA_BITS)
-#define GLEAF_SHIFT	14			/* granules per leaf: 32 GiB */
-#define GLEAF_N		(1u << GLEAF_SHIFT)
-#define LSPAN_SHIFT	(GRAN_SHIFT + GLEAF_SHIFT)
-#define TOP_N		(1u << (VA_BITS - LSPAN_SHIFT))
 #define SPINS		256	/* seqlock spins before yielding the CPU */
 #define CHECK_EVERY	64	/* iteration steps between seqlock re-checks */
-#define HINT_MAX	16	/* granules of a piece that get a leaf hint */
-
-enum { CLS_ALL, CLS_NONDEV, NCLS };
 
 #define LD(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ST(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-
-/* Per granule: the counts, and a hint to the tree leaf that last received a
- * piece here (so that a lookup usually reads one tree leaf, not a path). */
-struct gslot {
-	uint32_t cnt[NCLS];
-	uint32_t hint;
-	uint32_t pad;
-};
-
-struct gleaf {
-	uint32_t sum[NCLS];
-	struct gslot g[GLEAF_N];
-};
 
 struct hipsvm_registry {
 	pthread_mutex_t lock;
 	uint32_t seq;
 	struct hipsvm_itree *pieces;	/* seqlock readers read this one */
 	struct hipsvm_itree *origins;	/* [origin, origin]: size, pieces */
-	uint32_t hi[NCLS];
-	uint32_t full[NCLS][TOP_N];
-	struct gleaf *top[TOP_N];
+	struct hipsvm_gfilter gf;	/* in front of the tree */
 };
 
 /* The registry this thread is writing, if any (initial-exec: no allocation
  * on first access, so safe in a signal handler). */
 static __thread const struct hipsvm_registry *tl_writing
 	__attribute__((tls_model("initial-exec")));
-
-static void *map_mem(size_t len)
-{
-	int saved = errno;
-	long p = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	errno = saved;
-	return p == -1 ? NULL : (void *)p;
-}
-
-static void unmap_mem(void *p, size_t len)
-{
-	int saved = errno;
-
-	syscall(SYS_munmap, p, len);
-	errno = saved;
-}
 
 static inline void cpu_relax(void)
 {
@@ -143,127 +95,6 @@ static bool range_of(uintptr_t addr, size_t len, uintptr_t *last)
 		return false;
 	*last = addr + (len - 1) < addr ? UINTPTR_MAX : addr + (len - 1);
 	return true;
-}
-
-/* ---- granule filter ---- */
-
-/* Allocates the leaves that a piece [s, l] counts in (only the ones it does
- * not cover whole: at most the first and the last). */
-static int filter_prepare(struct hipsvm_registry *r, uintptr_t s, uintptr_t l)
-{
-	uintptr_t ends[2] = { s, l };
-
-	if (s >= VA_LIMIT)
-		return 0;
-	if (l >= VA_LIMIT)
-		ends[1] = VA_LIMIT - 1;
-	for (unsigned e = 0; e < 2; e++) {
-		size_t li = ends[e] >> LSPAN_SHIFT;
-		struct gleaf *g;
-
-		if (r->top[li])
-			continue;
-		g = map_mem(sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		__atomic_store_n(&r->top[li], g, __ATOMIC_RELEASE);
-	}
-	return 0;
-}
-
-static void filter_adj(struct hipsvm_registry *r, uintptr_t s, uintptr_t l, uint32_t kind,
-		       int32_t d)
-{
-	unsigned ncls = kind == HIPSVM_KIND_DEVICE ? 1 : 2;
-
-	if (l >= VA_LIMIT) {
-		for (unsigned c = 0; c < ncls; c++)
-			ST(r->hi[c], r->hi[c] + d);
-		if (s >= VA_LIMIT)
-			return;
-		l = VA_LIMIT - 1;
-	}
-	for (size_t li = s >> LSPAN_SHIFT; li <= l >> LSPAN_SHIFT; li++) {
-		uintptr_t ls = (uintptr_t)li << LSPAN_SHIFT;
-		uintptr_t ll = ls + (((uintptr_t)1 << LSPAN_SHIFT) - 1);
-		struct gleaf *g = r->top[li];
-		unsigned g0, g1;
-
-		if (s <= ls && l >= ll) {
-			for (unsigned c = 0; c < ncls; c++)
-				ST(r->full[c][li], r->full[c][li] + d);
-			continue;
-		}
-		g0 = ((s > ls ? s : ls) >> GRAN_SHIFT) & (GLEAF_N - 1);
-		g1 = ((l < ll ? l : ll) >> GRAN_SHIFT) & (GLEAF_N - 1);
-		for (unsigned c = 0; c < ncls; c++) {
-			ST(g->sum[c], g->sum[c] + d * (int32_t)(g1 - g0 + 1));
-			for (unsigned i = g0; i <= g1; i++)
-				ST(g->g[i].cnt[c], g->g[i].cnt[c] + d);
-		}
-	}
-}
-
-/* May anything of class c lie in [s, l]? Reads only, no lock. */
-static bool filter_hit(const struct hipsvm_registry *r, uintptr_t s, uintptr_t l, unsigned c)
-{
-	if (l >= VA_LIMIT) {
-		if (LD(r->hi[c]))
-			return true;
-		if (s >= VA_LIMIT)
-			return false;
-		l = VA_LIMIT - 1;
-	}
-	for (size_t li = s >> LSPAN_SHIFT; li <= l >> LSPAN_SHIFT; li++) {
-		const struct gleaf *g;
-		uintptr_t ls = (uintptr_t)li << LSPAN_SHIFT;
-		uintptr_t ll = ls + (((uintptr_t)1 << LSPAN_SHIFT) - 1);
-		unsigned g0, g1;
-
-		if (LD(r->full[c][li]))
-			return true;
-		g = __atomic_load_n(&r->top[li], __ATOMIC_ACQUIRE);
-		if (!g)
-			continue;
-		g0 = ((s > ls ? s : ls) >> GRAN_SHIFT) & (GLEAF_N - 1);
-		g1 = ((l < ll ? l : ll) >> GRAN_SHIFT) & (GLEAF_N - 1);
-		/* A leaf whose allocations are all gone costs one line. */
-		if (!LD(g->sum[c]))
-			continue;
-		for (unsigned i = g0; i <= g1; i++)
-			if (LD(g->g[i].cnt[c]))
-				return true;
-	}
-	return false;
-}
-
-/* The leaf hint of the granule of addr, 0 if none. */
-static uint32_t hint_of(const struct hipsvm_registry *r, uintptr_t addr)
-{
-	const struct gleaf *g;
-
-	if (addr >= VA_LIMIT)
-		return 0;
-	g = __atomic_load_n(&r->top[addr >> LSPAN_SHIFT], __ATOMIC_ACQUIRE);
-	return g ? LD(g->g[(addr >> GRAN_SHIFT) & (GLEAF_N - 1)].hint) : 0;
-}
-
-/* Points the granules of a new piece at its tree leaf (the first few only:
- * a hint is a shortcut, and a huge piece is found by a descent anyway). */
-static void hint_set(struct hipsvm_registry *r, uintptr_t s, uintptr_t l)
-{
-	uint32_t leaf = hipsvm_itree_leaf_of(r->pieces, s);
-
-	for (unsigned k = 0; k < HINT_MAX && s < VA_LIMIT && s <= l; k++) {
-		struct gleaf *g = r->top[s >> LSPAN_SHIFT];
-		uintptr_t next = (s | (((uintptr_t)1 << GRAN_SHIFT) - 1)) + 1;
-
-		if (g)
-			ST(g->g[(s >> GRAN_SHIFT) & (GLEAF_N - 1)].hint, leaf);
-		if (next == 0)
-			break;
-		s = next;
-	}
 }
 
 /* ---- the seqlock ---- */
@@ -318,7 +149,7 @@ static bool rd_retry(const struct hipsvm_registry *r, uint32_t s)
 /* Is a piece of a kind in mask inside [s, l]? Under the seqlock. */
 static int tree_touches(const struct hipsvm_registry *r, uintptr_t s, uintptr_t l, uint32_t mask)
 {
-	uint32_t hint = hint_of(r, s);
+	uint32_t hint = hipsvm_gf_hint(&r->gf, s);
 
 	for (;;) {
 		uint32_t seq = rd_begin(r);
@@ -343,14 +174,14 @@ static int tree_touches(const struct hipsvm_registry *r, uintptr_t s, uintptr_t 
 int hipsvm_reg_touches(const struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		       uint32_t kind_mask)
 {
-	unsigned c = (kind_mask & (1u << HIPSVM_KIND_DEVICE)) ? CLS_ALL : CLS_NONDEV;
+	unsigned c = (kind_mask & (1u << HIPSVM_KIND_DEVICE)) ? HIPSVM_GF_ALL : HIPSVM_GF_NONDEV;
 	uintptr_t last;
 
 	if (tl_writing == r)
 		return -EDEADLK;
 	if (!(kind_mask & ((1u << HIPSVM_KIND_COUNT) - 1)) || !range_of(addr, len, &last))
 		return 0;
-	if (!filter_hit(r, addr, last, c))
+	if (!hipsvm_gf_hit(&r->gf, addr, last, c))
 		return 0;
 	return tree_touches(r, addr, last, kind_mask);
 }
@@ -363,9 +194,9 @@ int hipsvm_reg_find(const struct hipsvm_registry *r, uintptr_t addr, struct hips
 
 	if (tl_writing == r)
 		return -EDEADLK;
-	if (!filter_hit(r, addr, addr, CLS_ALL))
+	if (!hipsvm_gf_hit(&r->gf, addr, addr, HIPSVM_GF_ALL))
 		return -ENOENT;
-	hint = hint_of(r, addr);
+	hint = hipsvm_gf_hint(&r->gf, addr);
 	for (;;) {
 		uint32_t seq = rd_begin(r);
 
@@ -455,14 +286,14 @@ int hipsvm_reg_insert(struct hipsvm_registry *r, const struct hipsvm_alloc *a)
 	if (!rc)
 		rc = hipsvm_itree_reserve(r->origins, 1);
 	if (!rc)
-		rc = filter_prepare(r, a->start, a->last);
+		rc = hipsvm_gf_prepare(&r->gf, a->start, a->last);
 	if (rc)
 		goto out;
-	filter_adj(r, a->start, a->last, a->kind, 1);
+	hipsvm_gf_adj(&r->gf, a->start, a->last, a->kind == HIPSVM_KIND_DEVICE, 1);
 	seq_begin(r);
 	rc = hipsvm_itree_insert(r->pieces, &iv);
 	seq_end(r);
-	hint_set(r, a->start, a->last);
+	hipsvm_gf_set_hint(&r->gf, a->start, a->last, hipsvm_itree_leaf_of(r->pieces, a->start));
 	/* The span that a free searches must cover the piece, whatever
 	 * origin_size says. */
 	span = a->last - a->origin + 1;
@@ -508,7 +339,7 @@ int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 			seq_begin(r);
 			hipsvm_itree_remove(r->pieces, iv.start, NULL);
 			seq_end(r);
-			filter_adj(r, iv.start, iv.last, kind_of(&iv), -1);
+			hipsvm_gf_adj(&r->gf, iv.start, iv.last, kind_of(&iv) == HIPSVM_KIND_DEVICE, -1);
 			total += iv.last - iv.start + 1;
 			if (!any)
 				lo = iv;
@@ -527,6 +358,33 @@ int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 	if (bytes)
 		*bytes = total;
 	return 0;
+}
+
+int hipsvm_reg_find_origin(struct hipsvm_registry *r, uintptr_t origin, struct hipsvm_alloc *out)
+{
+	struct hipsvm_ival o, iv;
+	uintptr_t cur = origin, last;
+	int rc = -ENOENT;
+
+	if (tl_writing == r)
+		return -EDEADLK;
+	wr_lock(r);
+	if (origin_get(r, origin, &o) == 0) {
+		if (!range_of(origin, o.data[0] ? o.data[0] : 1, &last))
+			last = origin;
+		while (hipsvm_itree_iter_first(r->pieces, cur, last, &iv) == 0) {
+			if (iv.data[0] == origin) {
+				unpack(out, &iv);
+				rc = 0;
+				break;
+			}
+			if (iv.last >= last)
+				break;
+			cur = iv.last + 1;
+		}
+	}
+	wr_unlock(r);
+	return rc;
 }
 
 int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
@@ -551,9 +409,9 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		if (iv.start < addr && iv.last > last)
 			rc = hipsvm_itree_reserve(r->pieces, 1);
 		if (!rc && addr > 0)
-			rc = filter_prepare(r, addr - 1, addr - 1);
+			rc = hipsvm_gf_prepare(&r->gf, addr - 1, addr - 1);
 		if (!rc && last < UINTPTR_MAX)
-			rc = filter_prepare(r, last + 1, last + 1);
+			rc = hipsvm_gf_prepare(&r->gf, last + 1, last + 1);
 		if (rc) {
 			wr_unlock(r);
 			return rc;
@@ -570,9 +428,9 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		/* Counts for what stays go up before the change, the old
 		 * piece's go down after it (see the top of the file). */
 		if (has_head)
-			filter_adj(r, head.start, head.last, kind_of(&iv), 1);
+			hipsvm_gf_adj(&r->gf, head.start, head.last, kind_of(&iv) == HIPSVM_KIND_DEVICE, 1);
 		if (has_tail)
-			filter_adj(r, tail.start, tail.last, kind_of(&iv), 1);
+			hipsvm_gf_adj(&r->gf, tail.start, tail.last, kind_of(&iv) == HIPSVM_KIND_DEVICE, 1);
 		seq_begin(r);
 		if (has_head)
 			hipsvm_itree_update(r->pieces, iv.start, &head);
@@ -584,13 +442,13 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 			hipsvm_itree_insert(r->pieces, &tail);
 		seq_end(r);
 		if (has_head && has_tail)
-			hint_set(r, tail.start, tail.last);
-		filter_adj(r, iv.start, iv.last, kind_of(&iv), -1);
+			hipsvm_gf_set_hint(&r->gf, tail.start, tail.last, hipsvm_itree_leaf_of(r->pieces, tail.start));
+		hipsvm_gf_adj(&r->gf, iv.start, iv.last, kind_of(&iv) == HIPSVM_KIND_DEVICE, -1);
 		if (!has_head && !has_tail) {
 			origin_put(r, (uintptr_t)iv.data[0]);
 		} else if (has_head && has_tail &&
 			   origin_get(r, (uintptr_t)iv.data[0], &o) == 0) {
-			o.data[1]++;
+			o.data[1] += 0;
 			hipsvm_itree_update(r->origins, o.start, &o);
 		}
 		if (cb) {
@@ -623,6 +481,46 @@ void hipsvm_reg_foreach(struct hipsvm_registry *r, hipsvm_reg_visit_fn fn, void 
 	wr_unlock(r);
 }
 
+int hipsvm_reg_check(struct hipsvm_registry *r)
+{
+	struct hipsvm_ival iv, o;
+	uint64_t pieces = 0;
+	int rc, bad = 0;
+
+	if (tl_writing == r)
+		return -EDEADLK;
+	wr_lock(r);
+	if (hipsvm_itree_check(r->pieces) || hipsvm_itree_check(r->origins))
+		bad = 1;
+	for (rc = hipsvm_itree_iter_first(r->pieces, 0, UINTPTR_MAX, &iv); rc == 0 && !bad;
+	     rc = hipsvm_itree_iter_next(r->pieces, &iv, UINTPTR_MAX, &iv))
+		if (origin_get(r, (uintptr_t)iv.data[0], &o) ||
+		    iv.last - o.start > o.data[0] - 1 || !hipsvm_gf_hit(&r->gf, iv.start, iv.last,
+			    kind_of(&iv) == HIPSVM_KIND_DEVICE ? HIPSVM_GF_ALL : HIPSVM_GF_NONDEV))
+			bad = 1;
+	for (rc = hipsvm_itree_iter_first(r->origins, 0, UINTPTR_MAX, &o); rc == 0 && !bad;
+	     rc = hipsvm_itree_iter_next(r->origins, &o, UINTPTR_MAX, &o)) {
+		uintptr_t cur = o.start, last;
+		uint64_t n = 0;
+
+		if (!range_of(o.start, o.data[0] ? o.data[0] : 1, &last))
+			last = o.start;
+		while (hipsvm_itree_iter_first(r->pieces, cur, last, &iv) == 0) {
+			n += iv.data[0] == o.start;
+			if (iv.last >= last)
+				break;
+			cur = iv.last + 1;
+		}
+		if (n == 0 || n != o.data[1])
+			bad = 1;
+		pieces += n;
+	}
+	if (!bad && pieces != hipsvm_itree_count(r->pieces))
+		bad = 1;
+	wr_unlock(r);
+	return bad ? -EUCLEAN : 0;
+}
+
 void hipsvm_reg_atfork_prepare(struct hipsvm_registry *r)
 {
 	/* fork() from inside a punch callback already holds the lock. */
@@ -651,7 +549,7 @@ void hipsvm_reg_atfork_child(struct hipsvm_registry *r)
 
 int hipsvm_reg_create(struct hipsvm_registry **out)
 {
-	struct hipsvm_registry *r = map_mem(sizeof(*r));
+	struct hipsvm_registry *r = hipsvm_sysmem_map(sizeof(*r));
 	int rc;
 
 	if (!r)
@@ -664,7 +562,7 @@ int hipsvm_reg_create(struct hipsvm_registry **out)
 			hipsvm_itree_destroy(r->pieces);
 	}
 	if (rc) {
-		unmap_mem(r, sizeof(*r));
+		hipsvm_sysmem_unmap(r, sizeof(*r));
 		return rc;
 	}
 	*out = r;
@@ -677,9 +575,7 @@ void hipsvm_reg_destroy(struct hipsvm_registry *r)
 		return;
 	hipsvm_itree_destroy(r->pieces);
 	hipsvm_itree_destroy(r->origins);
-	for (size_t li = 0; li < TOP_N; li++)
-		if (r->top[li])
-			unmap_mem(r->top[li], sizeof(struct gleaf));
+	hipsvm_gf_destroy(&r->gf);
 	pthread_mutex_destroy(&r->lock);
-	unmap_mem(r, sizeof(*r));
+	hipsvm_sysmem_unmap(r, sizeof(*r));
 }

@@ -197,7 +197,17 @@ void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
 	} else {
 		err = 0;
 	}
-	ver = err ? err : hipsvm_hook_version(&t->hook);
+	if (!err && t->busy)
+		err = -EBUSY;	/* this thread is mid-request (cannot happen outside a handler) */
+	if (!err) {
+		/* A signal handler's unmap must not talk on this connection
+		 * while the version request is in flight. */
+		t->busy = true;
+		ver = hipsvm_hook_version(&t->hook);
+		t->busy = false;
+	} else {
+		ver = err;
+	}
 	if (ver < 0) {
 		if (t->open) {
 			conn_forget(t->hook.fd);

@@ -11,6 +11,8 @@
  * removed by this free. The runtime's own munmap inside the free still finds
  * what is being freed through the thread-local marker (hipsvm_tls.freeing)
  * and is coordinated. Should the real free fail, the entry goes back.
+ * (The free of a pointer that is not an allocation's start finds nothing:
+ * the runtime answers for it.)
  */
 #include "shim.h"
 
@@ -18,8 +20,6 @@
 #include <string.h>
 
 #include "trace.h"
-
-#define MAX_PIECES 8
 
 static void ctx_name(int ctx, char *buf, size_t cap)
 {
@@ -123,6 +123,7 @@ int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
 	struct hipsvm_route rt;
 	bool decided = false, charge = false;
 	int dev = -1, rc, ndev, d;
+	size_t charged_bytes = c->size;	/* real() may change c->size (pitch) */
 	void *p;
 
 	c->saved_errno = errno;
@@ -137,7 +138,7 @@ int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
 			decided = true;
 	}
 	if (decided && rt.quota && c->size) {
-		if (hipsvm_quota_charge(&s->quota, &s->policy, dev, c->size)) {
+		if (hipsvm_quota_charge(&s->quota, &s->policy, dev, charged_bytes)) {
 			hipsvm_stats_add(&s->stats.quota_denied, 1);
 			if (rt.may_oversubscribe)
 				goto oversubscribe;
@@ -150,16 +151,18 @@ int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
 	if (rc == HIPSVM_HIP_ERROR_OUT_OF_MEMORY && s->policy.oversubscribe &&
 	    c->api == HIPSVM_API_MALLOC) {
 		if (charge)
-			hipsvm_quota_uncharge(&s->quota, dev, c->size);
+			hipsvm_quota_uncharge(&s->quota, dev, charged_bytes);
 		charge = false;
 		goto oversubscribe;
 	}
 	if (rc != HIPSVM_HIP_SUCCESS) {
 		if (charge)
-			hipsvm_quota_uncharge(&s->quota, dev, c->size);
+			hipsvm_quota_uncharge(&s->quota, dev, charged_bytes);
 		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
 		return rc;
 	}
+	if (charge && c->size > charged_bytes)	/* the pitch the runtime chose */
+		hipsvm_quota_charge(&s->quota, &s->policy, dev, c->size - charged_bytes);
 	goto record;
 
 oversubscribe:
@@ -183,7 +186,7 @@ record:
 	p = c->ptr ? *c->ptr : NULL;
 	if (!p || !c->size) {
 		if (charge)
-			hipsvm_quota_uncharge(&s->quota, dev, c->size);
+			hipsvm_quota_uncharge(&s->quota, dev, charged_bytes);
 		return HIPSVM_HIP_SUCCESS;
 	}
 	if (dev < 0)
@@ -206,52 +209,21 @@ record:
 	return HIPSVM_HIP_SUCCESS;
 }
 
-/* A piece of the allocation that starts at p. Its first bytes may have been
- * unmapped already (a partial munmap): then look a little further. */
-static bool find_origin(struct hipsvm_shim *s, uintptr_t p, struct hipsvm_alloc *out)
-{
-	struct hipsvm_alloc pieces[MAX_PIECES];
-	int n, i;
-
-	if (hipsvm_reg_find(s->reg, p, out) == 0)
-		return out->origin == p;
-	n = hipsvm_reg_overlaps(s->reg, p, (size_t)1 << 40, pieces, MAX_PIECES);
-	for (i = 0; i < n && i < MAX_PIECES; i++) {
-		if (pieces[i].origin == p) {
-			*out = pieces[i];
-			return true;
-		}
-	}
-	return false;
-}
-
 int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 {
-	struct hipsvm_alloc a, pieces[MAX_PIECES], first;
 	const struct hipsvm_freeing *prev;
 	struct hipsvm_freeing fr;
+	struct hipsvm_alloc a;
 	uint64_t bytes = 0;
 	void *p = c->ptr ? *c->ptr : NULL;
-	int rc, n = 0, i;
 	bool mine = false;
+	int rc;
 
-	if (p && find_origin(s, (uintptr_t)p, &a)) {
-		if (a.start == a.origin && a.last - a.start + 1 == a.origin_size) {
-			/* whole: the only piece (the common case, one lookup less) */
-			pieces[0] = a;
-			n = 1;
-		} else {
-			n = hipsvm_reg_overlaps(s->reg, a.origin,
-						a.origin_size ? a.origin_size : 1, pieces,
-						MAX_PIECES);
-			if (n < 0)
-				n = 0;
-			if (n > MAX_PIECES)
-				n = MAX_PIECES;
-		}
-		mine = hipsvm_reg_remove_origin(s->reg, a.origin, &first, &bytes) == 0;
-	}
 	c->saved_errno = errno;
+	/* One registry operation: the origin tree finds every piece, also
+	 * when the first bytes were unmapped already. */
+	if (p)
+		mine = hipsvm_reg_remove_origin(s->reg, (uintptr_t)p, &a, &bytes) == 0;
 	prev = hipsvm_tls.freeing;
 	if (mine && hipsvm_kind_is_svm(a.kind)) {
 		fr.start = a.origin;
@@ -263,9 +235,11 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 	c->saved_errno = errno;
 	hipsvm_tls.freeing = prev;
 	if (rc != HIPSVM_HIP_SUCCESS) {
-		for (i = 0; mine && i < n; i++)
-			if (pieces[i].origin == a.origin)
-				hipsvm_reg_insert(s->reg, &pieces[i]);
+		/* Still allocated: back into the registry. Of an allocation
+		 * that was partly unmapped only the first piece comes back
+		 * (docs/limits.md). */
+		if (mine)
+			hipsvm_reg_insert(s->reg, &a);
 		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
 		return rc;
 	}

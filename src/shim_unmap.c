@@ -92,8 +92,14 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 	}
 	h = hipsvm_shim_conn(s);
 	if (!h) {
+		/* No hook at all, or this thread could not connect to it (a
+		 * server that limits its connections): say which. */
+		bool none = __atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) !=
+			    HIPSVM_HOOK_CONNECTED;
+
 		if (s->notify)
-			s->notify(HIPSVM_EV_NO_HOOK, 0);
+			s->notify(none ? HIPSVM_EV_NO_HOOK : HIPSVM_EV_HOOK_ERROR,
+				  none ? 0 : -ECONNREFUSED);
 		return 1;
 	}
 	t->busy = true;

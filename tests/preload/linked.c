@@ -26,6 +26,8 @@ int main(void)
 	printf("small buffer %d\n", hipsvm_report_json(buf, 16));
 	len = hipsvm_report_json(buf, sizeof(buf));
 	fputs(buf, stdout);
+	printf("report_write %d\n", hipsvm_report_write("linked.%p.json"));
+	printf("report_write(bad) %d\n", hipsvm_report_write("/nonexistent/dir/r.json"));
 	printf("hipFree %d\n", (int)hipFree(p));
 	printf("hipFree %d\n", (int)hipFree(m));
 	return 0;

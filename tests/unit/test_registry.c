@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,7 +163,10 @@ Test(registry, punch_cases)
 	cr_assert_eq(hipsvm_reg_overlaps(r, 0, SIZE_MAX, o, 8), 2);
 	cr_assert(o[0].start == B + 20 && o[0].last == B + 29);
 	cr_assert(o[1].start == B + 70 && o[1].last == B + 89);
-	/* the free still finds both pieces */
+	/* the origin is still known, and the free still finds both pieces */
+	cr_assert_eq(hipsvm_reg_find_origin(r, B, &o[2]), 0);
+	cr_assert(o[2].start == B + 20 && o[2].origin == B && o[2].origin_size == 100);
+	cr_assert_eq(hipsvm_reg_find_origin(r, B + 20, &o[2]), -ENOENT);
 	cr_assert_eq(hipsvm_reg_remove_origin(r, B, NULL, &bytes), 0);
 	cr_assert_eq(bytes, 30);
 	cr_assert_eq(hipsvm_reg_count(r), 0);
@@ -173,6 +178,7 @@ Test(registry, punch_cases)
 	cr_assert_eq(hipsvm_reg_count(r), 0);
 	cr_assert_eq(hipsvm_reg_remove_origin(r, B, NULL, NULL), -ENOENT, "origin is gone");
 	cr_assert_eq(hipsvm_reg_punch(r, B, 0, collect, &ps), 0);
+	cr_assert_eq(hipsvm_reg_check(r), 0);
 }
 
 Test(registry, punch_across_leaves)
@@ -398,14 +404,29 @@ Test(registry, random_vs_model, .timeout = 300)
 			unsigned p = md.cell[c0], al = p ? md.piece_alloc[p] : 0;
 			uintptr_t origin = al ? md.alloc_origin[al] : cell_addr(c0) + 4096;
 			uint64_t want = 0, bytes = 0;
+			struct hipsvm_alloc lo;
+			int lowest = -1;
 
 			for (unsigned c = 0; c < NCELL; c++) {
 				unsigned a2 = md.cell[c] ? md.piece_alloc[md.cell[c]] : 0;
 
 				if (a2 && md.alloc_origin[a2] == origin) {
+					if (lowest < 0)
+						lowest = (int)c;
 					want += CELL;
-					md.cell[c] = 0;
 				}
+			}
+			cr_assert_eq(hipsvm_reg_find_origin(r, origin, &lo), want ? 0 : -ENOENT,
+				     "seed %#llx op %u: find_origin %#lx", (unsigned long long)seed,
+				     op, (unsigned long)origin);
+			if (want)
+				cr_assert_eq(lo.start, cell_addr((unsigned)lowest),
+					     "seed %#llx op %u", (unsigned long long)seed, op);
+			for (unsigned c = 0; c < NCELL; c++) {
+				unsigned a2 = md.cell[c] ? md.piece_alloc[md.cell[c]] : 0;
+
+				if (a2 && md.alloc_origin[a2] == origin)
+					md.cell[c] = 0;
 			}
 			cr_assert_eq(hipsvm_reg_remove_origin(r, origin, NULL, &bytes),
 				     want ? 0 : -ENOENT, "seed %#llx op %u: free %#lx",
@@ -445,8 +466,12 @@ Test(registry, random_vs_model, .timeout = 300)
 		if (op % 64 == 0)
 			cr_assert_eq(hipsvm_reg_count(r), model_count(), "seed %#llx op %u",
 				     (unsigned long long)seed, op);
+		if (op % 512 == 0)
+			cr_assert_eq(hipsvm_reg_check(r), 0, "seed %#llx op %u",
+				     (unsigned long long)seed, op);
 	}
 	check_overlaps(0, SIZE_MAX, seed, OPS);
+	cr_assert_eq(hipsvm_reg_check(r), 0, "seed %#llx", (unsigned long long)seed);
 }
 
 /* ---- a million live entries ---- */
@@ -465,6 +490,7 @@ Test(registry, million_entries, .timeout = 600)
 		cr_assert_eq(add(base + i * 12 * KB, 4 * KB, (uint32_t)(i % HIPSVM_KIND_COUNT)), 0,
 			     "insert %lu", (unsigned long)i);
 	cr_assert_eq(hipsvm_reg_count(r), N);
+	cr_assert_eq(hipsvm_reg_check(r), 0);
 	for (unsigned k = 0; k < 300000; k++) {
 		uintptr_t i = (uintptr_t)(rnd(&s) % N), a = base + i * 12 * KB;
 		uintptr_t off = (uintptr_t)(rnd(&s) % (4 * KB));
@@ -567,6 +593,7 @@ Test(registry, concurrent_readers, .timeout = 300)
 		cr_assert_eq((uintptr_t)bad, 0, "seed %#llx: reader %u saw %lu wrong answers",
 			     (unsigned long long)seed, i, (unsigned long)(uintptr_t)bad);
 	}
+	cr_assert_eq(hipsvm_reg_check(r), 0);
 }
 
 /* fork() while another thread writes: with the prepare/parent/child
@@ -625,6 +652,91 @@ Test(registry, fork_during_writes, .timeout = 120)
 	}
 	__atomic_store_n(&stop_readers, 1, __ATOMIC_RELEASE);
 	cr_assert_eq(pthread_join(th, NULL), 0);
+}
+
+/* ---- -ENOMEM changes nothing ---- */
+
+static size_t vm_bytes(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static unsigned cb_calls;
+
+static void count_cb(void *arg, const struct hipsvm_alloc *a)
+{
+	cb_calls++;
+}
+
+/* With the address space capped at what is mapped now, inserts and middle
+ * punches go on until the registry needs more memory; the one that gets
+ * -ENOMEM must have changed nothing (and called no callback). */
+Test(registry, enomem_changes_nothing, .timeout = 60)
+{
+	enum { MAXOPS = 200000 };
+	static struct hipsvm_alloc before[4], after[4];
+	struct rlimit old, lim;
+	int ins_rc = 0, punch_rc = 0, nb = 0, na = 0, nbp = 0, nap = 0;
+	size_t cnt_before = 0, cnt_after = 0, cnt_bp = 0, cnt_ap = 0;
+	unsigned i, cb_before = 0, cb_after = 0;
+	uintptr_t pa = 0;
+
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(add(B + i * 64 * KB, 16 * KB, HIPSVM_KIND_MANAGED), 0);
+	cr_assert_eq(getrlimit(RLIMIT_AS, &old), 0);
+	lim = old;
+	lim.rlim_cur = vm_bytes() + 64 * KB;
+	cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+	/* No assertion (it could allocate) until the limit is lifted again. */
+	for (i = 8; i < MAXOPS && (ins_rc == 0 || punch_rc == 0); i++) {
+		uintptr_t a = B + i * 64 * KB;
+
+		if (ins_rc == 0) {
+			cnt_before = hipsvm_reg_count(r);
+			nb = hipsvm_reg_overlaps(r, a - 64 * KB, 128 * KB, before, 4);
+			ins_rc = add(a, 16 * KB, HIPSVM_KIND_MANAGED);
+			if (ins_rc) {
+				cnt_after = hipsvm_reg_count(r);
+				na = hipsvm_reg_overlaps(r, a - 64 * KB, 128 * KB, after, 4);
+			}
+		}
+		if (punch_rc == 0 && i >= 16) {
+			pa = B + (i - 8) * 64 * KB;
+			cnt_bp = hipsvm_reg_count(r);
+			nbp = hipsvm_reg_overlaps(r, pa, 16 * KB, before + 2, 2);
+			cb_before = cb_calls;
+			punch_rc = hipsvm_reg_punch(r, pa + 4 * KB, 4 * KB, count_cb, NULL);
+			if (punch_rc == 1)
+				punch_rc = 0;
+			if (punch_rc) {
+				cb_after = cb_calls;
+				cnt_ap = hipsvm_reg_count(r);
+				nap = hipsvm_reg_overlaps(r, pa, 16 * KB, after + 2, 2);
+			}
+		}
+	}
+	cr_assert_eq(setrlimit(RLIMIT_AS, &old), 0);
+	cr_log_info("enomem: insert failed at op %u with %d, punch with %d", i, ins_rc, punch_rc);
+	cr_assert_eq(ins_rc, -ENOMEM);
+	cr_assert_eq(punch_rc, -ENOMEM);
+	cr_assert_eq(cnt_after, cnt_before);
+	cr_assert_eq(na, nb);
+	cr_assert(!memcmp(before, after, (size_t)nb * sizeof(before[0])));
+	cr_assert_eq(cnt_ap, cnt_bp);
+	cr_assert_eq(nap, nbp);
+	cr_assert_eq(nap, 1);
+	cr_assert(after[2].start == pa && after[2].last == pa + 16 * KB - 1);
+	cr_assert_eq(cb_after, cb_before);
+	/* and with memory back, the same operations work */
+	cr_assert_eq(hipsvm_reg_punch(r, pa + 4 * KB, 4 * KB, NULL, NULL), 1);
 }
 
 /* ---- a signal handler that interrupts the writer on its own thread ---- */

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/* pl_run.c - see pl_run.h. */
+
+#include <criterion/criterion.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pl_run.h"
+
+const char *bdir(void)
+{
+	const char *b = getenv("HIPSVM_TEST_BUILDDIR");
+
+	cr_assert(b, "HIPSVM_TEST_BUILDDIR not set (run through meson test)");
+	return b;
+}
+
+void read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	while (got < (ssize_t)cap - 1 && (n = read(fd, buf + got, cap - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(fd);
+}
+
+char *prog(const char *name)
+{
+	static char path[8][512];
+	static int k;
+	char *p = path[k++ % 8];
+
+	snprintf(p, 512, "%s/tests/preload/%s", bdir(), name);
+	return p;
+}
+
+char *shim(void)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/preload/libhipsvm.so", bdir());
+	return path;
+}
+
+/* Runs argv with only the environment given here (plus extra), stdout and
+ * stderr to files, at most 120 s. */
+void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
+		const char *const *extra)
+{
+	char ldlib[512], ldpre[1024], report[256], *envp[32];
+	int n = 0, i, st = 0, waited = 0;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "/tmp/hipsvm-preload-XXXXXX");
+	cr_assert(mkdtemp(r->dir), "mkdtemp");
+	envp[n++] = "PATH=/usr/bin:/bin";
+	envp[n++] = "LC_ALL=C";
+	envp[n++] = "HIPSVM_SIM_QUIET=1";
+	if (rt == RT_SIM)
+		snprintf(ldlib, sizeof(ldlib), "LD_LIBRARY_PATH=%s/sim:%s/tests/preload", bdir(),
+			 bdir());
+	else if (rt == RT_FAKE)
+		snprintf(ldlib, sizeof(ldlib), "LD_LIBRARY_PATH=%s/tests/preload/fake:%s/tests/preload",
+			 bdir(), bdir());
+	else
+		snprintf(ldlib, sizeof(ldlib), "LD_LIBRARY_PATH=%s/tests/preload", bdir());
+	envp[n++] = ldlib;
+	snprintf(report, sizeof(report), "HIPSVM_REPORT=%s/report.%%p.json", r->dir);
+	envp[n++] = report;
+	if (preload) {
+		snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s", shim());
+		envp[n++] = ldpre;
+	}
+	for (i = 0; extra && extra[i] && n < 30; i++) {
+		if (!strncmp(extra[i], "LD_PRELOAD=", 11)) {
+			/* "LD_PRELOAD=+lib": after the shim */
+			if (extra[i][11] == '+' && preload) {
+				snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s %s", shim(),
+					 extra[i] + 12);
+				continue;
+			}
+		}
+		envp[n++] = (char *)extra[i];
+	}
+	envp[n] = NULL;
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		char path[256];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/out", r->dir);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		snprintf(path, sizeof(path), "%s/err", r->dir);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		if (chdir(r->dir))
+			_exit(126);
+		execve(argv[0], (char *const *)argv, envp);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (++waited > 12000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			cr_assert_fail("%s timed out", argv[0]);
+		}
+		nanosleep(&ts, NULL);
+	}
+	r->pid = pid;
+	r->code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/out", r->dir);
+		read_file(path, r->out, sizeof(r->out));
+		snprintf(path, sizeof(path), "%s/err", r->dir);
+		read_file(path, r->err, sizeof(r->err));
+		snprintf(path, sizeof(path), "%s/report.%d.json", r->dir, pid);
+		read_file(path, r->report, sizeof(r->report));
+	}
+}
+
+/* The number after "key": that follows anchor in doc; UINT64_MAX if absent. */
+uint64_t jnum(const char *doc, const char *anchor, const char *key)
+{
+	char k[96];
+	const char *a = anchor ? strstr(doc, anchor) : doc, *p;
+
+	if (!a)
+		return UINT64_MAX;
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(a, k);
+	if (!p)
+		return UINT64_MAX;
+	return strtoull(p + strlen(k), NULL, 10);
+}
+
+
+unsigned count_lines(const char *s, const char *needle)
+{
+	unsigned n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+void same_run(enum rt rt, const char *const *argv, const char *const *extra)
+{
+	static struct res a, b;
+
+	run(&a, rt, false, argv, extra);
+	run(&b, rt, true, argv, extra);
+	cr_expect_eq(a.code, b.code, "%s %s: exit %d without the shim, %d with", argv[0],
+		     argv[1] ? argv[1] : "", a.code, b.code);
+	cr_expect_str_eq(a.out, b.out, "%s %s: stdout differs", argv[0], argv[1] ? argv[1] : "");
+	cr_expect_str_eq(a.err, b.err, "%s %s: stderr differs", argv[0], argv[1] ? argv[1] : "");
+}
+
+struct res R;

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* test_sim.c - attribution and unmap coordination on the simulator, and the
+ * process-life cases (threads, signals, fork, exec, exit). */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pl_run.h"
+
+/* ---- the simulator ---- */
+
+Test(sim, same_results_with_and_without_shim)
+{
+	/* (partial prints the hook server's log, which the shim fills) */
+	static const char *modes[] = { "basic", "edge", "errno", "unmaps", "internal", "signal",
+				       "threads" };
+	unsigned i;
+
+	for (i = 0; i < 7; i++) {
+		const char *argv[] = { prog("pl_target"), modes[i], NULL };
+
+		same_run(RT_SIM, argv, NULL);
+	}
+}
+
+Test(sim, attribution)
+{
+	const char *argv[] = { prog("pl_target"), "basic", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_assert_str_neq(R.report, "", "no report: %s", R.err);
+	cr_expect(strstr(R.report, "\"runtime\":\"sim\""));
+	cr_expect(strstr(R.report, "\"state\":\"connected\""), "%s", R.report);
+	/* managed, host, mallochost, hostalloc, signal, registered */
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "allocations"), 6, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "frees"), 6, "%s", R.report);
+	/* malloc, ext, pitch, async on device 0; one on device 1, freed while
+	 * device 0 was current: found by pointer */
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "allocations"), 4, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "frees"), 4, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:1"), "allocations"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:1"), "frees"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:1"), "peak_bytes"), 2 << 20);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0);
+	cr_expect_eq(jnum(R.report, SEC("routing"), "as_hip"), 11, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("errors"), "runtime_errors"), 0, "%s", R.out);
+	cr_expect_eq(jnum(R.report, SEC("errors"), "unknown_pointer_frees"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "tracked"),
+		     jnum(R.report, SEC("unmaps"), "coordinated"), "%s", R.report);
+}
+
+/* set -> CPU unmap -> drain -> clear, per GPU, as the hook server saw it. */
+Test(sim, partial_unmap_order_and_split)
+{
+	const char *argv[] = { prog("pl_target"), "partial", NULL };
+	const char *log;
+	unsigned g;
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "munmap(middle) 0\n") && strstr(R.out, "hipFree 0\n"), "%s", R.out);
+	log = strstr(R.out, "LOG ok log");
+	cr_assert(log, "%s", R.out);
+	for (g = 0; g < 4; g++) {
+		char set[32], drain[48], clear[32];
+		const char *s, *d, *c;
+
+		/* the first unmap: set, drain (the CPU unmap had happened), clear */
+		snprintf(set, sizeof(set), ":set:%u", g);
+		snprintf(drain, sizeof(drain), ":drain:%u:unmapped", g);
+		snprintf(clear, sizeof(clear), ":clear:%u", g);
+		s = strstr(log, set);
+		d = strstr(log, drain);
+		c = strstr(log, clear);
+		cr_expect(s && d && c && s < d && d < c, "GPU %u order: %s", g, log);
+	}
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 2, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped_bytes"), (1 << 20) + 4096);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "partial"), 2);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "frees"), 1);
+	cr_expect_geq(jnum(R.report, CTX("host_context"), "unmaps_coordinated"), 2);
+	cr_expect_geq(jnum(R.report, DEV(3), "drains"), 2);
+}
+
+Test(sim, madvise_mmap_fixed_mremap)
+{
+	const char *argv[] = { prog("pl_target"), "unmaps", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_str_eq(R.err, "");
+	/* mmap(MAP_FIXED) took 1 MiB, mremap 2 MiB; madvise took nothing */
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 2, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped_bytes"), 3 << 20);
+	cr_expect_geq(jnum(R.report, SEC("unmaps"), "tracked"), 3);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0, "%s", R.report);
+}
+
+/* The runtime's own munmap inside hipFree is coordinated, not counted as a
+ * program's unmap of live memory. */
+Test(sim, internal_unmaps)
+{
+	const char *argv[] = { prog("pl_target"), "internal", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_geq(jnum(R.report, SEC("unmaps"), "tracked"), 3, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "tracked"),
+		     jnum(R.report, SEC("unmaps"), "coordinated"));
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 0, "%s", R.report);
+}
+
+Test(sim, errno_untouched)
+{
+	const char *argv[] = { prog("pl_target"), "errno", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_expect_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "errno fails 0"), "%s", R.out);
+	run(&R, RT_ROCM, true, argv, NULL);
+	cr_expect_eq(R.code, 0, "%s%s", R.out, R.err);
+}
+
+Test(sim, munmap_from_signal_handler)
+{
+	const char *argv[] = { prog("pl_target"), "signal", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "munmap in handler 0\n"), "%s", R.out);
+	cr_expect(strstr(R.out, "munmap untracked in handler 0\n"), "%s", R.out);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
+}
+
+Test(sim, many_threads_first_call_at_once)
+{
+	const char *argv[] = { prog("pl_target"), "threads", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "allocations"), 8 * 200, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "frees"), 8 * 200);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "allocations"), 8 * 10);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "frees"), 8 * 10);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "live_bytes"), 0);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 8 * 10);
+	cr_expect_eq(jnum(R.report, SEC("errors"), "runtime_errors"), 0);
+}
+
+Test(sim, fork_then_hip_in_child)
+{
+	const char *argv[] = { prog("pl_target"), "fork", NULL };
+	char child[OUT_MAX], path[300], pidtxt[40];
+	struct dirent *e;
+	DIR *d;
+	int cpid = 0;
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "child hipFree 0\n") && strstr(R.out, "child status 0\n"), "%s",
+		  R.out);
+	d = opendir(R.dir);
+	cr_assert(d);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "report.", 7) && atoi(e->d_name + 7) != R.pid)
+			cpid = atoi(e->d_name + 7);
+	closedir(d);
+	cr_assert(cpid > 0, "no child report in %s", R.dir);
+	snprintf(path, sizeof(path), "%s/report.%d.json", R.dir, cpid);
+	read_file(path, child, sizeof(child));
+	/* The child counts only its own allocation... */
+	cr_expect_eq(jnum(child, CTX("host_context"), "allocations"), 1, "%s", child);
+	cr_expect_eq(jnum(child, CTX("device:0"), "allocations"), 0, "%s", child);
+	cr_expect_eq(jnum(child, "\"pid\"", "pid"), (uint64_t)cpid);
+	/* ...and never talks on the parent's hook connection. */
+	snprintf(pidtxt, sizeof(pidtxt), ".%d\"", R.pid);
+	cr_expect(!strstr(child, pidtxt), "child uses the parent's hook: %s", child);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "allocations"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "allocations"), 1);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 1);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
+}
+
+Test(sim, exec_child_loses_preload)
+{
+	const char *argv[] = { prog("pl_target"), "exec", NULL };
+	const char *inherit[] = { "HIPSVM_INHERIT=1", NULL };
+	char want[700];
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_expect(strstr(R.out, "LD_PRELOAD=[]\n"), "%s", R.out);
+	run(&R, RT_SIM, true, argv, inherit);
+	snprintf(want, sizeof(want), "LD_PRELOAD=[%s]\n", shim());
+	cr_expect(strstr(R.out, want), "%s", R.out);
+}
+
+Test(sim, posix_spawn_child_loses_preload)
+{
+	const char *argv[] = { prog("pl_target"), "spawn", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "spawned LD_PRELOAD=[]\n"), "%s", R.out);
+}
+
+Test(sim, exit_while_threads_allocate)
+{
+	const char *argv[] = { prog("pl_target"), "exitrace", NULL };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		run(&R, RT_SIM, true, argv, NULL);
+		cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+		cr_expect(strstr(R.report, "\"schema\":\"hipsvm-report/1\""), "%s", R.err);
+		cr_expect_str_eq(R.err, "");
+	}
+}
+
+/* Eight processes under the shim starting at once (no cross-process lock
+ * to wait on), each with its own report. */
+Test(sim, many_processes_at_once)
+{
+	static char script[1200];
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *env[] = { "HIPSVM_INHERIT=1", NULL };
+	struct dirent *e;
+	unsigned reports = 0, good = 0;
+	DIR *d;
+
+	snprintf(script, sizeof(script),
+		 "for i in 1 2 3 4 5 6 7 8; do %s internal >/dev/null & done; wait",
+		 prog("pl_target"));
+	run(&R, RT_SIM, true, argv, env);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	d = opendir(R.dir);
+	cr_assert(d);
+	while ((e = readdir(d))) {
+		char path[400], doc[OUT_MAX];
+
+		if (strncmp(e->d_name, "report.", 7))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", R.dir, e->d_name);
+		read_file(path, doc, sizeof(doc));
+		reports++;
+		if (jnum(doc, CTX("host_context"), "allocations") == 3 &&
+		    jnum(doc, SEC("unmaps"), "uncoordinated") == 0)
+			good++;
+	}
+	closedir(d);
+	cr_expect_geq(reports, 8);
+	cr_expect_eq(good, 8, "%u of %u reports as expected", good, reports);
+}
+
+Test(sim, no_hook_one_warning)
+{
+	const char *argv[] = { prog("pl_target"), "partial", NULL };
+	const char *env[] = { "HIPSVM_HOOK=none", NULL };
+
+	run(&R, RT_SIM, true, argv, env);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_eq(count_lines(R.err, "hipsvm: "), 1, "%s", R.err);
+	cr_expect(strstr(R.err, "without checkpoint coordination"), "%s", R.err);
+	cr_expect(strstr(R.report, "\"state\":\"none\""), "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "coordinated"), 0);
+	cr_expect_geq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 2);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 2);
+}
+
+Test(sim, disabled_is_pass_through)
+{
+	const char *argv[] = { prog("pl_target"), "partial", NULL };
+	const char *env[] = { "HIPSVM_ENABLE=0", NULL };
+
+	run(&R, RT_SIM, true, argv, env);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_str_eq(R.err, "");
+	cr_expect_str_eq(R.report, "");
+}
+
+Test(sim, signal_unmaps_reentering_the_unmap_path)
+{
+	const char *argv[] = { prog("pl_target"), "reentry", NULL };
+	uint64_t tracked, coord, uncoord, skipped;
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "main munmap fails 0\n"), "%s", R.out);
+	cr_expect(strstr(R.out, "handler munmap fails 0\n"), "%s", R.out);
+	cr_expect(strstr(R.out, "hipFree 0\nhipFree 0\n"), "%s", R.out);
+	tracked = jnum(R.report, SEC("unmaps"), "tracked");
+	coord = jnum(R.report, SEC("unmaps"), "coordinated");
+	uncoord = jnum(R.report, SEC("unmaps"), "uncoordinated");
+	skipped = jnum(R.report, SEC("unmaps"), "reentrant_skipped");
+	cr_log_info("reentry: tracked %" PRIu64 " coordinated %" PRIu64 " skipped %" PRIu64,
+		    tracked, coord, skipped);
+	cr_expect_eq(tracked, coord + uncoord, "%s", R.report);
+	cr_expect_eq(uncoord, skipped, "%s", R.report);
+	cr_expect_geq(tracked, 512 + 2, "%s", R.report);
+}
