@@ -448,7 +448,7 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 			origin_put(r, (uintptr_t)iv.data[0]);
 		} else if (has_head && has_tail &&
 			   origin_get(r, (uintptr_t)iv.data[0], &o) == 0) {
-			o.data[1] += 0;
+			o.data[1]++;
 			hipsvm_itree_update(r->origins, o.start, &o);
 		}
 		if (cb) {

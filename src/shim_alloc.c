@@ -137,11 +137,14 @@ int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
 		if (dev >= 0 && hipsvm_route_decide(&s->policy, c->api, dev, &rt) == 0)
 			decided = true;
 	}
-	if (decided && rt.quota && c->size) {
+	/* (A call the runtime will refuse anyway, NULL out-pointer, keeps the
+	 * runtime's own answer.) */
+	if (decided && rt.quota && c->size && c->ptr) {
 		if (hipsvm_quota_charge(&s->quota, &s->policy, dev, charged_bytes)) {
 			hipsvm_stats_add(&s->stats.quota_denied, 1);
 			if (rt.may_oversubscribe)
 				goto oversubscribe;
+			*c->ptr = NULL;
 			return HIPSVM_HIP_ERROR_OUT_OF_MEMORY;
 		}
 		charge = true;

@@ -151,7 +151,7 @@ static void test_malformed(int fd)
 		"set 0,,1", "set ,0", "set 0,", "set 1-0", "set 0=5", "set -1", "set 0x",
 		"set 0 0xffffffffffffffff 2", "set 0 18446744073709551616 1",
 		"drain", "drain 0 abc", "drain 0 600001", "drain 0 1 2", 
-		"clear", "clear 0=0", "clear 0=", "clear 0 1", 
+		"clear", "clear 0=0x1000000000000", "clear 0=", "clear 0 1", 
 		"stats now", "log 1", "inject", "inject 0 now", 
 		"inject 0 later 0x1000", "inject 0 now 0x1000 x", "inject 0 0x1000000000000 0",
 		"inject 0 now 0x1000000000000", "ring 0 ih2 on", "ring 0 ih1 maybe",

@@ -61,6 +61,8 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 		const char *const *extra)
 {
 	char ldlib[512], ldpre[1024], report[256], *envp[32];
+	static char sanenv[4][512];
+	const char *prefix;
 	int n = 0, i, st = 0, waited = 0;
 	pid_t pid;
 
@@ -81,15 +83,31 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 	envp[n++] = ldlib;
 	snprintf(report, sizeof(report), "HIPSVM_REPORT=%s/report.%%p.json", r->dir);
 	envp[n++] = report;
+	/* A sanitizer run (scripts/test-sanitizers, docs/hardening.md) puts
+	 * its runtime first in every LD_PRELOAD we build, and its options
+	 * through. */
+	prefix = getenv("HIPSVM_TEST_PRELOAD_PREFIX");
+	if (!prefix)
+		prefix = "";
+	for (i = 0; i < 4; i++) {
+		static const char *const san[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS",
+						   "LSAN_OPTIONS" };
+		const char *v = getenv(san[i]);
+
+		if (v) {
+			snprintf(sanenv[i], sizeof(sanenv[i]), "%s=%s", san[i], v);
+			envp[n++] = sanenv[i];
+		}
+	}
 	if (preload) {
-		snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s", shim());
+		snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s%s", prefix, shim());
 		envp[n++] = ldpre;
 	}
 	for (i = 0; extra && extra[i] && n < 30; i++) {
 		if (!strncmp(extra[i], "LD_PRELOAD=", 11)) {
 			/* "LD_PRELOAD=+lib": after the shim */
 			if (extra[i][11] == '+' && preload) {
-				snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s %s", shim(),
+				snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s%s %s", prefix, shim(),
 					 extra[i] + 12);
 				continue;
 			}

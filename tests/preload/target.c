@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * target.c - a small HIP host program that tests/preload/test_preload.c runs
+ * target.c - a small HIP host program that the tests in tests/preload/test_*.c run
  * with and without the shim, on the simulator and on the real runtime. Each
  * mode prints one line per call (the HIP result), so that runs can be
  * compared line by line; addresses are never printed.
