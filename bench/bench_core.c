@@ -14,26 +14,15 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #include "checkpoint.h"
 #include "ring.h"
 #include "ts.h"
 
 #define RUNS 21
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Keeps a result alive without a memory round trip per operation. */
 static volatile uint64_t sink;
@@ -52,8 +41,7 @@ static double median_ns(bench_fn fn, uint64_t n)
 		ops = fn(n);
 		per[i] = (double)(now_ns() - t0) / (double)ops;
 	}
-	qsort(per, RUNS, sizeof(per[0]), cmp_double);
-	return per[RUNS / 2];
+	return bench_median(per, RUNS);
 }
 
 /* ---- ts_after ---- */

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #include "registry.h"
 
 #define KB ((uintptr_t)1 << 10)
@@ -38,25 +40,11 @@ static uint64_t rnd(void)
 	return rs * UINT64_C(2685821657736338717);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static double median(double *v, unsigned n)
 {
-	qsort(v, n, sizeof(*v), cmp_d);
-	return v[n / 2];
+	return bench_median(v, n);
 }
 
 /*

@@ -17,31 +17,19 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
+
+#include "bench_util.h"
 #include <unistd.h>
 
 #include "hipsvm_sim.h"
 
 #define MAX_RUNS 101
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static double median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
+	return bench_median(v, (size_t)n);
 }
 
 static void row(const char *what, double ns_per_op, const char *rate_unit, double rate)
