@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -119,7 +120,8 @@ static bool take_warning(enum hipsvm_shim_event ev, unsigned limit)
 /* Called from the unmap path: write() only. */
 static void notify(enum hipsvm_shim_event ev, int err)
 {
-	unsigned limit = (unsigned)opts.num[HIPSVM_O_WARN_LIMIT];
+	/* HIPSVM_VERBOSE: every warning, uncapped. */
+	unsigned limit = verbose() ? UINT32_MAX : (unsigned)opts.num[HIPSVM_O_WARN_LIMIT];
 
 	switch (ev) {
 	case HIPSVM_EV_NO_HOOK:

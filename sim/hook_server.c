@@ -20,7 +20,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define MAX_CONN 16
+/* One connection per thread of the shim: a program with many threads that
+ * unmap needs many. Polled by one thread; requests are served in turn. */
+#define MAX_CONN 256
 
 struct conn {
 	int fd;

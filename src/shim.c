@@ -127,6 +127,34 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 		__atomic_store_n(&s->reg, reg, __ATOMIC_RELEASE);
 	else
 		hipsvm_reg_atfork_child(s->reg);
+	/* The parent's device allocations are not the child's. */
+	if (__atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE))
+		hipsvm_devmap_destroy(&s->devmap_store);
+	__atomic_store_n(&s->devmap, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->devmap_state, 0, __ATOMIC_RELEASE);
+}
+
+/* 2^16 slots of 32 bytes: 2 MiB, touched where used. Programs with more
+ * live device allocations than fit go on in the registry. */
+#define DEVMAP_LOG2 16
+
+struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
+{
+	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
+	int zero = 0;
+
+	if (dm)
+		return dm;
+	if (!__atomic_compare_exchange_n(&s->devmap_state, &zero, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return NULL;
+	if (hipsvm_devmap_create(&s->devmap_store, DEVMAP_LOG2)) {
+		__atomic_store_n(&s->devmap_state, 3, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	__atomic_store_n(&s->devmap, &s->devmap_store, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->devmap_state, 2, __ATOMIC_RELEASE);
+	return &s->devmap_store;
 }
 
 int hipsvm_shim_ndev(struct hipsvm_shim *s)

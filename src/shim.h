@@ -23,6 +23,7 @@
 #include "policy.h"
 #include "registry.h"
 #include "route.h"
+#include "shim_devmap.h"
 #include "stats.h"
 
 /* HIP values the core needs (the shim does not include HIP headers). */
@@ -84,6 +85,10 @@ struct hipsvm_shim {
 	uint64_t start_ns;
 	const char *runtime;		/* "sim" | "rocm" | "unknown" */
 	char program[256];
+	/* Device allocations (shim_devmap.h), made on the first one. */
+	struct hipsvm_devmap *devmap;	/* atomic; NULL until made */
+	int devmap_state;		/* 0 none, 1 being made, 2 made, 3 failed */
+	struct hipsvm_devmap devmap_store;
 };
 
 /* Fills s (the registry is created here). 0 or -errno. */
@@ -104,6 +109,9 @@ void hipsvm_shim_hook_resolve(struct hipsvm_shim *s);
 struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s);
 /* After a hook request: a transport error closed the connection; forget it. */
 void hipsvm_shim_conn_check(struct hipsvm_tls *t, int fd_before);
+/* The device-allocation table, made on first use (HIP wrappers only); NULL
+ * when it could not be made or is being made by another thread. */
+struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s);
 /* GPUs of a context: every known GPU for host_context. */
 uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx);
 

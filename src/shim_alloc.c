@@ -75,6 +75,7 @@ static int current_device(struct hipsvm_shim *s)
 static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kind kind,
 		   const struct hipsvm_route *rt, int dev, void *p)
 {
+	struct hipsvm_devmap *dm;
 	struct hipsvm_alloc a;
 	char ctxs[24];
 	int err;
@@ -90,6 +91,16 @@ static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kin
 	a.flags = c->flags;
 	a.route = rt->tag;
 	a.api = c->api;
+	dm = hipsvm_shim_devmap(s);
+	if (kind == HIPSVM_KIND_DEVICE && rt->ctx >= 0 && dm && hipsvm_devmap_insert(dm, &a) == 0)
+		goto recorded;	/* device memory: no interval needed (shim_devmap.h) */
+	if (dm) {
+		/* a device entry at this address whose free was never seen */
+		struct hipsvm_alloc stale;
+
+		if (hipsvm_devmap_take(dm, a.start, &stale) == 0)
+			discard_stale(s, &stale);
+	}
 	err = hipsvm_reg_insert(s->reg, &a);
 	if (err == -EEXIST) {
 		/* Someone unmapped this range behind the shim's back (glibc's
@@ -99,6 +110,7 @@ static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kin
 	}
 	if (err && s->notify)
 		s->notify(HIPSVM_EV_REGISTRY, err);
+recorded:
 	hipsvm_stats_alloc(&s->stats, rt->ctx, dev, c->size, rt->tag);
 	if (s->trace_fd >= 0) {
 		const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
@@ -215,18 +227,25 @@ record:
 int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 {
 	const struct hipsvm_freeing *prev;
+	struct hipsvm_devmap *dm;
 	struct hipsvm_freeing fr;
 	struct hipsvm_alloc a;
 	uint64_t bytes = 0;
 	void *p = c->ptr ? *c->ptr : NULL;
-	bool mine = false;
+	bool mine = false, from_devmap = false;
 	int rc;
 
 	c->saved_errno = errno;
-	/* One registry operation: the origin tree finds every piece, also
-	 * when the first bytes were unmapped already. */
-	if (p)
+	/* Device memory first (one compare-and-swap), then the registry: one
+	 * operation, whose origin tree finds every piece, also when the first
+	 * bytes were unmapped already. */
+	dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
+	if (p && dm && hipsvm_devmap_take(dm, (uintptr_t)p, &a) == 0) {
+		mine = from_devmap = true;
+		bytes = a.origin_size;
+	} else if (p) {
 		mine = hipsvm_reg_remove_origin(s->reg, (uintptr_t)p, &a, &bytes) == 0;
+	}
 	prev = hipsvm_tls.freeing;
 	if (mine && hipsvm_kind_is_svm(a.kind)) {
 		fr.start = a.origin;
@@ -241,7 +260,7 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 		/* Still allocated: back into the registry. Of an allocation
 		 * that was partly unmapped only the first piece comes back
 		 * (docs/limits.md). */
-		if (mine)
+		if (mine && (!from_devmap || hipsvm_devmap_insert(dm, &a)))
 			hipsvm_reg_insert(s->reg, &a);
 		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
 		return rc;

@@ -4,6 +4,7 @@
  *   none      hipMalloc reached through the shim with no runtime loaded
  *   local     a library using HIP loaded with dlopen(RTLD_LOCAL)
  *   procaddr  hipGetProcAddress of a runtime that has it (the fake)
+ *   bundled   a runtime under a name of its own, loaded RTLD_LOCAL by path
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -66,6 +67,22 @@ static int procaddr(void)
 	return 0;
 }
 
+static int bundled(const char *path)
+{
+	void *h = dlopen(path, RTLD_LOCAL | RTLD_NOW);
+	malloc_t m = (malloc_t)dlsym(RTLD_DEFAULT, "hipMalloc");
+	free_t f = (free_t)dlsym(RTLD_DEFAULT, "hipFree");
+	void *p = NULL;
+
+	if (!h || !m || !f) {
+		printf("no runtime or no hipMalloc\n");
+		return 2;
+	}
+	printf("hipMalloc %d\n", m(&p, 4096));
+	printf("hipFree %d\n", f(p));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -75,5 +92,7 @@ int main(int argc, char **argv)
 		return local(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "procaddr"))
 		return procaddr();
+	if (argc > 2 && !strcmp(argv[1], "bundled"))
+		return bundled(argv[2]);
 	return 64;
 }

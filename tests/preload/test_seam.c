@@ -45,6 +45,23 @@ Test(seam, runtime_behind_rtld_local_dlopen)
 	cr_expect_str_eq(R.err, "");
 }
 
+/* A copy of the runtime under a name of its own, loaded RTLD_LOCAL: neither
+ * RTLD_NEXT nor the dlopen(RTLD_NOLOAD) guesses find it; dl_iterate_phdr
+ * does. */
+Test(seam, bundled_runtime_found_by_dl_iterate_phdr)
+{
+	char lib[512];
+	const char *argv[] = { prog("pl_nohip"), "bundled", lib, NULL };
+
+	snprintf(lib, sizeof(lib), "%s/tests/preload/bundled/libamdhip64.so.7", bdir());
+	run(&R, RT_NONE, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_str_eq(R.out, "hipMalloc 0\nhipFree 0\n");
+	cr_expect_str_eq(R.err, "");
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "allocations"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "frees"), 1, "%s", R.report);
+}
+
 Test(seam, get_proc_address_hands_out_wrappers)
 {
 	const char *argv[] = { prog("pl_nohip"), "procaddr", NULL };

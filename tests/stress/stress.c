@@ -20,7 +20,7 @@
  *   - every forked child (HIP calls in a child of a multi-threaded parent)
  *     exits 0 within 20 s.
  *
- * The hole a partial unmap leaves is reserved again at once (PROT_NONE, under
+ * The hole a partial munmap leaves is reserved again at once (PROT_NONE, under
  * a lock that allocations take shared): otherwise the kernel hands it to the
  * next allocation, and the hipFree of the partly unmapped range, which
  * unmaps the whole original range (the simulator does, as ROCclr does),
@@ -46,6 +46,20 @@
 #include "hipsvm_sim.h"
 
 #define MAX_DEV 64
+
+/* ASan's allocator maps memory of its own at any time, and can take a hole
+ * between our munmap and our reservation; under ASan every partial unmap is
+ * an mmap(MAP_FIXED) over the tail, which leaves no hole. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RESERVE_RACES 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RESERVE_RACES 1
+#endif
+#endif
+#ifndef RESERVE_RACES
+#define RESERVE_RACES 0
+#endif
 #define SLOTS 12
 #define PAGE 4096u
 
@@ -174,31 +188,41 @@ static void do_access(struct slot *sl, uint64_t *s)
 	atomic_fetch_add(&G.accesses, 1);
 }
 
-/* munmap of the tail of a managed range, sometimes while a GPU agent keeps
+/* munmap of the tail of a managed range, or mmap(MAP_FIXED, PROT_NONE) over
+ * it (both are unmaps for the shim), half of the time while a GPU agent keeps
  * faulting on the whole range: the coordinated unmap under fire. */
 static void do_partial_unmap(struct slot *sl, uint64_t *s)
 {
 	struct hipsvm_sim_agent *agent = NULL;
 	struct hipsvm_sim_agent_result res;
 	size_t pages, cut;
+	bool replace;
+	char *tail;
 
 	if (!sl->p || sl->kind != K_MANAGED || sl->usable < 2 * PAGE)
 		return;
 	pages = sl->usable / PAGE;
 	cut = (1 + rnd(s) % (pages - 1)) * PAGE;	/* keep at least one page */
+	tail = (char *)sl->p + sl->usable - cut;
+	replace = RESERVE_RACES || (rnd(s) & 1);
 	if (rnd(s) % 2 &&
 	    hipsvmSimAgentStart((int)(rnd(s) % (uint64_t)G.ndev), sl->p, sl->usable, 1, &agent))
 		FAIL("hipsvmSimAgentStart");
 	pthread_rwlock_wrlock(&G.hole_lock);
-	if (munmap((char *)sl->p + sl->usable - cut, cut)) {
+	if (replace) {
+		/* the runtime's own way of dropping memory: no hole, ever */
+		if (mmap(tail, cut, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != tail) {
+			FAIL("mmap(MAP_FIXED) over the last %zu bytes of managed %p: %s", cut, sl->p,
+			     strerror(errno));
+			cut = 0;
+		}
+	} else if (munmap(tail, cut)) {
 		FAIL("munmap of the last %zu bytes of managed %p: %s", cut, sl->p, strerror(errno));
 		cut = 0;
-	} else if (!G.reuse_holes) {
-		void *hole = (char *)sl->p + sl->usable - cut;
-
-		if (mmap(hole, cut, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			 -1, 0) != hole)
-			FAIL("reserving the hole at %p again: %s", hole, strerror(errno));
+	} else if (!G.reuse_holes &&
+		   mmap(tail, cut, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			-1, 0) != tail) {
+		FAIL("reserving the hole at %p again: %s", tail, strerror(errno));
 	}
 	pthread_rwlock_unlock(&G.hole_lock);
 	if (agent) {

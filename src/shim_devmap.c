@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim_devmap.c - the lock-free table of device allocations (shim_devmap.h).
+ */
+#include "shim_devmap.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define EMPTY UINT64_C(0)
+#define TOMB UINT64_C(1)
+#define BUSY UINT64_C(2)
+
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap)
+{
+	size_t bytes;
+	void *p;
+
+	if (log2cap < 4 || log2cap > 30)
+		return -EINVAL;
+	bytes = sizeof(struct hipsvm_devmap_slot) << log2cap;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	m->slot = p;
+	m->mask = (UINT64_C(1) << log2cap) - 1;
+	m->shift = 64 - log2cap;
+	return 0;
+}
+
+void hipsvm_devmap_destroy(struct hipsvm_devmap *m)
+{
+	if (m->slot)
+		munmap(m->slot, sizeof(struct hipsvm_devmap_slot) * (m->mask + 1));
+	m->slot = NULL;
+}
+
+static uint64_t home(const struct hipsvm_devmap *m, uintptr_t p)
+{
+	/* Allocations are at least 256-byte aligned: drop those bits, then a
+	 * multiplicative hash takes the top bits. */
+	return ((uint64_t)(p >> 8) * UINT64_C(0x9e3779b97f4a7c15)) >> m->shift;
+}
+
+static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)
+{
+	ST(s->size, a->last - a->start + 1);
+	ST(s->ctx, a->ctx);
+	ST(s->device, a->device);
+	ST(s->flags, a->flags);
+	ST(s->route, (uint8_t)a->route);
+	ST(s->api, (uint8_t)a->api);
+	ST(s->kind, (uint8_t)a->kind);
+}
+
+int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
+{
+	uint64_t h, key = a->start, i;
+
+	if (!m->slot || key <= BUSY || a->origin != a->start || a->last < a->start)
+		return -EINVAL;
+	h = home(m, a->start);
+	for (i = 0; i < HIPSVM_DEVMAP_PROBE; i++) {
+		struct hipsvm_devmap_slot *s = &m->slot[(h + i) & m->mask];
+		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+
+		/* a free slot, or a stale entry of the same address (its free
+		 * was never seen): claim it */
+		if ((k == EMPTY || k == TOMB || k == key) &&
+		    __atomic_compare_exchange_n(&s->key, &k, BUSY, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			fill(s, a);
+			__atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out)
+{
+	uint64_t h, key = p, i;
+
+	if (!m->slot || key <= BUSY)
+		return -ENOENT;
+	h = home(m, p);
+	for (i = 0; i < HIPSVM_DEVMAP_PROBE; i++) {
+		struct hipsvm_devmap_slot *s = &m->slot[(h + i) & m->mask];
+		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+		struct hipsvm_alloc a;
+
+		if (k == EMPTY)
+			return -ENOENT;
+		if (k != key)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.start = a.origin = p;
+		a.origin_size = LD(s->size);
+		a.last = p + a.origin_size - 1;
+		a.ctx = LD(s->ctx);
+		a.device = LD(s->device);
+		a.flags = LD(s->flags);
+		a.route = LD(s->route);
+		a.api = LD(s->api);
+		a.kind = LD(s->kind);
+		if (__atomic_compare_exchange_n(&s->key, &k, TOMB, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			*out = a;
+			return 0;
+		}
+		/* someone else changed the slot under us: look at it again */
+		i--;
+	}
+	return -ENOENT;
+}
