@@ -148,7 +148,7 @@ static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 	struct hipsvm_tls *t = &hipsvm_tls;
 	struct hipsvm_hook *h = &t->hook;
 	int result[HIPSVM_MAX_GPUS];
-	uint64_t t0, dur;
+	uint64_t t0, dur, keep = 0;
 	int err, i, fd = h->fd;
 
 	t0 = hipsvm_now_ns();
@@ -164,8 +164,11 @@ static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 		if (!(u->gpus >> i & 1))
 			continue;
 		hipsvm_stats_drain(&s->stats, i, dur, result[i] == -ETIME);
-		if (result[i] == -ETIME && s->notify)
-			s->notify(HIPSVM_EV_DRAIN_TIMEOUT, i);
+		if (result[i] == -ETIME) {
+			keep |= UINT64_C(1) << i;
+			if (s->notify)
+				s->notify(HIPSVM_EV_DRAIN_TIMEOUT, i);
+		}
 		if (s->trace_fd >= 0) {
 			const char *res = result[i] == 0 ? "ok" : result[i] == -ETIME ? "timeout" :
 					  result[i] == -ENODEV ? "nodev" :
@@ -181,10 +184,15 @@ static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 	}
 	if (!t->open)
 		return;
+	/* A GPU whose drain timed out keeps its checkpoint: stale faults may
+	 * still be in its ring, and a checkpoint left behind is harmless. It
+	 * only drops faults raised before the set, which the GPU retries with
+	 * a new timestamp, and the first of those clears it (the kernel's own
+	 * rule). Clearing it here would let the stale ones through. */
+	if (!(u->gpus & ~keep))
+		return;
 	fd = h->fd;
-	/* Clear even after a failed drain: a checkpoint left behind would
-	 * drop the next faults of an unrelated range. */
-	err = hipsvm_hook_clear(h, u->gpus, u->cp, u->cp_mask);
+	err = hipsvm_hook_clear(h, u->gpus & ~keep, u->cp, u->cp_mask & ~keep);
 	hipsvm_shim_conn_check(t, fd);
 	if (err) {
 		if (s->notify)
@@ -192,7 +200,7 @@ static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 		return;
 	}
 	for (i = 0; s->trace_fd >= 0 && i < HIPSVM_MAX_GPUS; i++) {
-		if (u->gpus >> i & 1) {
+		if ((u->gpus & ~keep) >> i & 1) {
 			struct hipsvm_tfield f[] = { HIPSVM_TF_U("dev", i) };
 
 			hipsvm_trace_emit(s->trace_fd, "cp_clear", f, 1);

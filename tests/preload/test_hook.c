@@ -23,6 +23,7 @@ enum fake_mode { FAKE_TIMEOUT, FAKE_SILENT };
 static enum fake_mode fake_mode;
 static int fake_listen = -1;
 static char fake_path[108];
+static char last_clear[512];	/* the last clear request the server saw */
 
 static void fake_answer(int fd, const char *line)
 {
@@ -35,8 +36,10 @@ static void fake_answer(int fd, const char *line)
 	else if (!strncmp(line, "drain", 5))
 		rep = fake_mode == FAKE_SILENT ? NULL :
 		      "ok drain 0=timeout 1=ok 2=ok 3=ok\n";
-	else if (!strncmp(line, "clear", 5))
+	else if (!strncmp(line, "clear", 5)) {
+		snprintf(last_clear, sizeof(last_clear), "%s", line);
 		rep = "ok clear 0=cleared 1=cleared 2=cleared 3=cleared\n";
+	}
 	else if (!strncmp(line, "stats", 5))
 		rep = "ok stats g0.faults_raised=7 g0.faults_dropped=2\n";
 	if (rep && write(fd, rep, strlen(rep)) < 0)
@@ -117,6 +120,9 @@ Test(hook, drain_timeout_is_reported)
 	cr_expect_eq(jnum(R.report, DEV(0), "raised"), 7, "%s", R.report);
 	cr_expect_eq(jnum(R.report, DEV(0), "dropped"), 2, "%s", R.report);
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
+	/* GPU 0 timed out: its checkpoint stays (stale faults may still be in
+	 * its ring), the others are cleared with the values set. */
+	cr_expect_str_eq(last_clear, "clear 1=0x10,2=0x10,3=0x10\n");
 }
 
 Test(hook, silent_hook_never_hangs)
