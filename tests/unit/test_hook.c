@@ -146,7 +146,7 @@ static void stop(struct server *s)
 
 Test(hook, workflow_over_a_socket)
 {
-	struct server s;
+	static struct server s;	/* the server thread may outlive the test body */
 	struct hipsvm_hook h;
 	uint64_t cp[HIPSVM_MAX_GPUS] = { 0 }, mask = 0;
 	int res[HIPSVM_MAX_GPUS];
@@ -177,7 +177,7 @@ Test(hook, workflow_over_a_socket)
 
 Test(hook, clear_sends_expected_values)
 {
-	struct server s;
+	static struct server s;	/* the server thread may outlive the test body */
 	struct hipsvm_hook h;
 	uint64_t cp[HIPSVM_MAX_GPUS] = { 0 };
 
@@ -195,7 +195,7 @@ Test(hook, clear_sends_expected_values)
 
 Test(hook, server_errors_are_statuses)
 {
-	struct server s;
+	static struct server s;	/* the server thread may outlive the test body */
 	struct hipsvm_hook h;
 	struct hipsvm_cmd c = { .op = HIPSVM_OP_LOG };
 	struct hipsvm_reply r;
@@ -214,7 +214,7 @@ Test(hook, server_errors_are_statuses)
 
 Test(hook, a_server_that_goes_away_is_a_transport_error_not_a_signal)
 {
-	struct server s;
+	static struct server s;	/* the server thread may outlive the test body */
 	struct hipsvm_hook h;
 	uint64_t cp[HIPSVM_MAX_GPUS], mask;
 
@@ -231,7 +231,7 @@ Test(hook, a_server_that_goes_away_is_a_transport_error_not_a_signal)
 
 Test(hook, a_silent_server_times_out)
 {
-	struct server s;
+	static struct server s;	/* the server thread may outlive the test body */
 	struct hipsvm_hook h;
 
 	start(&s, 2);
@@ -245,7 +245,7 @@ Test(hook, a_silent_server_times_out)
 Test(hook, resolve)
 {
 	char out[HIPSVM_HOOK_PATH_MAX];
-	struct server s;
+	static struct server s;	/* the server thread may outlive the test body */
 
 	cr_assert_eq(hipsvm_hook_resolve("none", 1, out, sizeof(out)), -ENOENT);
 	cr_assert_eq(hipsvm_hook_resolve("", 1, out, sizeof(out)), -ENOENT);
