@@ -189,6 +189,11 @@ static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 	 * only drops faults raised before the set, which the GPU retries with
 	 * a new timestamp, and the first of those clears it (the kernel's own
 	 * rule). Clearing it here would let the stale ones through. */
+	/* Only the checkpoints this unmap set, each only if it is still the
+	 * value set: a GPU whose rings were empty at the set ("none") may now
+	 * hold another unmapper's checkpoint, which an unconditional clear
+	 * would wipe while that unmapper is still draining. */
+	keep |= ~u->cp_mask;
 	if (!(u->gpus & ~keep))
 		return;
 	fd = h->fd;
