@@ -12,6 +12,12 @@
  * drain saw the range already unmapped from the CPU (SPEC section 3: set,
  * unmap, drain, clear).
  *
+ * To have a fault in flight when the shim sets the checkpoint (a set on
+ * empty rings records nothing, and the shim then has nothing to clear), GPU
+ * 0's handler is paused and a retry fault on the page is injected first; a
+ * thread resumes the handler while the shim's drain waits. That fault was
+ * raised on the mapping being torn down: the log must show it dropped.
+ *
  * The hook file is opened first and kept open, so that the process's state
  * in the module outlives any close by the shim.
  */
@@ -20,12 +26,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ktest.h"
 
 static struct kt_event ev[64];
+
+/* Resumes the paused handler while the shim's drain (1 s timeout) waits. */
+static void *resume_later(void *arg)
+{
+	struct timespec t = { 0, 200 * 1000 * 1000 };
+
+	(void)arg;
+	nanosleep(&t, NULL);
+	kt_pause(0);
+	return NULL;
+}
 
 int main(void)
 {
@@ -34,7 +53,10 @@ int main(void)
 	char *hole;
 	hipError_t e;
 	int fd = kt_open(), n, i, range = -1, set = -1, drain = -1, clear = -1, unmapped = 0;
-	uint64_t hole_addr;
+	uint64_t hole_addr, stale_ts;
+	struct hipsvm_reply r;
+	pthread_t resumer;
+	const char *outcome;
 
 	e = hipMallocManaged(&p, 4 * pg, hipMemAttachGlobal);
 	if (!kt_check(e == hipSuccess && p, "hipMallocManaged of 4 pages: %d", (int)e))
@@ -42,7 +64,14 @@ int main(void)
 	memset(p, 0x5a, 4 * pg);
 	hole = (char *)p + 2 * pg;
 	hole_addr = (uint64_t)(uintptr_t)hole;
+	kt_pause(1);
+	kt_reqf(fd, &r, "inject 0 now 0x%llx w", (unsigned long long)hole_addr);
+	stale_ts = kt_num(&r, "0", UINT64_MAX);
+	kt_check(r.status == 0 && stale_ts != UINT64_MAX, "a fault in flight on GPU 0 (ts 0x%llx)",
+		 (unsigned long long)stale_ts);
+	pthread_create(&resumer, NULL, resume_later, NULL);
 	kt_check(munmap(hole, pg) == 0, "munmap of page 2 at %p", (void *)hole);
+	pthread_join(resumer, NULL);
 	e = hipFree(p);
 	kt_check(e == hipSuccess, "hipFree: %d", (int)e);
 
@@ -73,6 +102,9 @@ int main(void)
 	kt_check(drain > set && set >= 0, "drain after set");
 	kt_check(clear > drain && drain >= 0, "clear after drain");
 	kt_check(unmapped > 0, "the drain saw the range unmapped (%d GPU(s))", unmapped);
+	outcome = kt_fault_outcome(ev, n, 0, stale_ts);
+	kt_check(outcome && !strcmp(outcome, "dropped"),
+		 "the fault raised before the unmap was dropped (got %s)", outcome ? outcome : "nothing");
 	close(fd);
 	return kt_done();
 }

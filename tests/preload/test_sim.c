@@ -74,14 +74,16 @@ Test(sim, partial_unmap_order_and_split)
 		char set[32], drain[48], clear[32];
 		const char *s, *d, *c;
 
-		/* the first unmap: set, drain (the CPU unmap had happened), clear */
+		/* the first unmap: set, drain (the CPU unmap had happened), and a
+		 * clear after the drain if the set recorded a checkpoint (rings
+		 * with no fault in flight record none: nothing to clear) */
 		snprintf(set, sizeof(set), ":set:%u", g);
 		snprintf(drain, sizeof(drain), ":drain:%u:unmapped", g);
 		snprintf(clear, sizeof(clear), ":clear:%u", g);
 		s = strstr(log, set);
 		d = strstr(log, drain);
 		c = strstr(log, clear);
-		cr_expect(s && d && c && s < d && d < c, "GPU %u order: %s", g, log);
+		cr_expect(s && d && s < d && (!c || d < c), "GPU %u order: %s", g, log);
 	}
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 2, "%s", R.report);
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped_bytes"), (1 << 20) + 4096);
