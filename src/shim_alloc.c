@@ -168,6 +168,11 @@ int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
 		if (charge)
 			hipsvm_quota_uncharge(&s->quota, dev, charged_bytes);
 		charge = false;
+		/* The runtime recorded the out-of-memory as its last error; the
+		 * program will see hipMalloc succeed, so its next
+		 * hipGetLastError must not report the failure we absorbed. */
+		if (s->ops.get_last_error)
+			(void)s->ops.get_last_error();
 		goto oversubscribe;
 	}
 	if (rc != HIPSVM_HIP_SUCCESS) {
