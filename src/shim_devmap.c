@@ -3,6 +3,7 @@
  * shim_devmap.c - the lock-free table of device allocations (shim_devmap.h).
  */
 #include "shim_devmap.h"
+#include "sysmem.h"
 
 #include <errno.h>
 #include <string.h>
@@ -23,9 +24,8 @@ int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap)
 	if (log2cap < 4 || log2cap > 30)
 		return -EINVAL;
 	bytes = sizeof(struct hipsvm_devmap_slot) << log2cap;
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		 -1, 0);
-	if (p == MAP_FAILED)
+	p = hipsvm_sysmem_map(bytes);
+	if (!p)
 		return -ENOMEM;
 	m->slot = p;
 	m->mask = (UINT64_C(1) << log2cap) - 1;
@@ -36,7 +36,7 @@ int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap)
 void hipsvm_devmap_destroy(struct hipsvm_devmap *m)
 {
 	if (m->slot)
-		munmap(m->slot, sizeof(struct hipsvm_devmap_slot) * (m->mask + 1));
+		hipsvm_sysmem_unmap(m->slot, sizeof(struct hipsvm_devmap_slot) * (m->mask + 1));
 	m->slot = NULL;
 }
 
