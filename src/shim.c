@@ -203,6 +203,24 @@ static int conn_open(struct hipsvm_shim *s, struct hipsvm_tls *t, const char *pa
 	return 0;
 }
 
+/* Only the thread that wins the claim writes the path: the others, which
+ * resolved the same answer at the same time, leave it alone (a data race on
+ * hook_path otherwise), and wait the few stores it takes to publish. */
+static void publish(struct hipsvm_shim *s, const char *path, uint32_t ver, int state)
+{
+	int want = HIPSVM_HOOK_UNRESOLVED;
+
+	if (!__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_PUBLISHING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) == HIPSVM_HOOK_PUBLISHING)
+			;
+		return;
+	}
+	memcpy(s->hook_path, path, HIPSVM_HOOK_PATH_MAX);
+	s->hook_version = ver;
+	__atomic_store_n(&s->hook_state, state, __ATOMIC_RELEASE);
+}
+
 void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
@@ -242,15 +260,10 @@ void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
 			hipsvm_hook_close(&t->hook);
 			t->open = false;
 		}
-		memcpy(s->hook_path, path, sizeof(path));
-		__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_ERROR, false,
-					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		publish(s, path, 0, HIPSVM_HOOK_ERROR);
 		return;
 	}
-	memcpy(s->hook_path, path, sizeof(path));
-	s->hook_version = (uint32_t)ver;
-	__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_CONNECTED, false,
-				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	publish(s, path, (uint32_t)ver, HIPSVM_HOOK_CONNECTED);
 }
 
 struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s)

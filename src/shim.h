@@ -63,6 +63,7 @@ enum hipsvm_hook_state {
 	HIPSVM_HOOK_CONNECTED,
 	HIPSVM_HOOK_NONE,
 	HIPSVM_HOOK_ERROR,
+	HIPSVM_HOOK_PUBLISHING,		/* one thread is writing hook_path */
 };
 
 struct hipsvm_shim {

@@ -78,6 +78,7 @@ static struct {
 	unsigned long ops, threads, forks;
 	bool reuse_holes;
 	pthread_rwlock_t hole_lock;	/* write: unmap + reserve; read: allocate */
+	pthread_barrier_t start;	/* the first HIP calls of all threads at once */
 	uint64_t seed;
 	int ndev;
 	atomic_ulong next_op;
@@ -302,6 +303,9 @@ static void *worker(void *arg)
 	unsigned i;
 
 	memset(slots, 0, sizeof(slots));
+	/* Every thread's first call is where the shim resolves its hook lazily:
+	 * make them meet there. */
+	pthread_barrier_wait(&G.start);
 	while (atomic_fetch_add(&G.next_op, 1) < G.ops) {
 		struct slot *sl = &slots[rnd(&s) % SLOTS];
 		unsigned r = (unsigned)(rnd(&s) % 100);
@@ -385,11 +389,11 @@ int main(int argc, char **argv)
 		CHECK_HIP(hipMemGetInfo(&free0[d], &total));
 	}
 	atomic_store(&G.forks_left, G.forks);
+	pthread_barrier_init(&G.start, NULL, (unsigned)G.threads);
 	for (i = 0; i < G.threads; i++)
 		if (pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i)) {
-			FAIL("pthread_create");
-			G.threads = i;
-			break;
+			fprintf(stderr, "stress: pthread_create failed\n");
+			return 2;	/* the barrier waits for all of them */
 		}
 	for (i = 0; i < G.threads; i++)
 		pthread_join(th[i], NULL);
