@@ -129,6 +129,8 @@ static bool mapped_locked(struct sim_gpu *g, const struct sim_alloc *a, uintptr_
 	uint64_t bit = UINT64_C(1) << g->index;
 	size_t i;
 
+	if (sim_alloc_released(a, page))
+		return false;	/* unmapped from the CPU: gone from every GPU */
 	if (a->eager & bit)
 		return true;
 	if (!(a->lazy & bit) || !a->bits[g->index])
@@ -161,7 +163,10 @@ static int resolve_held(struct sim_gpu *g, uintptr_t addr)
 	struct sim_alloc *a = sim_map_find(addr);
 	size_t i;
 
-	if (!a)
+	/* A page the program unmapped has left the allocation (the kernel
+	 * removes it from the SVM range): a mapping that has reused the
+	 * address since is not ours to map. */
+	if (!a || sim_alloc_released(a, page))
 		return SIM_RES_REAL;
 	if (mapped_locked(g, a, page))
 		return SIM_RES_PRESENT;

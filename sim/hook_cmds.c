@@ -9,7 +9,9 @@
  * that "drain" can invalidate it again once the CPU unmap has happened (a
  * fault strictly newer than the checkpoint may have mapped a page in
  * between) and log whether the CPU unmap had already happened (mincore
- * answers ENOMEM).
+ * answers ENOMEM). The pages that the CPU unmap took leave their allocation
+ * then: a fault on them is real from then on, even once another mapping
+ * reuses the address, and hipFree does not unmap them again.
  */
 #include "sim.h"
 
@@ -100,6 +102,11 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 			continue;
 		}
 		if (invalidate) {
+			/* First the pages the CPU unmap took leave their
+			 * allocation, so that no fault maps them again even
+			 * when a new mapping reuses the address; then this
+			 * GPU forgets what was mapped since the set. */
+			sim_map_release_unmapped(z->start, z->end);
 			sim_gpu_unmap_range(g, z->start, z->end);
 			word = cpu_unmapped(z->start, z->end) ? "unmapped" : "mapped";
 		}

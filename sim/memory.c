@@ -16,6 +16,7 @@
  */
 #include "sim.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -203,6 +204,73 @@ hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device
 	return hipSuccess;
 }
 
+static size_t npages(const struct sim_alloc *a)
+{
+	return (alloc_end(a) - page_down(a->base)) / SIM_PAGE;
+}
+
+static bool released_at(const struct sim_alloc *a, size_t i)
+{
+	return a->released && ((a->released[i / 64] >> (i % 64)) & 1);
+}
+
+bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page)
+{
+	return released_at(a, (page_down(page) - page_down(a->base)) / SIM_PAGE);
+}
+
+/* munmap the pages that are still ours. A page the program unmapped itself
+ * (released) may hold someone else's mapping by now: under ASan a new
+ * thread's bookkeeping lands in such a hole within a few calls, and
+ * unmapping it again crashed LeakSanitizer at exit. */
+static void unmap_owned(const struct sim_alloc *a)
+{
+	size_t i = 0, n = npages(a), run;
+
+	if (!a->released) {
+		munmap((void *)a->base, a->maplen);
+		return;
+	}
+	while (i < n) {
+		for (; i < n && released_at(a, i); i++)
+			;
+		for (run = i; run < n && !released_at(a, run); run++)
+			;
+		if (run > i)
+			munmap((void *)(page_down(a->base) + i * SIM_PAGE), (run - i) * SIM_PAGE);
+		i = run;
+	}
+}
+
+void sim_map_release_unmapped(uintptr_t start, uintptr_t end)
+{
+	unsigned char v;
+	size_t k;
+
+	pthread_rwlock_wrlock(&sim.map_lock);
+	for (k = 0; k < sim.nmap; k++) {
+		struct sim_alloc *a = sim.map[k];
+		uintptr_t p, lo, hi;
+
+		if (!a->maplen || a->base >= end || alloc_end(a) <= start)
+			continue;
+		lo = page_down(start > a->base ? start : a->base);
+		hi = end < alloc_end(a) ? end : alloc_end(a);
+		for (p = lo; p < hi; p += SIM_PAGE) {
+			size_t i = (p - page_down(a->base)) / SIM_PAGE;
+
+			if (mincore((void *)p, SIM_PAGE, &v) == 0 || errno != ENOMEM)
+				continue;
+			if (!a->released)
+				a->released = calloc((npages(a) + 63) / 64, 8);
+			if (!a->released)
+				break;	/* stays part of the allocation, as before */
+			a->released[i / 64] |= UINT64_C(1) << (i % 64);
+		}
+	}
+	pthread_rwlock_unlock(&sim.map_lock);
+}
+
 /* The allocation is out of the map: drop it from every GPU's page table
  * (the SVM free order first, then the rest, so that no handler still holds
  * it), give back the memory and munmap with no lock held. */
@@ -242,9 +310,10 @@ void sim_alloc_destroy(struct sim_alloc *a)
 	}
 	uncharge(a->device, a->charged);
 	if (a->maplen)
-		munmap((void *)a->base, a->maplen);
+		unmap_owned(a);
 	for (d = 0; d < HIPSVM_MAX_GPUS; d++)
 		free(a->bits[d]);
+	free(a->released);
 	free(a);
 }
 
@@ -328,4 +397,51 @@ bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void 
 		a = NULL;
 	pthread_rwlock_unlock(&sim.map_lock);
 	return a != NULL;
+}
+
+/* What a fork child could not free: the parent's map was being changed by a
+ * thread that does not exist here. Kept reachable, not freed. */
+struct kept_map {
+	struct kept_map *next;
+	struct sim_alloc **map;
+	size_t n;
+};
+static struct kept_map *kept;
+
+/* atfork child (before the fresh initialisation drops the parent's state):
+ * the parent's allocations are not this process's runtime's any more, but
+ * their memory stays mapped for the program. Only a lock that no thread
+ * held at the fork says that the array and its entries are whole (a writer
+ * may have been between a realloc and its store, or inside a memmove):
+ * trylock, never wait, since its holder does not exist here. */
+void sim_map_abandon(void)
+{
+	struct kept_map *km;
+	size_t k;
+	unsigned d;
+
+	if (!sim.map)
+		return;
+	if (pthread_rwlock_trywrlock(&sim.map_lock) == 0) {
+		for (k = 0; k < sim.nmap; k++) {
+			struct sim_alloc *a = sim.map[k];
+
+			if (!a)
+				continue;
+			for (d = 0; d < HIPSVM_MAX_GPUS; d++)
+				free(a->bits[d]);
+			free(a->released);
+			free(a);
+		}
+		free(sim.map);
+		pthread_rwlock_unlock(&sim.map_lock);
+	} else {
+		km = malloc(sizeof(*km));
+		if (km) {
+			*km = (struct kept_map){ kept, sim.map, sim.nmap };
+			kept = km;
+		}
+	}
+	sim.map = NULL;
+	sim.nmap = sim.capmap = 0;
 }

@@ -48,6 +48,9 @@ struct sim_alloc {
 	uint64_t lazy;			/* GPUs that map it page by page on faults */
 	size_t charged;			/* device memory charged to .device */
 	uint64_t *bits[HIPSVM_MAX_GPUS];	/* lazily mapped pages, under that GPU's pt_lock */
+	/* Pages the program has unmapped from the CPU (seen at a drain, under
+	 * map_lock for writing): no longer part of the allocation. */
+	uint64_t *released;
 	/* hipMemAdvise / hipMemPrefetchAsync state */
 	int read_mostly;
 	int preferred;			/* device, hipCpuDeviceId, or hipInvalidDeviceId */
@@ -67,6 +70,13 @@ void sim_alloc_destroy(struct sim_alloc *a);
 bool sim_map_overlaps(uintptr_t p, size_t n);
 bool sim_lookup(const void *p, struct sim_alloc *copy);
 bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void *arg);
+/* The pages of [start, end) that are unmapped from the CPU now leave the
+ * allocations they belonged to (the hook's drain, after the program's unmap). */
+void sim_map_release_unmapped(uintptr_t start, uintptr_t end);
+/* Caller holds map_lock. */
+bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page);
+/* atfork child: the parent's map, without taking its lock. */
+void sim_map_abandon(void);
 
 /* ---- gpu.c: GPUs, rings, page tables, the fault handler ---- */
 enum sim_ring { SIM_IH0 = 0, SIM_IH1 = 1, SIM_SOFT = 2 };

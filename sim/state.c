@@ -9,7 +9,9 @@
  * survive fork: the child starts its own handlers and hook server, under a
  * socket name with its own pid, over fresh state. The parent's state is
  * abandoned in the child, not freed: its locks may have been held by threads
- * that no longer exist.
+ * that no longer exist. The allocation map alone is freed (sim_map_abandon,
+ * when no thread held its lock at the fork), so that the child's leak check
+ * has nothing to say about it.
  */
 #include "sim.h"
 
@@ -58,6 +60,10 @@ void sim_set_current_device(int dev)
 
 static void atfork_child(void)
 {
+	/* Only what the parent's runtime had set up; sim_init runs again
+	 * (and memsets sim) on the child's first call. */
+	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
+		sim_map_abandon();
 	pthread_mutex_init(&init_lock, NULL);
 	__atomic_store_n(&inited, 0, __ATOMIC_RELEASE);
 }

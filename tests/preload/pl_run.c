@@ -55,6 +55,25 @@ char *shim(void)
 	return path;
 }
 
+const char *preload_prefix(void)
+{
+	const char *p = getenv("HIPSVM_TEST_PRELOAD_PREFIX");
+
+	return p ? p : "";
+}
+
+const char *preload_rest(void)
+{
+	static char rest[512];
+	size_t n;
+
+	snprintf(rest, sizeof(rest), "%s", preload_prefix());
+	n = strlen(rest);
+	while (n && (rest[n - 1] == ':' || rest[n - 1] == ' '))
+		rest[--n] = '\0';
+	return rest;
+}
+
 /* Runs argv with only the environment given here (plus extra), stdout and
  * stderr to files, at most 120 s. */
 void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
@@ -86,9 +105,7 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 	/* A sanitizer run (scripts/test-sanitizers, docs/hardening.md) puts
 	 * its runtime first in every LD_PRELOAD we build, and its options
 	 * through. */
-	prefix = getenv("HIPSVM_TEST_PRELOAD_PREFIX");
-	if (!prefix)
-		prefix = "";
+	prefix = preload_prefix();
 	for (i = 0; i < 4; i++) {
 		static const char *const san[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS",
 						   "LSAN_OPTIONS" };
@@ -101,6 +118,12 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 	}
 	if (preload) {
 		snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s%s", prefix, shim());
+		envp[n++] = ldpre;
+	} else if (*prefix) {
+		/* Without the shim too: an uninstrumented program (hipcc's)
+		 * that loads the instrumented simulator without the runtime
+		 * first dies of SIGSEGV at start-up. "rt.so:" -> "rt.so". */
+		snprintf(ldpre, sizeof(ldpre), "LD_PRELOAD=%s", preload_rest());
 		envp[n++] = ldpre;
 	}
 	for (i = 0; extra && extra[i] && n < 30; i++) {

@@ -37,6 +37,12 @@ void read_file(const char *path, char *buf, size_t cap);
 /* build/tests/preload/<name>; build/preload/libhipsvm.so */
 char *prog(const char *name);
 char *shim(void);
+/* HIPSVM_TEST_PRELOAD_PREFIX, "" if unset (a sanitizer run: its runtime and
+ * a ':'), which every LD_PRELOAD that run() builds starts with; and the same
+ * without the trailing separator: what a child's LD_PRELOAD keeps once the
+ * shim has taken itself out. */
+const char *preload_prefix(void);
+const char *preload_rest(void);
 /* Runs argv with only the environment given here plus extra ("LD_PRELOAD=+lib"
  * adds lib after the shim), at most 120 s. */
 void run(struct res *r, enum rt rt, bool preload, const char *const *argv,

@@ -196,26 +196,64 @@ Test(sim, fork_then_hip_in_child)
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
 }
 
+/* The shim takes itself out of LD_PRELOAD for what the program executes
+ * (unless HIPSVM_INHERIT=1); every other entry stays, in order: under a
+ * sanitizer run the list starts with the sanitizer's runtime. */
+static const char *kept(const char *after)
+{
+	static char want[700];
+	const char *rest = preload_rest();
+	char *c;
+
+	snprintf(want, sizeof(want), "%s%s%s", rest, rest[0] && after[0] ? ":" : "", after);
+	/* the shim joins what it keeps with ':' */
+	for (c = want; *c; c++)
+		if (*c == ' ')
+			*c = ':';
+	return want;
+}
+
 Test(sim, exec_child_loses_preload)
 {
 	const char *argv[] = { prog("pl_target"), "exec", NULL };
 	const char *inherit[] = { "HIPSVM_INHERIT=1", NULL };
-	char want[700];
+	/* the shim between two entries, ' ' and ':' as separators */
+	const char *more[] = { "LD_PRELOAD=+libm.so.6", NULL };
+	const char *more_inherit[] = { "LD_PRELOAD=+libm.so.6", "HIPSVM_INHERIT=1", NULL };
+	char want[800];
 
 	run(&R, RT_SIM, true, argv, NULL);
-	cr_expect(strstr(R.out, "LD_PRELOAD=[]\n"), "%s", R.out);
+	cr_expect_eq(R.code, 0, "%s%s", R.out, R.err);
+	snprintf(want, sizeof(want), "LD_PRELOAD=[%s]\n", kept(""));
+	cr_expect(strstr(R.out, want), "want %s: %s", want, R.out);
+	cr_expect(!strstr(R.out, "libhipsvm"), "%s", R.out);
+
+	run(&R, RT_SIM, true, argv, more);
+	cr_expect_eq(R.code, 0, "%s%s", R.out, R.err);
+	snprintf(want, sizeof(want), "LD_PRELOAD=[%s]\n", kept("libm.so.6"));
+	cr_expect(strstr(R.out, want), "want %s: %s", want, R.out);
+
 	run(&R, RT_SIM, true, argv, inherit);
-	snprintf(want, sizeof(want), "LD_PRELOAD=[%s]\n", shim());
-	cr_expect(strstr(R.out, want), "%s", R.out);
+	cr_expect_eq(R.code, 0, "%s%s", R.out, R.err);
+	snprintf(want, sizeof(want), "LD_PRELOAD=[%s%s]\n", preload_prefix(), shim());
+	cr_expect(strstr(R.out, want), "want %s: %s", want, R.out);
+
+	run(&R, RT_SIM, true, argv, more_inherit);
+	cr_expect_eq(R.code, 0, "%s%s", R.out, R.err);
+	snprintf(want, sizeof(want), "LD_PRELOAD=[%s%s libm.so.6]\n", preload_prefix(), shim());
+	cr_expect(strstr(R.out, want), "want %s: %s", want, R.out);
 }
 
 Test(sim, posix_spawn_child_loses_preload)
 {
 	const char *argv[] = { prog("pl_target"), "spawn", NULL };
+	char want[800];
 
 	run(&R, RT_SIM, true, argv, NULL);
 	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
-	cr_expect(strstr(R.out, "spawned LD_PRELOAD=[]\n"), "%s", R.out);
+	snprintf(want, sizeof(want), "spawned LD_PRELOAD=[%s]\n", kept(""));
+	cr_expect(strstr(R.out, want), "want %s: %s", want, R.out);
+	cr_expect(!strstr(R.out, "libhipsvm"), "%s", R.out);
 }
 
 Test(sim, exit_while_threads_allocate)
