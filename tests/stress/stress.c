@@ -47,13 +47,13 @@
 
 #define MAX_DEV 64
 
-/* ASan's allocator maps memory of its own at any time, and can take a hole
+/* ASan's and TSan's allocators map memory of their own at any time and can take a hole
  * between our munmap and our reservation; under ASan every partial unmap is
  * an mmap(MAP_FIXED) over the tail, which leaves no hole. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RESERVE_RACES 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define RESERVE_RACES 1
 #endif
 #endif
