@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "options.h"
 
 #define ITEM_MAX 96
@@ -226,15 +227,9 @@ static void put(struct w *w, const char *s)
 
 static void put_u64(struct w *w, uint64_t v)
 {
-	char tmp[24];
-	int i = 23;
+	char tmp[HIPSVM_FMT_U64_MAX];
 
-	tmp[i] = '\0';
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	put(w, tmp + i);
+	put(w, hipsvm_fmt_u64(tmp, v));
 }
 
 size_t hipsvm_policy_format(const struct hipsvm_policy *p, char *buf, size_t cap)

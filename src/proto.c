@@ -6,6 +6,7 @@
  * and differ in the kernel.
  */
 #include "proto.h"
+#include "fmt.h"
 
 struct span {
 	const char *p;
@@ -350,14 +351,9 @@ void hipsvm_out_str(struct hipsvm_out *o, const char *s)
 
 void hipsvm_out_u64(struct hipsvm_out *o, uint64_t v)
 {
-	char tmp[20];
-	int i = (int)sizeof(tmp);
+	char tmp[HIPSVM_FMT_U64_MAX];
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	out_mem(o, tmp + i, sizeof(tmp) - (size_t)i);
+	hipsvm_out_str(o, hipsvm_fmt_u64(tmp, v));
 }
 
 void hipsvm_out_hex(struct hipsvm_out *o, uint64_t v)

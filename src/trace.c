@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fmt.h"
+
 static void put_c(struct hipsvm_jw *w, char c)
 {
 	if (w->len + 1 < w->cap)
@@ -62,15 +64,9 @@ void hipsvm_jw_str(struct hipsvm_jw *w, const char *s)
 
 void hipsvm_jw_u64(struct hipsvm_jw *w, uint64_t v)
 {
-	char tmp[24];
-	int i = 23;
+	char tmp[HIPSVM_FMT_U64_MAX];
 
-	tmp[i] = '\0';
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	hipsvm_jw_raw(w, tmp + i);
+	hipsvm_jw_raw(w, hipsvm_fmt_u64(tmp, v));
 }
 
 void hipsvm_jw_hex(struct hipsvm_jw *w, uint64_t v)
