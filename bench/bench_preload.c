@@ -30,31 +30,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 typedef int (*malloc_fn)(void **, size_t);
 typedef int (*free_fn)(void *);
 typedef int (*hmalloc_fn)(void **, size_t, unsigned);
 
 static int runs = 21;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return v[n / 2];
+	return bench_median(v, (size_t)n);
 }
 
 /* ---- the cases, run in a child ---- */

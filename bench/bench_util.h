@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
+
 static inline uint64_t now_ns(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+	return hipsvm_now_ns();
 }
 
 static inline int bench_cmp_double(const void *a, const void *b)

@@ -30,18 +30,25 @@ static int fill_held(struct sim_gpu *g, const void *addr, unsigned count)
 	return 0;
 }
 
-SIM_API int hipsvmSimBenchHandler(int device, const void *addr, unsigned count, uint64_t *ns)
+/* The GPU, with count faults held in its fault ring, or NULL (*err set). */
+static struct sim_gpu *held_gpu(int device, const void *addr, unsigned count, uint64_t *ns,
+				int *err)
 {
 	struct sim_gpu *g;
-	uint64_t t0;
-	int err;
 
 	sim_init();
 	g = sim_gpu(device);
-	if (!g || !ns)
-		return -EINVAL;
-	err = fill_held(g, addr, count);
-	if (err)
+	*err = !g || !ns ? -EINVAL : fill_held(g, addr, count);
+	return *err ? NULL : g;
+}
+
+SIM_API int hipsvmSimBenchHandler(int device, const void *addr, unsigned count, uint64_t *ns)
+{
+	uint64_t t0;
+	int err;
+	struct sim_gpu *g = held_gpu(device, addr, count, ns, &err);
+
+	if (!g)
 		return err;
 	t0 = sim_now_ns();
 	HIPSVM_STORE(&fault_ring(g)->enabled, 1u);
@@ -53,16 +60,11 @@ SIM_API int hipsvmSimBenchHandler(int device, const void *addr, unsigned count, 
 
 SIM_API int hipsvmSimBenchDrain(int device, const void *addr, unsigned pending, uint64_t *ns)
 {
-	struct sim_gpu *g;
 	uint64_t t0;
 	int err;
+	struct sim_gpu *g = held_gpu(device, addr, pending, ns, &err);
 
-	sim_init();
-	g = sim_gpu(device);
-	if (!g || !ns)
-		return -EINVAL;
-	err = fill_held(g, addr, pending);
-	if (err)
+	if (!g)
 		return err;
 	HIPSVM_STORE(&fault_ring(g)->enabled, 1u);
 	t0 = sim_now_ns();

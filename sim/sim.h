@@ -24,6 +24,7 @@
 #include <pthread.h>
 
 #include "checkpoint.h"
+#include "clock.h"
 #include "context.h"
 #include "options.h"
 #include "proto.h"
@@ -211,10 +212,7 @@ void sim_futex_wake(uint32_t *addr);
 
 static inline uint64_t sim_now_ns(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+	return hipsvm_now_ns();
 }
 
 #endif

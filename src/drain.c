@@ -11,19 +11,12 @@
  * least one of them see the other, so no wake-up is lost.
  */
 #include "checkpoint.h"
+#include "clock.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 void hipsvm_ring_wake_user(void *arg)
 {
@@ -46,7 +39,7 @@ int hipsvm_cp_drain(struct hipsvm_cp *cp, const struct hipsvm_gpu_irq *g, uint64
 		hipsvm_cp_drain_account(cp, err);
 		return err;
 	}
-	deadline = now_ns() + timeout_ns;
+	deadline = hipsvm_now_ns() + timeout_ns;
 	for (;;) {
 		uint32_t seq[2];
 		uint64_t now;
@@ -58,7 +51,7 @@ int hipsvm_cp_drain(struct hipsvm_cp *cp, const struct hipsvm_gpu_irq *g, uint64
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (hipsvm_cp_drain_done(&d)) {
 			err = 0;
-		} else if ((now = now_ns()) >= deadline) {
+		} else if ((now = hipsvm_now_ns()) >= deadline) {
 			err = -ETIME;
 		} else {
 			/* Sleep on the first ring still behind; a pass on the

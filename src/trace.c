@@ -157,14 +157,6 @@ int hipsvm_trace_format(char *buf, size_t cap, uint64_t ts_ns, const char *ev,
 	return hipsvm_jw_end(&w);
 }
 
-uint64_t hipsvm_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
 int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, unsigned n)
 {
 	char line[HIPSVM_TRACE_LINE_MAX];

@@ -63,7 +63,6 @@ int hipsvm_trace_format(char *buf, size_t cap, uint64_t ts_ns, const char *ev,
  * single write(). 0 or -errno; errno is preserved. fd < 0 is a no-op. */
 int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, unsigned n);
 
-/* CLOCK_MONOTONIC in ns (raw syscall-free vDSO call; async-signal-safe). */
-uint64_t hipsvm_now_ns(void);
+#include "clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
 
 #endif
