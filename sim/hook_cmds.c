@@ -23,6 +23,7 @@
 struct zap {
 	uintptr_t start, end;
 	uint64_t gpus;
+	bool gone;	/* seen unmapped from the CPU, its pages released */
 };
 
 struct log_ev {
@@ -70,7 +71,7 @@ static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 		memmove(&hs.zap[0], &hs.zap[1], (SIM_ZAP_MAX - 1) * sizeof(hs.zap[0]));
 		hs.nzap--;
 	}
-	hs.zap[hs.nzap++] = (struct zap){ start, end, gpus };
+	hs.zap[hs.nzap++] = (struct zap){ start, end, gpus, false };
 	pthread_mutex_unlock(&hs.zap_lock);
 }
 
@@ -105,10 +106,17 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 			/* First the pages the CPU unmap took leave their
 			 * allocation, so that no fault maps them again even
 			 * when a new mapping reuses the address; then this
-			 * GPU forgets what was mapped since the set. */
-			sim_map_release_unmapped(z->start, z->end);
+			 * GPU forgets what was mapped since the set. Once the
+			 * range is wholly gone that is known for every GPU
+			 * of the drain; a range still (partly) mapped may be
+			 * another unmapper's whose CPU unmap is yet to come,
+			 * so the next GPU looks again. */
+			if (!z->gone) {
+				sim_map_release_unmapped(z->start, z->end);
+				z->gone = cpu_unmapped(z->start, z->end);
+			}
 			sim_gpu_unmap_range(g, z->start, z->end);
-			word = cpu_unmapped(z->start, z->end) ? "unmapped" : "mapped";
+			word = z->gone ? "unmapped" : "mapped";
 		}
 		z->gpus &= ~bit;
 		if (!z->gpus) {

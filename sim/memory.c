@@ -211,7 +211,9 @@ static size_t npages(const struct sim_alloc *a)
 
 static bool released_at(const struct sim_alloc *a, size_t i)
 {
-	return a->released && ((a->released[i / 64] >> (i % 64)) & 1);
+	const uint64_t *r = __atomic_load_n(&a->released, __ATOMIC_ACQUIRE);
+
+	return r && ((__atomic_load_n(&r[i / 64], __ATOMIC_RELAXED) >> (i % 64)) & 1);
 }
 
 bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page)
@@ -242,32 +244,59 @@ static void unmap_owned(const struct sim_alloc *a)
 	}
 }
 
+/* Marks page i of a released; false when out of memory (the page then
+ * stays part of the allocation, as if it had not been seen). */
+static bool release_page(struct sim_alloc *a, size_t i)
+{
+	uint64_t *r = __atomic_load_n(&a->released, __ATOMIC_ACQUIRE);
+
+	if (!r) {
+		uint64_t *fresh = calloc((npages(a) + 63) / 64, 8), *none = NULL;
+
+		if (!fresh)
+			return false;
+		if (__atomic_compare_exchange_n(&a->released, &none, fresh, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			r = fresh;
+		else
+			free(fresh), r = none;
+	}
+	__atomic_fetch_or(&r[i / 64], UINT64_C(1) << (i % 64), __ATOMIC_RELAXED);
+	return true;
+}
+
+/* Under the read lock, so that the fault handlers keep going while the
+ * pages are probed (a writer here stalled every GPU for the whole scan):
+ * the lock keeps the allocations alive, released is installed with a
+ * compare-and-swap and its bits set atomically. One mincore answers for a
+ * run of pages that are all still mapped; only a run with a hole is probed
+ * page by page. */
 void sim_map_release_unmapped(uintptr_t start, uintptr_t end)
 {
-	unsigned char v;
+	unsigned char v[64];
 	size_t k;
 
-	pthread_rwlock_wrlock(&sim.map_lock);
-	for (k = 0; k < sim.nmap; k++) {
+	pthread_rwlock_rdlock(&sim.map_lock);
+	k = upper_bound(start);
+	for (k = k ? k - 1 : 0; k < sim.nmap && page_down(sim.map[k]->base) < end; k++) {
 		struct sim_alloc *a = sim.map[k];
-		uintptr_t p, lo, hi;
+		uintptr_t p, next, lo, hi;
 
-		if (!a->maplen || a->base >= end || alloc_end(a) <= start)
+		if (!a->maplen || alloc_end(a) <= start)
 			continue;
 		lo = page_down(start > a->base ? start : a->base);
 		hi = end < alloc_end(a) ? end : alloc_end(a);
-		for (p = lo; p < hi; p += SIM_PAGE) {
-			size_t i = (p - page_down(a->base)) / SIM_PAGE;
-
-			if (mincore((void *)p, SIM_PAGE, &v) == 0 || errno != ENOMEM)
+		for (p = lo; p < hi; p = next) {
+			next = p + 64 * SIM_PAGE < hi ? p + 64 * SIM_PAGE : hi;
+			if (mincore((void *)p, next - p, v) == 0)
 				continue;
-			if (!a->released)
-				a->released = calloc((npages(a) + 63) / 64, 8);
-			if (!a->released)
-				break;	/* stays part of the allocation, as before */
-			a->released[i / 64] |= UINT64_C(1) << (i % 64);
+			for (; p < next; p += SIM_PAGE)
+				if (mincore((void *)p, SIM_PAGE, v) != 0 && errno == ENOMEM &&
+				    !release_page(a, (p - page_down(a->base)) / SIM_PAGE))
+					goto out;
 		}
 	}
+out:
 	pthread_rwlock_unlock(&sim.map_lock);
 }
 

@@ -49,8 +49,9 @@ struct sim_alloc {
 	uint64_t lazy;			/* GPUs that map it page by page on faults */
 	size_t charged;			/* device memory charged to .device */
 	uint64_t *bits[HIPSVM_MAX_GPUS];	/* lazily mapped pages, under that GPU's pt_lock */
-	/* Pages the program has unmapped from the CPU (seen at a drain, under
-	 * map_lock for writing): no longer part of the allocation. */
+	/* Pages the program has unmapped from the CPU (seen at a drain):
+	 * no longer part of the allocation. Installed and set atomically
+	 * under map_lock for reading (memory.c). */
 	uint64_t *released;
 	/* hipMemAdvise / hipMemPrefetchAsync state */
 	int read_mostly;

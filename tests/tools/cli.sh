@@ -311,10 +311,19 @@ if [ -z "$why" ]; then
 	e2e unmap_race "$r"
 	expect "unmap_race: exit 0, 4 coordinated unmaps of live SVM memory (16 MiB)" \
 		'[ $rc -eq 0 ] && ge "$(val "$r" unmaps.coordinated)" 4 && [ "$(val "$r" unmaps.live_svm_unmapped)" = 4 ] && [ "$(val "$r" unmaps.live_svm_unmapped_bytes)" = 16777216 ] && err_has "4 unmaps of live SVM memory (16 MiB)"'
-	# A set on an empty ring records no checkpoint (SPEC 3): how many GPUs
-	# had faults in flight at the unmap is up to the scheduler, so at least one.
-	expect "unmap_race: checkpoints set, and drains on GPUs 0 and 1" \
-		'ge "$(( $(dev_get "$r" 0 checkpoints_set || echo 0) + $(dev_get "$r" 1 checkpoints_set || echo 0) ))" 1 && ge "$(dev_get "$r" 0 drains)" 1 && ge "$(dev_get "$r" 1 drains)" 1'
+	# A set on an empty ring records no checkpoint (SPEC 3): whether a GPU
+	# had faults in flight at an unmap is up to the scheduler (a loaded CI
+	# machine ran one with none). What holds every time: each GPU of the
+	# context drains at each unmap, sets no more checkpoints than it
+	# drains, and drops no fault without a checkpoint.
+	cp_consistent() {
+		local c d x
+		c=$(dev_get "$r" "$1" checkpoints_set) && d=$(dev_get "$r" "$1" drains) &&
+			x=$(dev_get "$r" "$1" faults.dropped) &&
+			ge "$d" 4 && ge "$d" "$c" && { [ "$x" = 0 ] || ge "$c" 1; }
+	}
+	expect "unmap_race: drains on GPUs 0 and 1 at every unmap, checkpoints consistent with the drops" \
+		'cp_consistent 0 && cp_consistent 1'
 	expect "unmap_race: the hook was connected" '[ "$(val "$r" hook.state)" = connected ]'
 
 	r="$W/over.json"
@@ -333,13 +342,20 @@ if [ -z "$why" ]; then
 	expect "oversubscribe without the policy: HIP's out-of-memory, nothing oversubscribed" \
 		'[ $rc -eq 0 ] && out_has "4 of 8 allocations" && [ "$(val "$r" routing.oversubscribed)" = 0 ] && ge "$(val "$r" errors.runtime_errors)" 1'
 
-	t timeout 120 "$HIPSVM" trace --sim -q -o "$W/race.trace.json" -- "$EXAMPLE_unmap_race"
+	t timeout 120 "$HIPSVM" trace --sim -q -t "$W/race.events" -o "$W/race.trace.json" -- "$EXAMPLE_unmap_race"
 	"$JSONQ" --flat "$W/race.trace.json" >"$W/race.flat" 2>/dev/null
 	expect "trace of unmap_race: parses, with GPU 0, GPU 1 and host_context tracks" \
 		'[ $rc -eq 0 ] && grep -q "args.name=\"GPU 0\"" "$W/race.flat" && grep -q "args.name=\"GPU 1\"" "$W/race.flat" && grep -q "args.name=\"host_context\"" "$W/race.flat"'
 	expect "trace of unmap_race: slices nest properly on every track" '"$JSONQ" --nesting "$W/race.trace.json"'
-	expect "trace of unmap_race: checkpoint windows, drains and the unmap" \
-		'grep -q "name=\"checkpoint\"" "$W/race.flat" && grep -q "name=\"drain" "$W/race.flat" && grep -q "cat=\"unmap\"" "$W/race.flat"'
+	expect "trace of unmap_race: drains and the unmaps" \
+		'grep -q "name=\"drain" "$W/race.flat" && grep -q "cat=\"unmap\"" "$W/race.flat"'
+	# Whether a GPU had faults in flight at an unmap (so that its set
+	# recorded a checkpoint) is up to the scheduler; what must hold is that
+	# every cp_set of the raw events is in exactly one checkpoint window.
+	nset=$(grep -c '"ev":"cp_set"' "$W/race.events" 2>/dev/null || true)
+	nwin=$(sed -n 's/^traceEvents\.[0-9]*\.args\.sets=//p' "$W/race.flat" | awk '{ s += $1 } END { print s + 0 }')
+	expect "trace of unmap_race: checkpoint windows hold every set (${nset:-0} sets, $nwin in windows)" \
+		'[ -n "$nset" ] && [ "$nset" = "$nwin" ]'
 	t timeout 120 "$HIPSVM" run --sim -- sh -c "\"$EXAMPLE_managed_saxpy\"; true"
 	expect "run of a script: the program's children are not followed by default" \
 		'[ $rc -eq 0 ] && ! err_has "hipsvm report for" && err_has "no report\|use --follow"'
