@@ -22,19 +22,26 @@ unsigned hipsvm_report_ndev(const struct hipsvm_stats *s, unsigned known)
 	return n > HIPSVM_STATS_MAX_DEV ? HIPSVM_STATS_MAX_DEV : n;
 }
 
+static void mem(struct hipsvm_jw *w, const struct hipsvm_mem_view *v)
+{
+	hipsvm_jw_ku64(w, "allocations", v->allocations);
+	hipsvm_jw_ku64(w, "frees", v->frees);
+	hipsvm_jw_ku64(w, "live_bytes", v->live_bytes);
+	hipsvm_jw_ku64(w, "peak_bytes", v->peak_bytes);
+}
+
 static void device(struct hipsvm_jw *w, const struct hipsvm_stats *s,
 		   const struct hipsvm_report_meta *m, unsigned i)
 {
 	const struct hipsvm_dev_stats *d = &s->dev[i];
+	struct hipsvm_mem_view v;
 	uint64_t quota = 0;
 
+	hipsvm_stats_mem(s, HIPSVM_STATS_MEM_DEV(i), &v);
 	hipsvm_jw_sep(w);
 	hipsvm_jw_raw(w, "{");
 	hipsvm_jw_ku64(w, "index", i);
-	hipsvm_jw_ku64(w, "allocations", G(d->allocations));
-	hipsvm_jw_ku64(w, "frees", G(d->frees));
-	hipsvm_jw_ku64(w, "live_bytes", G(d->live_bytes));
-	hipsvm_jw_ku64(w, "peak_bytes", G(d->peak_bytes));
+	mem(w, &v);
 	if (m->pol)
 		hipsvm_policy_quota(m->pol, (int)i, &quota);
 	hipsvm_jw_ku64(w, "quota_bytes", quota);
@@ -57,10 +64,13 @@ static void device(struct hipsvm_jw *w, const struct hipsvm_stats *s,
 	hipsvm_jw_raw(w, "}}");
 }
 
-static void context(struct hipsvm_jw *w, const struct hipsvm_ctx_stats *c, int id, unsigned ndev)
+static void context(struct hipsvm_jw *w, const struct hipsvm_stats *s, int id, unsigned ndev)
 {
+	const struct hipsvm_ctx_stats *c = id == HIPSVM_CTX_HOST ? &s->host : &s->primary[id];
+	struct hipsvm_mem_view v;
 	unsigned i;
 
+	hipsvm_stats_mem(s, id == HIPSVM_CTX_HOST ? HIPSVM_STATS_MEM_HOST : HIPSVM_STATS_MEM_CTX(id), &v);
 	hipsvm_jw_sep(w);
 	hipsvm_jw_raw(w, "{");
 	hipsvm_jw_key(w, "id");
@@ -82,10 +92,7 @@ static void context(struct hipsvm_jw *w, const struct hipsvm_ctx_stats *c, int i
 		hipsvm_jw_u64(w, (uint64_t)id);
 	}
 	hipsvm_jw_raw(w, "]");
-	hipsvm_jw_ku64(w, "allocations", G(c->allocations));
-	hipsvm_jw_ku64(w, "frees", G(c->frees));
-	hipsvm_jw_ku64(w, "live_bytes", G(c->live_bytes));
-	hipsvm_jw_ku64(w, "peak_bytes", G(c->peak_bytes));
+	mem(w, &v);
 	hipsvm_jw_ku64(w, "unmaps_coordinated", G(c->unmaps_coordinated));
 	hipsvm_jw_raw(w, "}");
 }
@@ -128,15 +135,15 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 
 	hipsvm_jw_key(&w, "contexts");
 	hipsvm_jw_raw(&w, "[");
-	context(&w, &s->host, HIPSVM_CTX_HOST, ndev);
+	context(&w, s, HIPSVM_CTX_HOST, ndev);
 	for (i = 0; i < ndev; i++)
-		context(&w, &s->primary[i], (int)i, ndev);
+		context(&w, s, (int)i, ndev);
 	hipsvm_jw_raw(&w, "]");
 
 	hipsvm_jw_key(&w, "routing");
 	hipsvm_jw_raw(&w, "{");
 	for (i = 0; i < HIPSVM_ROUTE_COUNT; i++)
-		hipsvm_jw_ku64(&w, hipsvm_route_name(i), G(s->route[i]));
+		hipsvm_jw_ku64(&w, hipsvm_route_name(i), hipsvm_stats_route(s, i));
 	hipsvm_jw_ku64(&w, "quota_denied", G(s->quota_denied));
 	hipsvm_jw_raw(&w, "}");
 

@@ -40,11 +40,17 @@ void hipsvm_devmap_destroy(struct hipsvm_devmap *m)
 	m->slot = NULL;
 }
 
+/* Allocations are at least 256-byte aligned. Nearby ones land in nearby
+ * slots: the offset within a 1 MiB region picks the slot within a window of
+ * 4096, a multiplicative hash of the region picks the window. A runtime's
+ * next block (a sub-allocator's, or a bump pointer's) is then a slot or a
+ * cache line away from the last one, not a cache and TLB miss anywhere in
+ * the table; regions aligned alike still spread over the whole table. */
 static uint64_t home(const struct hipsvm_devmap *m, uintptr_t p)
 {
-	/* Allocations are at least 256-byte aligned: drop those bits, then a
-	 * multiplicative hash takes the top bits. */
-	return ((uint64_t)(p >> 8) * UINT64_C(0x9e3779b97f4a7c15)) >> m->shift;
+	uint64_t window = ((uint64_t)(p >> 20) * UINT64_C(0x9e3779b97f4a7c15)) >> m->shift;
+
+	return window + ((p >> 8) & 0xfff);
 }
 
 static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)

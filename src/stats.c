@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stats.c - relaxed-atomic counters (stats.h). Async-signal-safe throughout.
+ * stats.c - relaxed-atomic counters, the memory ones striped by thread
+ * (stats.h). Async-signal-safe throughout.
  */
 #include "stats.h"
 
@@ -16,21 +17,6 @@ void hipsvm_stats_reset(struct hipsvm_stats *s)
 void hipsvm_stats_add(uint64_t *counter, uint64_t v)
 {
 	__atomic_fetch_add(counter, v, __ATOMIC_RELAXED);
-}
-
-static void sub(uint64_t *counter, uint64_t v)
-{
-	/* Never below zero: a partial unmap followed by a free of what is
-	 * left must not wrap the live counter. */
-	uint64_t cur = __atomic_load_n(counter, __ATOMIC_RELAXED);
-
-	for (;;) {
-		uint64_t next = cur > v ? cur - v : 0;
-
-		if (__atomic_compare_exchange_n(counter, &cur, next, true, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			return;
-	}
 }
 
 static void raise_max(uint64_t *peak, uint64_t v)
@@ -76,23 +62,75 @@ static struct hipsvm_dev_stats *dev_of(struct hipsvm_stats *s, int dev)
 	return &s->dev[dev];
 }
 
+/* 1 + this thread's stripe; 0 until its first update. Threads take the
+ * stripes in turn; past HIPSVM_STATS_STRIPES threads share them (every
+ * update is atomic, so sharing costs speed, not counts). */
+static __thread unsigned tl_stripe __attribute__((tls_model("initial-exec")));
+static unsigned next_stripe;
+
+static struct hipsvm_stats_stripe *my_stripe(struct hipsvm_stats *s)
+{
+	unsigned k = tl_stripe;
+
+	if (!k) {
+		k = __atomic_fetch_add(&next_stripe, 1, __ATOMIC_RELAXED) % HIPSVM_STATS_STRIPES + 1;
+		tl_stripe = k;
+	}
+	return &s->stripe[k - 1];
+}
+
+static int ctx_index(int ctx)
+{
+	if (ctx == HIPSVM_CTX_HOST)
+		return HIPSVM_STATS_MEM_HOST;
+	if (ctx < 0 || ctx >= HIPSVM_STATS_MAX_DEV)
+		return -1;
+	return HIPSVM_STATS_MEM_CTX(ctx);
+}
+
+static int dev_index(int dev)
+{
+	return dev < 0 || dev >= HIPSVM_STATS_MAX_DEV ? -1 : HIPSVM_STATS_MEM_DEV(dev);
+}
+
+/* delta bytes (signed) on counter i of this thread's stripe. Past a batch
+ * the stripe's bytes go to the total, and the total seen then is the base
+ * of this stripe's peak estimate until its next hand-over. */
+static void mem_change(struct hipsvm_stats *s, int i, int64_t delta, bool alloc, bool freed)
+{
+	struct hipsvm_mem_part *m;
+	int64_t d, total;
+
+	if (i < 0)
+		return;
+	m = &my_stripe(s)->mem[i];
+	if (alloc)
+		hipsvm_stats_add(&m->allocations, 1);
+	if (freed)
+		hipsvm_stats_add(&m->frees, 1);
+	d = (int64_t)__atomic_add_fetch(&m->live, (uint64_t)delta, __ATOMIC_RELAXED);
+	if (d >= (int64_t)HIPSVM_STATS_BATCH || d <= -(int64_t)HIPSVM_STATS_BATCH) {
+		uint64_t x = __atomic_exchange_n(&m->live, 0, __ATOMIC_RELAXED);
+
+		total = (int64_t)__atomic_add_fetch(&s->mem_total[i].live, x, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->base, (uint64_t)total, __ATOMIC_RELAXED);
+		if (total > 0)
+			raise_max(&s->mem_total[i].peak, (uint64_t)total);
+		return;
+	}
+	if (delta > 0) {
+		total = (int64_t)__atomic_load_n(&m->base, __ATOMIC_RELAXED) + d;
+		if (total > 0)
+			raise_max(&m->peak, (uint64_t)total);
+	}
+}
+
 void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, uint32_t route)
 {
-	struct hipsvm_ctx_stats *c = hipsvm_stats_ctx(s, ctx);
-	struct hipsvm_dev_stats *d = dev_of(s, dev);
-
-	if (c) {
-		hipsvm_stats_add(&c->allocations, 1);
-		raise_max(&c->peak_bytes,
-			  __atomic_add_fetch(&c->live_bytes, bytes, __ATOMIC_RELAXED));
-	}
-	if (d) {
-		hipsvm_stats_add(&d->allocations, 1);
-		raise_max(&d->peak_bytes,
-			  __atomic_add_fetch(&d->live_bytes, bytes, __ATOMIC_RELAXED));
-	}
+	mem_change(s, ctx_index(ctx), (int64_t)bytes, true, false);
+	mem_change(s, dev_index(dev), (int64_t)bytes, true, false);
 	if (route < HIPSVM_ROUTE_COUNT)
-		hipsvm_stats_add(&s->route[route], 1);
+		hipsvm_stats_add(&my_stripe(s)->route[route], 1);
 	seen_dev(s, dev);
 	if (ctx >= 0)
 		seen_dev(s, ctx);
@@ -100,19 +138,47 @@ void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes
 
 void hipsvm_stats_release(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, bool freed)
 {
-	struct hipsvm_ctx_stats *c = hipsvm_stats_ctx(s, ctx);
-	struct hipsvm_dev_stats *d = dev_of(s, dev);
+	mem_change(s, ctx_index(ctx), -(int64_t)bytes, false, freed);
+	mem_change(s, dev_index(dev), -(int64_t)bytes, false, freed);
+}
 
-	if (c) {
-		if (freed)
-			hipsvm_stats_add(&c->frees, 1);
-		sub(&c->live_bytes, bytes);
+void hipsvm_stats_mem(const struct hipsvm_stats *s, unsigned i, struct hipsvm_mem_view *out)
+{
+	int64_t live;
+	uint64_t peak;
+	unsigned k;
+
+	memset(out, 0, sizeof(*out));
+	if (i >= HIPSVM_STATS_NMEM)
+		return;
+	live = (int64_t)hipsvm_stats_get(&s->mem_total[i].live);
+	peak = hipsvm_stats_get(&s->mem_total[i].peak);
+	for (k = 0; k < HIPSVM_STATS_STRIPES; k++) {
+		const struct hipsvm_mem_part *m = &s->stripe[k].mem[i];
+		uint64_t p = hipsvm_stats_get(&m->peak);
+
+		out->allocations += hipsvm_stats_get(&m->allocations);
+		out->frees += hipsvm_stats_get(&m->frees);
+		live += (int64_t)hipsvm_stats_get(&m->live);
+		if (p > peak)
+			peak = p;
 	}
-	if (d) {
-		if (freed)
-			hipsvm_stats_add(&d->frees, 1);
-		sub(&d->live_bytes, bytes);
-	}
+	/* Never below zero: more released than allocated means an unmap and
+	 * a free both counted the same bytes, not negative memory. */
+	out->live_bytes = live > 0 ? (uint64_t)live : 0;
+	out->peak_bytes = peak > out->live_bytes ? peak : out->live_bytes;
+}
+
+uint64_t hipsvm_stats_route(const struct hipsvm_stats *s, unsigned route)
+{
+	uint64_t n = 0;
+	unsigned k;
+
+	if (route >= HIPSVM_ROUTE_COUNT)
+		return 0;
+	for (k = 0; k < HIPSVM_STATS_STRIPES; k++)
+		n += hipsvm_stats_get(&s->stripe[k].route[route]);
+	return n;
 }
 
 static unsigned log2_bucket(uint64_t ns)

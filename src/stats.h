@@ -5,6 +5,15 @@
  * unmap hook (any thread, signal handlers included), so no locks and no
  * allocation. Readers (the report) see each counter exactly, and the set of
  * counters as of roughly one moment.
+ *
+ * The counters every allocation and free bumps (allocations, frees, live
+ * and peak bytes, routing) are striped: each thread updates its own stripe,
+ * so that threads allocating at once do not pass cache lines back and
+ * forth, and readers sum the stripes. Live bytes are exact; a stripe hands
+ * its bytes to the shared total once they reach HIPSVM_STATS_BATCH, and the
+ * peak is tracked from the total as each stripe last saw it. So the peak is
+ * exact when one thread allocates, and within HIPSVM_STATS_BATCH per other
+ * allocating thread otherwise (docs/report.md).
  */
 #ifndef HIPSVM_STATS_H
 #define HIPSVM_STATS_H
@@ -16,9 +25,10 @@
 
 #define HIPSVM_STATS_MAX_DEV 64
 #define HIPSVM_STATS_HIST 64	/* log2 buckets of drain durations in ns */
+#define HIPSVM_STATS_STRIPES 16
+#define HIPSVM_STATS_BATCH (UINT64_C(1) << 20)
 
 struct hipsvm_dev_stats {
-	uint64_t allocations, frees, live_bytes, peak_bytes;
 	uint64_t checkpoints_set, drains, drain_timeouts;
 	uint64_t drain_count, drain_max, drain_total;
 	uint64_t drain_hist[HIPSVM_STATS_HIST];	/* bucket i: [2^i, 2^(i+1)) ns; 0 in bucket 0 */
@@ -26,7 +36,33 @@ struct hipsvm_dev_stats {
 };
 
 struct hipsvm_ctx_stats {
-	uint64_t allocations, frees, live_bytes, peak_bytes, unmaps_coordinated;
+	uint64_t unmaps_coordinated;
+};
+
+/* Memory counters: host_context, the primary contexts, the devices. */
+#define HIPSVM_STATS_MEM_HOST 0
+#define HIPSVM_STATS_MEM_CTX(d) (1 + (d))
+#define HIPSVM_STATS_MEM_DEV(d) (1 + HIPSVM_STATS_MAX_DEV + (d))
+#define HIPSVM_STATS_NMEM (1 + 2 * HIPSVM_STATS_MAX_DEV)
+
+/* One context's or device's memory counters in one stripe. live and base
+ * hold signed values (two's complement): a stripe may free what another
+ * allocated. */
+struct hipsvm_mem_part {
+	uint64_t allocations, frees;
+	uint64_t live;		/* bytes allocated minus released here, not yet in the total */
+	uint64_t base;		/* the total as this stripe last added to it */
+	uint64_t peak;		/* highest base + live seen here */
+};
+
+struct hipsvm_stats_stripe {
+	struct hipsvm_mem_part mem[HIPSVM_STATS_NMEM];
+	uint64_t route[HIPSVM_ROUTE_COUNT];
+} __attribute__((aligned(64)));
+
+/* A context's or device's memory counters, summed (hipsvm_stats_mem). */
+struct hipsvm_mem_view {
+	uint64_t allocations, frees, live_bytes, peak_bytes;
 };
 
 enum hipsvm_unmap_counter {
@@ -50,11 +86,14 @@ struct hipsvm_stats {
 	struct hipsvm_dev_stats dev[HIPSVM_STATS_MAX_DEV];
 	struct hipsvm_ctx_stats host;				/* host_context */
 	struct hipsvm_ctx_stats primary[HIPSVM_STATS_MAX_DEV];	/* device:N */
-	uint64_t route[HIPSVM_ROUTE_COUNT];
 	uint64_t quota_denied;
 	uint64_t unmap[HIPSVM_UNMAP_COUNT];
 	uint64_t error[HIPSVM_ERR_COUNT];
 	uint32_t max_dev_seen;		/* 1 + the highest device index counted */
+	struct {
+		uint64_t live, peak;	/* live: signed */
+	} mem_total[HIPSVM_STATS_NMEM];
+	struct hipsvm_stats_stripe stripe[HIPSVM_STATS_STRIPES];
 };
 
 void hipsvm_stats_reset(struct hipsvm_stats *s);
@@ -66,6 +105,11 @@ struct hipsvm_ctx_stats *hipsvm_stats_ctx(struct hipsvm_stats *s, int ctx);
 void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, uint32_t route);
 /* A free (or the removal of bytes by an unmap when freed is false). */
 void hipsvm_stats_release(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, bool freed);
+
+/* HIPSVM_STATS_MEM_HOST, _CTX(d) or _DEV(d), summed over the stripes
+ * (zeros for an index out of range). */
+void hipsvm_stats_mem(const struct hipsvm_stats *s, unsigned index, struct hipsvm_mem_view *out);
+uint64_t hipsvm_stats_route(const struct hipsvm_stats *s, unsigned route);
 
 void hipsvm_stats_add(uint64_t *counter, uint64_t v);
 void hipsvm_stats_drain(struct hipsvm_stats *s, int dev, uint64_t ns, bool timed_out);

@@ -5,8 +5,8 @@
  * simulator cannot take, such as hipGetProcAddress (ROCm 5.2 and the
  * simulator lack it), or a million live allocations in a second.
  *
- * Memory comes from one big reserved, never touched arena (a bump pointer;
- * frees do nothing): addresses only, as a GPU's would be.
+ * Memory comes from one big reserved, never touched arena (a bump pointer
+ * per thread; frees do nothing): addresses only, as a GPU's would be.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,10 +21,15 @@ static int last_error;
 static char *arena;
 static size_t arena_used;
 
-static void *bump(size_t n)
+/* Each thread bumps in its own chunk of the arena, so that the runtime
+ * itself scales with threads (bench_preload's two-thread case measures the
+ * shim, not a shared counter here). */
+#define CHUNK ((size_t)16 << 20)
+static __thread char *t_cur, *t_end;
+
+static char *arena_get(void)
 {
 	char *a = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
-	size_t off;
 
 	if (!a) {
 		char *m = mmap(NULL, ARENA, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -38,9 +43,28 @@ static void *bump(size_t n)
 			munmap(m, ARENA);
 		a = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
 	}
+	return a;
+}
+
+static void *bump(size_t n)
+{
+	char *a = arena_get(), *p;
+	size_t off, take;
+
+	if (!a)
+		return NULL;
 	n = (n + 255) & ~(size_t)255;
-	off = __atomic_fetch_add(&arena_used, n, __ATOMIC_RELAXED);
-	return off + n <= ARENA ? a + off : NULL;
+	if (!t_cur || (size_t)(t_end - t_cur) < n) {
+		take = n > CHUNK ? n : CHUNK;
+		off = __atomic_fetch_add(&arena_used, take, __ATOMIC_RELAXED);
+		if (off + take > ARENA)
+			return NULL;
+		t_cur = a + off;
+		t_end = t_cur + take;
+	}
+	p = t_cur;
+	t_cur += n;
+	return p;
 }
 
 static int alloc(void **p, size_t n)

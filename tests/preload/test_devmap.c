@@ -80,6 +80,32 @@ Test(devmap, full_window_is_enospc)
 	hipsvm_devmap_destroy(&m);
 }
 
+/* The hash keeps a region's pointers together; pointers aligned alike in
+ * many regions (1 MiB, 4 GiB apart) must still spread over the table, or
+ * their probe windows would overflow into the registry. */
+Test(devmap, aligned_pointers_spread)
+{
+	static const uintptr_t stride[] = { (uintptr_t)1 << 20, (uintptr_t)1 << 32, 0x200000 + 0x100 };
+	struct hipsvm_devmap m;
+	unsigned i, k;
+
+	cr_assert_eq(hipsvm_devmap_create(&m, 16), 0);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 16384; i++) {
+			struct hipsvm_alloc a = al(0x100000000000 + i * stride[k], 256, 1);
+
+			cr_assert_eq(hipsvm_devmap_insert(&m, &a), 0, "stride %#lx, #%u",
+				     (unsigned long)stride[k], i);
+		}
+		for (i = 0; i < 16384; i++) {
+			struct hipsvm_alloc out;
+
+			cr_assert_eq(hipsvm_devmap_take(&m, 0x100000000000 + i * stride[k], &out), 0);
+		}
+	}
+	hipsvm_devmap_destroy(&m);
+}
+
 #define THREADS 4
 #define OPS 20000
 static struct hipsvm_devmap tm;

@@ -145,21 +145,6 @@ Test(report, error_reply_ignored)
 	cr_expect_eq(st.dev[0].faults_raised, 0);
 }
 
-Test(stats, live_never_negative_and_peak)
-{
-	hipsvm_stats_reset(&st);
-	hipsvm_stats_alloc(&st, 0, 0, 100, 0);
-	hipsvm_stats_alloc(&st, 0, 0, 50, 0);
-	hipsvm_stats_release(&st, 0, 0, 120, false);
-	hipsvm_stats_release(&st, 0, 0, 120, true);
-	cr_expect_eq(st.primary[0].live_bytes, 0);
-	cr_expect_eq(st.primary[0].peak_bytes, 150);
-	cr_expect_eq(st.primary[0].frees, 1);
-	cr_expect_eq(st.dev[0].allocations, 2);
-	cr_expect_null(hipsvm_stats_ctx(&st, 64));
-	cr_expect_eq(hipsvm_stats_ctx(&st, HIPSVM_CTX_HOST), &st.host);
-}
-
 Test(stats, drain_median_is_log2_bucket)
 {
 	hipsvm_stats_reset(&st);
