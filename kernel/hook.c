@@ -192,9 +192,14 @@ static void do_clear(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask
 	}
 }
 
-static void do_stats(struct hipsvm_proc *p, struct hipsvm_out *o)
+/* Without a GPU list: the sums and every GPU's checkpoint. With one: the
+ * listed GPUs' checkpoints and their filter counters too, as
+ * g<N>.faults_handled and g<N>.faults_dropped (the names the simulator
+ * uses; the shim asks a few GPUs at a time). */
+static void do_stats(struct hipsvm_proc *p, const struct hipsvm_cmd *c, struct hipsvm_out *o)
 {
 	struct hipsvm_cp_stats s = { 0 };
+	u64 want = c->gpus ? c->gpus : ~0ULL;
 	unsigned int g;
 
 	for (g = 0; g < hipsvm_ngpus; g++) {
@@ -227,10 +232,22 @@ static void do_stats(struct hipsvm_proc *p, struct hipsvm_out *o)
 	hipsvm_out_kv(o, "drain_skipped", s.drain_skipped);
 	hipsvm_out_kv(o, "injected", (u64)atomic64_read(&p->injected));
 	for (g = 0; g < hipsvm_ngpus; g++) {
+		if (!(want >> g & 1))
+			continue;
 		hipsvm_out_str(o, " cp");
 		hipsvm_out_u64(o, g);
 		hipsvm_out_str(o, "=");
 		hipsvm_out_hex(o, hipsvm_cp_get(&p->cp[g]));
+		if (!c->gpus)
+			continue;
+		hipsvm_out_str(o, " g");
+		hipsvm_out_u64(o, g);
+		hipsvm_out_str(o, ".faults_handled=");
+		hipsvm_out_u64(o, READ_ONCE(p->cp[g].stats.handled));
+		hipsvm_out_str(o, " g");
+		hipsvm_out_u64(o, g);
+		hipsvm_out_str(o, ".faults_dropped=");
+		hipsvm_out_u64(o, READ_ONCE(p->cp[g].stats.dropped));
 	}
 }
 
@@ -271,7 +288,7 @@ static int run(struct hipsvm_proc *p, const struct hipsvm_cmd *c, struct hipsvm_
 		do_clear(p, c, mask, o);
 		return 0;
 	case HIPSVM_OP_STATS:
-		do_stats(p, o);
+		do_stats(p, c, o);
 		return 0;
 	case HIPSVM_OP_LOG:
 		hipsvm_proc_log_format(p, o);

@@ -231,11 +231,15 @@ static void gpu_stats(struct hipsvm_out *o, const char *prefix, const struct hip
 	}
 }
 
-/* Per-GPU keys for as many GPUs as a client's reply parser holds tokens. */
+/* Per-GPU keys for as many GPUs as a client's reply parser holds tokens:
+ * those the request lists (a client with more asks again for the rest),
+ * else the first ones. */
 #define STATS_GPUS ((HIPSVM_PROTO_MAX_TOKENS - 8) / 8)
 
-static void do_stats(struct hipsvm_out *o)
+static void do_stats(const struct hipsvm_cmd *c, struct hipsvm_out *o)
 {
+	uint64_t want = c->gpus ? c->gpus : ~UINT64_C(0);
+	unsigned listed = 0;
 	struct hipsvm_sim_stats sum, s[HIPSVM_MAX_GPUS];
 	char prefix[16];
 	unsigned i;
@@ -254,9 +258,12 @@ static void do_stats(struct hipsvm_out *o)
 	sum.drain_timeouts = __atomic_load_n(&hs.drain_timeouts, __ATOMIC_RELAXED);
 	hipsvm_out_str(o, "ok stats");
 	gpu_stats(o, "", &sum);
-	for (i = 0; i < sim.ngpu && i < STATS_GPUS; i++) {
+	for (i = 0; i < sim.ngpu && listed < STATS_GPUS; i++) {
+		if (!((want >> i) & 1))
+			continue;
 		snprintf(prefix, sizeof(prefix), "g%u.", i);
 		gpu_stats(o, prefix, &s[i]);
+		listed++;
 	}
 }
 
@@ -344,7 +351,7 @@ int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap)
 	case HIPSVM_OP_SET: do_set(&c, &o); break;
 	case HIPSVM_OP_DRAIN: do_drain(&c, &o); break;
 	case HIPSVM_OP_CLEAR: do_clear(&c, &o); break;
-	case HIPSVM_OP_STATS: do_stats(&o); break;
+	case HIPSVM_OP_STATS: do_stats(&c, &o); break;
 	case HIPSVM_OP_LOG: do_log(&o); break;
 	case HIPSVM_OP_INJECT: err = do_inject(&c, &o); break;
 	case HIPSVM_OP_RING: err = do_ring(&c, &o); break;

@@ -382,7 +382,16 @@ int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HI
 	return r.status;
 }
 
-int hipsvm_hook_stats(struct hipsvm_hook *h, struct hipsvm_reply *r)
+int hipsvm_hook_stats(struct hipsvm_hook *h, uint64_t gpus, struct hipsvm_reply *r)
 {
-	return simple(h, HIPSVM_OP_STATS, r);
+	struct hipsvm_cmd c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_STATS;
+	c.gpus = gpus;
+	err = hipsvm_hook_call(h, &c, r);
+	if (err)
+		return err;
+	return r->status;
 }

@@ -62,6 +62,9 @@ int hipsvm_hook_drain(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
 /* clear <gpus> with N=TS for each bit of cp_mask (only if still that value). */
 int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HIPSVM_MAX_GPUS],
 		      uint64_t cp_mask);
-int hipsvm_hook_stats(struct hipsvm_hook *h, struct hipsvm_reply *r);
+/* stats, with the per-GPU counters of the GPUs in gpus (0: the server's
+ * default). HIPSVM_HOOK_STATS_GPUS at a time fit any server's reply. */
+#define HIPSVM_HOOK_STATS_GPUS 8
+int hipsvm_hook_stats(struct hipsvm_hook *h, uint64_t gpus, struct hipsvm_reply *r);
 
 #endif

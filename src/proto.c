@@ -183,9 +183,15 @@ static int parse_args(struct span *t, int n, struct hipsvm_cmd *c)
 	switch (c->op) {
 	case HIPSVM_OP_VERSION:
 	case HIPSVM_OP_GPUS:
-	case HIPSVM_OP_STATS:
 	case HIPSVM_OP_LOG:
 		return n == 1 ? 0 : -EINVAL;
+	case HIPSVM_OP_STATS:
+		/* Optional: the GPUs whose own counters the reply lists (a
+		 * reply holds HIPSVM_PROTO_MAX_TOKENS; a client with many GPUs
+		 * asks for them a few at a time). */
+		if (n != 1 && n != 2)
+			return -EINVAL;
+		return n == 2 ? parse_gpus(t[1], c, false) : 0;
 	case HIPSVM_OP_SET:
 		if (n != 2 && n != 4)
 			return -EINVAL;
@@ -460,6 +466,10 @@ int hipsvm_proto_format(const struct hipsvm_cmd *c, char *buf, size_t cap)
 		break;
 	case HIPSVM_OP_CLEAR:
 		out_gpus(&o, c, true);
+		break;
+	case HIPSVM_OP_STATS:
+		if (c->gpus || c->all)
+			out_gpus(&o, c, false);
 		break;
 	case HIPSVM_OP_INJECT:
 		hipsvm_out_str(&o, " ");

@@ -303,12 +303,21 @@ void hipsvm_shim_refresh_faults(struct hipsvm_shim *s)
 		return;
 	fd = h->fd;
 	t->busy = true;
-	if (hipsvm_hook_stats(h, &r) == 0 && r.status == 0)
-		hipsvm_report_apply_faults(&s->stats, &r);
-	hipsvm_shim_conn_check(t, fd);
-	t->busy = false;
 	n = (int)hipsvm_report_ndev(&s->stats, (unsigned)__atomic_load_n(&s->ndev,
 									 __ATOMIC_RELAXED));
+	/* A few GPUs per request: one reply cannot hold every GPU's counters. */
+	for (i = 0; i < (n ? n : 1); i += HIPSVM_HOOK_STATS_GPUS) {
+		uint64_t gpus = 0;
+		int g;
+
+		for (g = i; g < n && g < i + HIPSVM_HOOK_STATS_GPUS; g++)
+			gpus |= UINT64_C(1) << g;
+		if (hipsvm_hook_stats(h, gpus, &r) != 0 || r.status != 0)
+			break;
+		hipsvm_report_apply_faults(&s->stats, &r);
+	}
+	hipsvm_shim_conn_check(t, fd);
+	t->busy = false;
 	for (i = 0; i < n && s->trace_fd >= 0; i++) {
 		const struct hipsvm_dev_stats *d = &s->stats.dev[i];
 		struct hipsvm_tfield f[] = {

@@ -23,6 +23,7 @@
  */
 #include <hip/hip_runtime_api.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,25 @@ static void *resume_later(void *arg)
 	nanosleep(&t, NULL);
 	kt_pause(0);
 	return NULL;
+}
+
+/* The shim's own report (public API, found at run time: this program is
+ * not linked with the shim) asks the module "stats <gpus>" for each GPU's
+ * filter counters: GPU 0's entry must count the dropped fault. */
+static void report_shows_drop(void)
+{
+	typedef int (*report_fn)(char *, size_t);
+	report_fn rep = (report_fn)dlsym(RTLD_DEFAULT, "hipsvm_report_json");
+	static char json[1 << 16];
+	const char *d0, *f, *dr;
+
+	if (!kt_check(rep && rep(json, sizeof(json)) > 0, "the shim's report"))
+		return;
+	d0 = strstr(json, "{\"index\":0,");
+	f = d0 ? strstr(d0, "\"faults\":") : NULL;
+	dr = f ? strstr(f, "\"dropped\":") : NULL;
+	kt_check(dr && strtoull(dr + 10, NULL, 10) >= 1,
+		 "the report counts GPU 0's dropped fault (the module's stats 0-3)");
 }
 
 int main(void)
@@ -105,6 +125,7 @@ int main(void)
 	outcome = kt_fault_outcome(ev, n, 0, stale_ts);
 	kt_check(outcome && !strcmp(outcome, "dropped"),
 		 "the fault raised before the unmap was dropped (got %s)", outcome ? outcome : "nothing");
+	report_shows_drop();
 	close(fd);
 	return kt_done();
 }

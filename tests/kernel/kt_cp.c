@@ -89,12 +89,29 @@ static void expect(int n, unsigned gpu, uint64_t ts, const char *want, const cha
 		 (unsigned long long)ts, want, got ? got : "nothing");
 }
 
+/* stats <gpu>: that GPU's filter counters (g<N>.faults_*), and no other
+ * GPU's keys. */
+static void gpu_counts(int fd, unsigned gpu, uint64_t *handled, uint64_t *dropped)
+{
+	char kh[32], kd[32], other[8];
+
+	snprintf(kh, sizeof(kh), "g%u.faults_handled", gpu);
+	snprintf(kd, sizeof(kd), "g%u.faults_dropped", gpu);
+	snprintf(other, sizeof(other), "cp%u", (gpu + 1) % 4);
+	kt_reqf(fd, &r, "stats %u", gpu);
+	kt_check(r.status == 0 && hipsvm_reply_get(&r, kh) && !hipsvm_reply_get(&r, other),
+		 "stats %u: that GPU's counters only", gpu);
+	*handled = kt_num(&r, kh, 0);
+	*dropped = kt_num(&r, kd, 0);
+}
+
 /* Faults before, at and after the checkpoint on one GPU. */
 static void test_before_at_after(int fd, unsigned gpu, uint64_t base)
 {
-	uint64_t a, b, c, d, cp;
+	uint64_t a, b, c, d, cp, h0, d0, h1, d1;
 	int n;
 
+	gpu_counts(fd, gpu, &h0, &d0);
 	kt_pause(1ull << gpu);
 	a = inject_at(fd, gpu, base);
 	b = inject_at(fd, gpu, base + 0x100);
@@ -111,6 +128,9 @@ static void test_before_at_after(int fd, unsigned gpu, uint64_t base)
 	expect(n, gpu, c, "dropped", "at the checkpoint");
 	expect(n, gpu, d, "handled", "after the checkpoint");
 	kt_check(cp_of(fd, gpu) == 0, "the first newer fault cleared the checkpoint");
+	gpu_counts(fd, gpu, &h1, &d1);
+	kt_check(d1 - d0 == 3 && h1 - h0 == 1, "stats %u: 3 more dropped (%llu), 1 more handled (%llu)",
+		 gpu, (unsigned long long)(d1 - d0), (unsigned long long)(h1 - h0));
 }
 
 static void test_set_empty_and_clear(int fd, unsigned gpu, uint64_t base)

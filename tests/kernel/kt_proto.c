@@ -36,6 +36,14 @@ static void test_stats(int fd)
 		 "stats: pasid in 1..65535");
 	kt_check(kt_num(&r, "gpus", 0) == 4 && hipsvm_reply_get(&r, "cp3") &&
 		 !hipsvm_reply_get(&r, "cp4"), "stats: one checkpoint per GPU");
+	kt_check(!hipsvm_reply_get(&r, "g0.faults_handled"), "stats: no per-GPU counters unasked");
+	kt_reqp(fd, "stats 1-2", &r);
+	kt_check(r.status == 0 && hipsvm_reply_get(&r, "cp1") && hipsvm_reply_get(&r, "cp2") &&
+		 !hipsvm_reply_get(&r, "cp0") && !hipsvm_reply_get(&r, "cp3") &&
+		 hipsvm_reply_get(&r, "g1.faults_handled") && hipsvm_reply_get(&r, "g2.faults_dropped") &&
+		 kt_num(&r, "gpus", 0) == 4, "stats 1-2: the sums, and GPUs 1 and 2 alone");
+	kt_reqp(fd, "stats 7", &r);
+	kt_check(r.status == 0 && !hipsvm_reply_get(&r, "cp7"), "stats 7: no such GPU, nothing listed");
 }
 
 static void test_set_drain_clear(int fd)

@@ -153,6 +153,35 @@ Test(hook, drain_nodev_and_timeout)
 	close(fd);
 }
 
+/* A reply holds 96 tokens, 8 keys per GPU: a plain "stats" lists the
+ * first 11 GPUs, "stats <gpus>" the ones asked for (the shim asks 8 at a
+ * time), at most 11 again. */
+Test(hook, stats_of_chosen_gpus)
+{
+	struct hipsvm_reply r;
+	void *m;
+	int fd;
+
+	setenv("HIPSVM_SIM_GPUS", "16", 1);
+	fd = hook_connect();
+	cr_assert_eq(hipMallocManaged(&m, PAGE, hipMemAttachGlobal), hipSuccess);
+	cr_assert_eq(hipsvmSimAccess(13, m, PAGE, 1), hipSuccess);
+	r = parse(req(fd, "stats\n"));
+	cr_expect(hipsvm_reply_get(&r, "g10.faults_raised") && !hipsvm_reply_get(&r, "g11.sets"),
+		  "default: GPUs 0-10");
+	r = parse(req(fd, "stats 8-15\n"));
+	cr_expect_eq(r.status, 0);
+	cr_expect_eq(num(&r, "faults_raised"), 1);
+	cr_expect_eq(num(&r, "g13.faults_raised"), 1);
+	cr_expect(hipsvm_reply_get(&r, "g15.sets") && !hipsvm_reply_get(&r, "g7.sets"),
+		  "GPUs 8-15 alone");
+	r = parse(req(fd, "stats all\n"));
+	cr_expect(hipsvm_reply_get(&r, "g10.sets") && !hipsvm_reply_get(&r, "g11.sets"),
+		  "more than a reply holds: the first 11 asked for");
+	cr_expect_eq(hipFree(m), hipSuccess);
+	close(fd);
+}
+
 Test(hook, apu_has_no_ih1)
 {
 	int fd;

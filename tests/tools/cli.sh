@@ -307,6 +307,12 @@ if [ -z "$why" ]; then
 	expect "multi_gpu_host: every GPU raised faults" \
 		'ge "$(dev_get "$r" 0 faults.raised)" 1 && ge "$(dev_get "$r" 1 faults.raised)" 1 && ge "$(dev_get "$r" 2 faults.raised)" 1 && ge "$(dev_get "$r" 3 faults.raised)" 1'
 
+	# 16 GPUs: more than one stats reply holds, so the shim asks in turns.
+	r="$W/multi16.json"
+	e2e multi_gpu_host "$r" --gpus 16
+	expect "multi_gpu_host on 16 GPUs: the report has the faults of GPUs 11-15 too" \
+		'[ $rc -eq 0 ] && ge "$(dev_get "$r" 11 faults.raised)" 1 && ge "$(dev_get "$r" 15 faults.raised)" 1 && ge "$(dev_get "$r" 0 faults.raised)" 1'
+
 	r="$W/race.json"
 	e2e unmap_race "$r"
 	expect "unmap_race: exit 0, 4 coordinated unmaps of live SVM memory (16 MiB)" \
@@ -369,7 +375,7 @@ if [ -z "$why" ]; then
 		skip "run of a static binary" "no static libc"
 	fi
 else
-	for d in "managed_saxpy under hipsvm run" "multi_gpu_host under hipsvm run" "unmap_race under hipsvm run" \
+	for d in "managed_saxpy under hipsvm run" "multi_gpu_host under hipsvm run" "multi_gpu_host on 16 GPUs" "unmap_race under hipsvm run" \
 		"oversubscribe under hipsvm run" "trace of unmap_race" "trace of unmap_race nests" "run --follow" "run of a static binary"; do
 		skip "$d" "$why"
 	done

@@ -167,7 +167,7 @@ Test(hook, workflow_over_a_socket)
 	cr_assert_eq(res[1], -ETIME);
 	cr_assert_eq(res[2], -ENODEV);
 	cr_assert_eq(hipsvm_hook_clear(&h, 0x7, cp, mask), 0);
-	cr_assert_eq(hipsvm_hook_stats(&h, &r), 0);
+	cr_assert_eq(hipsvm_hook_stats(&h, 0x300, &r), 0);
 	cr_assert_str_eq(hipsvm_reply_get(&r, "g0.faults_handled"), "42");
 	hipsvm_hook_close(&h);
 	pthread_join(s.thr, NULL);

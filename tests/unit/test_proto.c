@@ -22,6 +22,12 @@ Test(proto, simple_commands)
 	cr_assert_eq(c.op, HIPSVM_OP_GPUS);
 	cr_assert_eq(parse("  stats \r\n", &c), 0);
 	cr_assert_eq(c.op, HIPSVM_OP_STATS);
+	cr_assert_eq(c.gpus, 0, "no list: the server's default GPUs");
+	cr_assert_eq(parse("stats 8-15", &c), 0);
+	cr_assert_eq(c.op, HIPSVM_OP_STATS);
+	cr_assert_eq(c.gpus, 0xff00);
+	cr_assert_eq(parse("stats all", &c), 0);
+	cr_assert(c.all);
 	cr_assert_eq(parse("log", &c), 0);
 	cr_assert_eq(c.op, HIPSVM_OP_LOG);
 }
@@ -93,6 +99,7 @@ Test(proto, malformed_is_einval)
 		"inject", "inject 0 now", "inject 64 now 0", "inject 0 0x1000000000000 0",
 		"inject 0 now 0x1000000000000", "inject 0 now 0 x", "inject 0 soon 0",
 		"ring 0 ih2 on", "ring 0 ih1 maybe", "ring 0 ih1", "stats\nstats", "set\t0\x01",
+		"stats 0 1", "stats 64", "stats 0=5", "stats ,",
 		"set 99999999999999999999", "set 0x", "set 0xg", "VERSION", "version\n\n",
 		"version\r", "set 0\xc3\xa9",
 	};
@@ -136,7 +143,8 @@ static void random_cmd(struct hipsvm_cmd *c, unsigned *seed)
 
 	memset(c, 0, sizeof(*c));
 	c->op = ops[rand_r(seed) % 9];
-	if (c->op == HIPSVM_OP_SET || c->op == HIPSVM_OP_DRAIN || c->op == HIPSVM_OP_CLEAR) {
+	if (c->op == HIPSVM_OP_SET || c->op == HIPSVM_OP_DRAIN || c->op == HIPSVM_OP_CLEAR ||
+	    (c->op == HIPSVM_OP_STATS && rand_r(seed) % 2)) {
 		if (rand_r(seed) % 8 == 0) {
 			c->all = true;
 			c->gpus = ~UINT64_C(0);
