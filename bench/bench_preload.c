@@ -11,7 +11,7 @@
  *   no system call), where the shim's own cost is not lost in the noise
  *   2 threads vs 1, pairs/s, simulator and fake runtime (target: >= 1.6x)
  *
- * Usage: bench_preload [--runs N] [--shim PATH] [--sim DIR] [--fake DIR]
+ * Usage: bench_preload [--runs N] [--alt N] [--shim PATH] [--sim DIR] [--fake DIR]
  * Defaults are relative to this executable in the build tree
  * (build/tests/preload/bench_preload). Each case: N runs (default 21) of a
  * batch, the median of the per-operation times, CLOCK_MONOTONIC.
@@ -233,29 +233,41 @@ static int measure(const char *which, bool preload, const char *libdir, double *
 	return 0;
 }
 
-/* Three alternations of without/with, the median of each side, so that a
- * busy machine's drift hits both. */
+/* Alternations of without/with (--alt, default 5), so that a busy
+ * machine's drift hits both sides. Each side is the median of its runs;
+ * "added" is the median of the paired differences (each "with" minus the
+ * "without" just before it), and "spread" the range of those differences:
+ * an added cost smaller than the spread is within this machine's noise. */
+#define MAX_ALT 31
+static int alternations = 5;
+
 static void row(const char *name, const char *which, const char *libdir, const char *unit,
 		const char *target)
 {
-	double wo[3], wi[3], without, with;
+	double wo[MAX_ALT] = { 0 }, wi[MAX_ALT] = { 0 }, diff[MAX_ALT] = { 0 }, without, with, lo, hi;
 	int k, bad = 0;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < alternations; k++) {
 		bad |= measure(which, false, libdir, &wo[k]);
 		bad |= measure(which, true, libdir, &wi[k]);
+		diff[k] = wi[k] - wo[k];
 	}
 	if (bad) {
 		printf("%-36s %12s %12s %12s  %s\n", name, "failed", "failed", "", target);
 		return;
 	}
-	without = median(wo, 3);
-	with = median(wi, 3);
+	lo = hi = diff[0];
+	for (k = 1; k < alternations; k++) {
+		lo = diff[k] < lo ? diff[k] : lo;
+		hi = diff[k] > hi ? diff[k] : hi;
+	}
+	without = median(wo, alternations);
+	with = median(wi, alternations);
 	if (!strcmp(unit, "x"))
-		printf("%-36s %11.2fx %11.2fx %12s  %s\n", name, without, with, "", target);
+		printf("%-36s %11.2fx %11.2fx %12s %17s  %s\n", name, without, with, "", "", target);
 	else
-		printf("%-36s %12.1f %12.1f %+12.1f  %s\n", name, without, with, with - without,
-		       target);
+		printf("%-36s %12.1f %12.1f %+12.1f  [%+7.0f,%+7.0f]  %s\n", name, without, with,
+		       median(diff, alternations), lo, hi, target);
 }
 
 static void dir_of(char *out, const char *rel)
@@ -311,12 +323,17 @@ int main(int argc, char **argv)
 			snprintf(simdir, sizeof(simdir), "%s", argv[i + 1]);
 		else if (!strcmp(argv[i], "--fake"))
 			snprintf(fakedir, sizeof(fakedir), "%s", argv[i + 1]);
+		else if (!strcmp(argv[i], "--alt"))
+			alternations = atoi(argv[i + 1]);
 	}
+	if (alternations < 1 || alternations > MAX_ALT)
+		alternations = 5;
 	if (runs < 1 || runs > 256)
 		runs = 21;
-	printf("bench_preload: median of %d runs; shim %s\n", runs, shim);
-	printf("%-36s %12s %12s %12s  %s\n", "case (ns per op)", "without", "with", "added",
-	       "target");
+	printf("bench_preload: median of %d runs, %d alternations; shim %s\n", runs, alternations,
+	       shim);
+	printf("%-36s %12s %12s %12s  %17s  %s\n", "case (ns per op)", "without", "with", "added",
+	       "spread", "target");
 	row("munmap, untracked page", "munmap", NULL, "ns", "<= 25 ns added");
 	row("munmap, untracked hole", "munmap_hole", NULL, "ns", "<= 25 ns added");
 	row("munmap, untracked hole, 1M tracked", "munmap_1m", fakedir, "ns", "<= 200 ns added");
