@@ -40,7 +40,8 @@
 	X(mremap, LIBC, 1, 0) \
 	X(madvise, LIBC, 1, 0) \
 	X(mmap, LIBC, 1, 0) \
-	X(mmap64, LIBC, 1, 0)
+	X(mmap64, LIBC, 1, 0) \
+	X(shmdt, LIBC, 1, 0)
 
 enum hipsvm_row_id {
 #define HIPSVM_ROW_ENUM(name, lib, hooked, optional) HIPSVM_ROW_##name,

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 
 #include "boot.h"
 #include "hip_abi.h"
@@ -260,6 +261,7 @@ void *hipsvm_libc_wrapper(enum hipsvm_row_id id)
 	case HIPSVM_ROW_madvise: return (void *)madvise;
 	case HIPSVM_ROW_mmap: return (void *)mmap;
 	case HIPSVM_ROW_mmap64: return (void *)mmap64;
+	case HIPSVM_ROW_shmdt: return (void *)shmdt;
 	default: return NULL;
 	}
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -180,6 +181,27 @@ static int mode_unmaps(void)
 	P("mremap(shrink)", r == (void *)h);
 	P("hipFree", hipFree(m));
 	P("hipHostFree", hipHostFree(h));
+	return 0;
+}
+
+/* shmdt of a System V segment part of which is registered with HIP: the
+ * extent comes from the segment (the call names only its address). */
+static int mode_shm(void)
+{
+	int id = shmget(IPC_PRIVATE, 4 * MIB, IPC_CREAT | 0600);
+	char *p = id < 0 ? (char *)-1 : (char *)shmat(id, NULL, 0);
+
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+	if (p == (char *)-1) {
+		printf("FAIL no System V shared memory\n");
+		return 1;
+	}
+	memset(p, 1, 4 * MIB);
+	P("hipHostRegister", hipHostRegister(p + MIB, 2 * MIB, 0));
+	P("shmdt(bad address)", shmdt(p + 4096) == -1 && errno == EINVAL);
+	P("shmdt", shmdt(p));
+	print_log();
 	return 0;
 }
 
@@ -493,7 +515,7 @@ int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
 		{ "basic", mode_basic }, { "edge", mode_edge }, { "partial", mode_partial },
-		{ "unmaps", mode_unmaps }, { "internal", mode_internal }, { "errno", mode_errno },
+		{ "unmaps", mode_unmaps }, { "shm", mode_shm }, { "internal", mode_internal }, { "errno", mode_errno },
 		{ "signal", mode_signal }, { "threads", mode_threads }, { "fork", mode_fork },
 		{ "exec", mode_exec }, { "policy", mode_policy }, { "procaddr", mode_procaddr },
 		{ "plain", mode_plain }, { "reentry", mode_reentry },

@@ -58,25 +58,20 @@ Test(sim, attribution)
 		     jnum(R.report, SEC("unmaps"), "coordinated"), "%s", R.report);
 }
 
-/* set -> CPU unmap -> drain -> clear, per GPU, as the hook server saw it. */
-Test(sim, partial_unmap_order_and_split)
+/* The first unmap in the hook server's log (the target prints it), per GPU
+ * of 4: set, drain (the CPU unmap had happened), and a clear after the
+ * drain if the set recorded a checkpoint (rings with no fault in flight
+ * record none: nothing to clear). */
+static void expect_unmap_order(const char *out)
 {
-	const char *argv[] = { prog("pl_target"), "partial", NULL };
-	const char *log;
+	const char *log = strstr(out, "LOG ok log");
 	unsigned g;
 
-	run(&R, RT_SIM, true, argv, NULL);
-	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
-	cr_expect(strstr(R.out, "munmap(middle) 0\n") && strstr(R.out, "hipFree 0\n"), "%s", R.out);
-	log = strstr(R.out, "LOG ok log");
-	cr_assert(log, "%s", R.out);
+	cr_assert(log, "%s", out);
 	for (g = 0; g < 4; g++) {
 		char set[32], drain[48], clear[32];
 		const char *s, *d, *c;
 
-		/* the first unmap: set, drain (the CPU unmap had happened), and a
-		 * clear after the drain if the set recorded a checkpoint (rings
-		 * with no fault in flight record none: nothing to clear) */
 		snprintf(set, sizeof(set), ":set:%u", g);
 		snprintf(drain, sizeof(drain), ":drain:%u:unmapped", g);
 		snprintf(clear, sizeof(clear), ":clear:%u", g);
@@ -85,6 +80,17 @@ Test(sim, partial_unmap_order_and_split)
 		c = strstr(log, clear);
 		cr_expect(s && d && s < d && (!c || d < c), "GPU %u order: %s", g, log);
 	}
+}
+
+/* set -> CPU unmap -> drain -> clear, per GPU, as the hook server saw it. */
+Test(sim, partial_unmap_order_and_split)
+{
+	const char *argv[] = { prog("pl_target"), "partial", NULL };
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "munmap(middle) 0\n") && strstr(R.out, "hipFree 0\n"), "%s", R.out);
+	expect_unmap_order(R.out);
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 2, "%s", R.report);
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped_bytes"), (1 << 20) + 4096);
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "partial"), 2);
@@ -107,6 +113,29 @@ Test(sim, madvise_mmap_fixed_mremap)
 	cr_expect_geq(jnum(R.report, SEC("unmaps"), "tracked"), 3);
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0);
 	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0, "%s", R.report);
+}
+
+/* shmdt of a segment whose middle half is registered: one coordinated
+ * unmap of 2 MiB of live SVM memory, set before drain before clear; the
+ * same output as without the shim. */
+Test(sim, shmdt_of_registered_segment)
+{
+	const char *argv[] = { prog("pl_target"), "shm", NULL };
+	static struct res plain;
+
+	run(&plain, RT_SIM, false, argv, NULL);
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_str_eq(R.err, "");
+	cr_expect(strstr(R.out, "hipHostRegister 0\nshmdt(bad address) 1\nshmdt 0\n") != NULL, "%s",
+		  R.out);
+	cr_expect(strstr(plain.out, "hipHostRegister 0\nshmdt(bad address) 1\nshmdt 0\n") != NULL,
+		  "%s", plain.out);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "coordinated"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 1);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped_bytes"), 2 << 20);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0, "%s", R.report);
+	expect_unmap_order(R.out);
 }
 
 /* The runtime's own munmap inside hipFree is coordinated, not counted as a
