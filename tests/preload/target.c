@@ -194,8 +194,8 @@ static int mode_shm(void)
 	if (id >= 0)
 		shmctl(id, IPC_RMID, NULL);
 	if (p == (char *)-1) {
-		printf("FAIL no System V shared memory\n");
-		return 1;
+		printf("SKIP no System V shared memory: %s\n", strerror(errno));
+		return 0;
 	}
 	memset(p, 1, 4 * MIB);
 	P("hipHostRegister", hipHostRegister(p + MIB, 2 * MIB, 0));
