@@ -36,6 +36,8 @@
 extern unsigned int hipsvm_ngpus;
 extern unsigned long hipsvm_clock_start;
 extern unsigned int hipsvm_ring_bytes;
+extern bool hipsvm_retry_cam;
+extern bool hipsvm_apu;
 
 struct hipsvm_vgpu {
 	unsigned int idx;
@@ -56,6 +58,7 @@ struct hipsvm_vgpu {
 	u64 faults;
 	u64 unknown_pasid;
 	u64 not_fault;
+	u64 soft_lost;			/* retry faults ih_soft had no room for */
 };
 
 extern struct hipsvm_vgpu *hipsvm_vgpus;

@@ -32,6 +32,14 @@ unsigned int hipsvm_ring_bytes = 8192;
 module_param_named(ring_bytes, hipsvm_ring_bytes, uint, 0444);
 MODULE_PARM_DESC(ring_bytes, "bytes per IH ring, a power of two, 64-1048576 (default 8192: 255 IVs)");
 
+bool hipsvm_retry_cam;
+module_param_named(retry_cam, hipsvm_retry_cam, bool, 0444);
+MODULE_PARM_DESC(retry_cam, "retry faults on ih0, passed on to ih_soft by its interrupt handler (the retry CAM; default off: ih1)");
+
+bool hipsvm_apu;
+module_param_named(apu, hipsvm_apu, bool, 0444);
+MODULE_PARM_DESC(apu, "GPUs without ih1 (an APU): retry faults on ih0, passed on to ih_soft");
+
 atomic64_t hipsvm_stat_requests = ATOMIC64_INIT(0);
 atomic64_t hipsvm_stat_bad_requests = ATOMIC64_INIT(0);
 atomic64_t hipsvm_stat_opens = ATOMIC64_INIT(0);
@@ -58,9 +66,11 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "gpu%u.clock=0x%llx\n", g, vg->clock);
 		spin_unlock(&vg->prod_lock);
 		seq_printf(m, "gpu%u.paused=%d\ngpu%u.faults=%llu\ngpu%u.unknown_pasid=%llu\n"
-			   "gpu%u.not_fault=%llu\n", g, READ_ONCE(vg->paused), g,
+			   "gpu%u.not_fault=%llu\ngpu%u.soft_lost=%llu\ngpu%u.retry_cam=%u\n"
+			   "gpu%u.ih1=%d\n", g, READ_ONCE(vg->paused), g,
 			   READ_ONCE(vg->faults), g, READ_ONCE(vg->unknown_pasid), g,
-			   READ_ONCE(vg->not_fault));
+			   READ_ONCE(vg->not_fault), g, READ_ONCE(vg->soft_lost), g,
+			   READ_ONCE(vg->irq.retry_cam), g, vg->irq.ih1 != NULL);
 		for (i = 0; i < HIPSVM_NRINGS; i++) {
 			struct hipsvm_ring *r = &vg->ring[i];
 			const char *n = ring_names[i];

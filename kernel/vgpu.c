@@ -58,15 +58,53 @@ static void vgpu_dispatch(void *arg, const u32 *dw, u64 ts)
 	hipsvm_proc_put(p);
 }
 
+/* With the retry CAM, or on an APU (no ih1), retry faults arrive on ih0,
+ * whose interrupt handler passes them on to ih_soft with their timestamps
+ * (amdgpu_irq_delegate); a full soft ring loses the new IV and the GPU
+ * would retry it. */
+static bool delegates(const struct hipsvm_vgpu *g)
+{
+	return READ_ONCE(g->irq.retry_cam) || !g->irq.ih1;
+}
+
+static void vgpu_delegate(void *arg, const u32 *dw, u64 ts)
+{
+	struct hipsvm_vgpu *g = arg;
+	struct hipsvm_iv iv;
+	int err = -ENODEV;
+
+	hipsvm_iv_decode(dw, &iv);
+	if ((iv.client_id != HIPSVM_IH_CLIENT_VMC && iv.client_id != HIPSVM_IH_CLIENT_UTCL2) ||
+	    !hipsvm_iv_fault_retry(&iv)) {
+		vgpu_dispatch(arg, dw, ts);
+		return;
+	}
+	spin_lock(&g->prod_lock);
+	if (READ_ONCE(g->irq.ih_soft->enabled))
+		err = hipsvm_ring_write(g->irq.ih_soft, dw);
+	spin_unlock(&g->prod_lock);
+	if (err)
+		g->soft_lost++;
+}
+
+/* ih0 is the interrupt handler (top half): it runs even while the GPU is
+ * paused, which holds back only the work that filters faults (ih1, and
+ * ih_soft, or ih0 itself when it does not delegate). */
 static void vgpu_work(struct work_struct *w)
 {
 	struct hipsvm_vgpu *g = container_of(w, struct hipsvm_vgpu, work);
+	bool delegate = delegates(g);
 	int i;
 
-	if (READ_ONCE(g->paused))
+	if (delegate && READ_ONCE(g->ring[HIPSVM_RING_IH0].enabled))
+		hipsvm_ring_process(&g->ring[HIPSVM_RING_IH0], vgpu_delegate, g, vgpu_wake, g);
+	if (READ_ONCE(g->paused)) {
+		wake_up_all(&g->wq);
 		return;
+	}
 	for (i = 0; i < HIPSVM_NRINGS; i++) {
-		if (!READ_ONCE(g->ring[i].enabled))
+		if (!READ_ONCE(g->ring[i].enabled) || (delegate && i == HIPSVM_RING_IH0) ||
+		    (i == HIPSVM_RING_IH1 && !g->irq.ih1))
 			continue;
 		hipsvm_ring_process(&g->ring[i], vgpu_dispatch, g, vgpu_wake, g);
 	}
@@ -131,6 +169,8 @@ int hipsvm_vgpu_ring_enable(unsigned int gpu, enum hipsvm_ring_id id, bool on)
 	if ((unsigned int)id >= HIPSVM_NRINGS)
 		return -EINVAL;
 	g = &hipsvm_vgpus[gpu];
+	if (id == HIPSVM_RING_IH1 && !g->irq.ih1)
+		return -ENODEV;		/* an APU has none */
 	spin_lock(&g->prod_lock);
 	WRITE_ONCE(g->ring[id].enabled, on ? 1 : 0);
 	spin_unlock(&g->prod_lock);
@@ -172,8 +212,9 @@ static int vgpu_init(struct hipsvm_vgpu *g, unsigned int idx)
 		hipsvm_ring_set_clock_start(&g->ring[i], g->clock);
 	}
 	g->irq.ih0 = &g->ring[HIPSVM_RING_IH0];
-	g->irq.ih1 = &g->ring[HIPSVM_RING_IH1];
+	g->irq.ih1 = hipsvm_apu ? NULL : &g->ring[HIPSVM_RING_IH1];
 	g->irq.ih_soft = &g->ring[HIPSVM_RING_SOFT];
+	g->irq.retry_cam = hipsvm_retry_cam;
 	g->wqueue = alloc_ordered_workqueue("hipsvm_gpu%u", 0, idx);
 	if (!g->wqueue)
 		return -ENOMEM;

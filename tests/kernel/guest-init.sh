@@ -65,6 +65,16 @@ if load ngpus=4; then
 	unload
 fi
 
+# Retry faults on ih0, passed on to ih_soft: the retry CAM, and an APU (no ih1).
+if load ngpus=2 retry_cam=1 ring_bytes=1024; then
+	run cam /t/kt_cp cam
+	unload
+fi
+if load ngpus=2 apu=1 ring_bytes=1024; then
+	run apu /t/kt_cp apu
+	unload
+fi
+
 # The 2^48 wrap with the GPU clock itself: start it 16 ticks before the wrap.
 if load ngpus=2 clock_start=0xfffffffffff0 ring_bytes=1024; then
 	run wrap /t/kt_cp wrap

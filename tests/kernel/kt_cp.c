@@ -9,6 +9,10 @@
  *       about 1 s when the handler is paused; a drain on a disabled ring.
  *   kt_cp wrap   (module loaded with clock_start=0xfffffffffff0)
  *       the same decisions with the GPU clock itself crossing 2^48.
+ *   kt_cp cam    (retry_cam=1) and kt_cp apu (apu=1)
+ *       retry faults on ih0 passed on to ih_soft: the checkpoint from
+ *       ih_soft, the drain of ih0 and ih_soft (CAM) or none (APU: no ih1),
+ *       a full ih_soft losing IVs.
  *
  * The handler is held back with the module's debug control "pause" so that
  * IVs stay in the ring: a checkpoint is only ever taken from a ring that is
@@ -16,6 +20,7 @@
  */
 #include "ktest.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -414,12 +419,96 @@ static int run_wrap(int fd)
 	return kt_done();
 }
 
+/* Until ih0 of the GPU has passed its IVs on to ih_soft (its interrupt
+ * handler runs although the GPU is paused), at most a second. */
+static void wait_ih0_empty(unsigned gpu)
+{
+	char k0[32];
+	double end = kt_now() + 1.0;
+
+	snprintf(k0, sizeof(k0), "gpu%u.ih0.pending", gpu);
+	while (kt_now() < end && kt_module_stat(k0) != 0)
+		usleep(1000);
+}
+
+static void wait_delegated(unsigned gpu, uint64_t soft_pending)
+{
+	char k0[32], ks[32];
+	double end = kt_now() + 1.0;
+
+	snprintf(k0, sizeof(k0), "gpu%u.ih0.pending", gpu);
+	snprintf(ks, sizeof(ks), "gpu%u.soft.pending", gpu);
+	while (kt_now() < end &&
+	       (kt_module_stat(k0) != 0 || kt_module_stat(ks) != soft_pending))
+		usleep(1000);
+	kt_check(kt_module_stat(k0) == 0 && kt_module_stat(ks) == soft_pending,
+		 "GPU %u: ih0 empty, %llu IVs in ih_soft", gpu, (unsigned long long)soft_pending);
+}
+
+/* Retry faults on ih0, passed on to ih_soft: with the retry CAM (module
+ * parameter retry_cam=1) or on an APU (apu=1, no ih1). SPEC section 3: the
+ * set takes the last IV of ih_soft; the drain waits on ih0 and ih_soft with
+ * the CAM, and on ih1 otherwise, which an APU does not have. */
+static int run_delegated(int fd, bool apu)
+{
+	const char *what = apu ? "APU" : "retry CAM";
+	uint64_t a, b, c, d, cp, pending, lost;
+	unsigned i;
+	int n;
+
+	kt_check(apu ? kt_module_stat("gpu0.ih1") == 0 : kt_module_stat("gpu0.retry_cam") == 1,
+		 "%s mode", what);
+	if (apu) {
+		kt_reqp(fd, "ring 0 ih1 off", &r);
+		kt_check(r.status == -ENODEV, "APU: no ih1 to switch off");
+	}
+	kt_pause(1);
+	a = inject_at(fd, 0, 0x1000);
+	b = inject_at(fd, 0, 0x1001);
+	c = inject_at(fd, 0, 0x1002);
+	wait_delegated(0, 3);
+	set_one(fd, 0, &cp);
+	kt_check(cp == c, "%s: set takes the last IV of ih_soft: 0x%llx", what,
+		 (unsigned long long)cp);
+	d = inject_at(fd, 0, 0x1003);
+	wait_delegated(0, 4);
+	kt_pause(0);
+	if (apu) {
+		kt_check(!strcmp(drain_one(fd, 0, -1), "nodev"),
+			 "APU without the CAM: no ih1 to drain (nodev)");
+		wait_delegated(0, 0);
+	} else {
+		kt_check(!strcmp(drain_one(fd, 0, -1), "ok"), "CAM: drain of ih0 and ih_soft: ok");
+		kt_check(kt_module_stat("gpu0.soft.pending") == 0, "CAM: the drain waited for ih_soft");
+	}
+	n = kt_log(fd, ev, 64);
+	expect(n, 0, a, "dropped", "before the checkpoint, via ih_soft");
+	expect(n, 0, b, "dropped", "before the checkpoint, via ih_soft");
+	expect(n, 0, c, "dropped", "at the checkpoint, via ih_soft");
+	expect(n, 0, d, "handled", "after the checkpoint, via ih_soft");
+
+	/* A full ih_soft loses the new IV (the GPU would retry it). */
+	kt_pause(2);
+	for (i = 0; i < 40; i++) {
+		inject_at(fd, 1, 0x2000 + i);
+		wait_ih0_empty(1);
+	}
+	pending = kt_module_stat("gpu1.soft.pending");
+	lost = kt_module_stat("gpu1.soft_lost");
+	kt_check(lost >= 1 && pending + lost == 40, "%s: ih_soft full: %llu kept, %llu lost", what,
+		 (unsigned long long)pending, (unsigned long long)lost);
+	kt_pause(0);
+	return kt_done();
+}
+
 int main(int argc, char **argv)
 {
 	int fd = kt_open();
 
 	if (argc > 1 && !strcmp(argv[1], "wrap"))
 		return run_wrap(fd);
+	if (argc > 1 && (!strcmp(argv[1], "cam") || !strcmp(argv[1], "apu")))
+		return run_delegated(fd, !strcmp(argv[1], "apu"));
 	test_before_at_after(fd, 0, 0x1000);
 	test_set_empty_and_clear(fd, 0, 0x2000);
 	test_set_moves_forward(fd, 0, 0x3000);

@@ -17,22 +17,6 @@
 
 static struct hipsvm_reply r;
 
-static uint64_t global_stat(const char *key)
-{
-	char line[128];
-	size_t kl = strlen(key);
-	uint64_t v = ~0ull;
-	FILE *f = fopen(KT_DIR "/stats", "r");
-
-	if (!f)
-		return v;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == '=')
-			v = strtoull(line + kl + 1, NULL, 0);
-	fclose(f);
-	return v;
-}
-
 /* parent -> child and child -> parent, one byte at a time */
 static int p2c[2], c2p[2];
 
@@ -93,7 +77,7 @@ int main(void)
 
 	kt_reqp(fd, "stats", &r);
 	pasid = kt_num(&r, "pasid", 0);
-	procs = global_stat("processes");
+	procs = kt_module_stat("processes");
 	kt_check(procs >= 1, "stats file: %llu process(es) with state", (unsigned long long)procs);
 
 	if (pipe(p2c) || pipe(c2p))
@@ -110,7 +94,7 @@ int main(void)
 	close(p2c[0]);
 	close(c2p[1]);
 	sync_wait(c2p[0]);
-	kt_check(global_stat("processes") == procs + 1, "stats file: the child has its own state");
+	kt_check(kt_module_stat("processes") == procs + 1, "stats file: the child has its own state");
 	kt_reqp(fd, "inject 0 now 0x7b0000000000", &r);
 	ts_parent = kt_num(&r, "0", 0);
 	sync_send(p2c[1]);
@@ -131,7 +115,7 @@ int main(void)
 		 !strcmp(kt_fault_outcome(ev, n, 0, ts_parent), "dropped"),
 		 "parent: its fault before its checkpoint was dropped");
 	kt_check(!kt_fault_outcome(ev, n, 0, ts_child), "parent: the child's fault is not in its log");
-	kt_check(global_stat("processes") == procs, "the child's state was freed when it exited");
+	kt_check(kt_module_stat("processes") == procs, "the child's state was freed when it exited");
 
 	/* A second open shares the state; closing one keeps it. */
 	fd2 = kt_open();
@@ -140,7 +124,7 @@ int main(void)
 	kt_check(kt_num(&r, "pasid", 0) == pasid && kt_num(&r, "sets", 0) == 1,
 		 "closing one of two files keeps the state");
 	close(fd2);
-	kt_check(global_stat("processes") == procs - 1, "closing the last file frees the state");
+	kt_check(kt_module_stat("processes") == procs - 1, "closing the last file frees the state");
 	fd = kt_open();
 	kt_reqp(fd, "stats", &r);
 	kt_check(kt_num(&r, "sets", 1) == 0 && kt_num(&r, "cp0", 1) == 0,
@@ -148,14 +132,14 @@ int main(void)
 
 	/* A fault for a PASID that no process owns. */
 	{
-		uint64_t unknown = global_stat("gpu1.unknown_pasid");
+		uint64_t unknown = kt_module_stat("gpu1.unknown_pasid");
 		int i, err;
 
 		err = kt_write_file(KT_DIR "/inject", "65000 1 now 0x1000 w\n");
 		kt_check(err == 0, "inject file: a fault for PASID 65000 (%d)", err);
-		for (i = 0; i < 200 && global_stat("gpu1.unknown_pasid") == unknown; i++)
+		for (i = 0; i < 200 && kt_module_stat("gpu1.unknown_pasid") == unknown; i++)
 			usleep(10 * 1000);
-		kt_check(global_stat("gpu1.unknown_pasid") == unknown + 1,
+		kt_check(kt_module_stat("gpu1.unknown_pasid") == unknown + 1,
 			 "a fault for an unknown PASID is counted and ignored");
 		err = kt_write_file(KT_DIR "/inject", "1 9 now 0x1000\n");
 		kt_check(err == -ENODEV, "inject file: no such GPU is ENODEV");

@@ -210,6 +210,22 @@ int kt_write_file(const char *path, const char *line)
 	return err;
 }
 
+uint64_t kt_module_stat(const char *key)
+{
+	char line[128];
+	size_t kl = strlen(key);
+	uint64_t v = ~0ull;
+	FILE *f = fopen(KT_DIR "/stats", "r");
+
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == '=')
+			v = strtoull(line + kl + 1, NULL, 0);
+	fclose(f);
+	return v;
+}
+
 void kt_pause(uint64_t mask)
 {
 	char buf[32];

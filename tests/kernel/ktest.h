@@ -65,6 +65,8 @@ const char *kt_fault_outcome(const struct kt_event *ev, int n, unsigned gpu, uin
 int kt_write_file(const char *path, const char *line);
 /* Pauses the handler of the GPUs in mask (module debug control). */
 void kt_pause(uint64_t mask);
+/* A key of the module-wide stats file (e.g. "gpu0.soft.pending"); ~0 if absent. */
+uint64_t kt_module_stat(const char *key);
 double kt_now(void);	/* CLOCK_MONOTONIC seconds */
 
 #endif
