@@ -76,6 +76,17 @@ void *hipsvm_seam_hip(const char *name)
 	return NULL;
 }
 
+unsigned hipsvm_seam_hip_copies(const char **first, const char **second)
+{
+	static struct phdr_search ps;	/* the paths outlive the call */
+
+	ps.n = 0;
+	dl_iterate_phdr(phdr_cb, &ps);
+	*first = ps.n > 0 ? ps.path[0] : "";
+	*second = ps.n > 1 ? ps.path[1] : "";
+	return ps.n;
+}
+
 void *hipsvm_seam_libc(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);

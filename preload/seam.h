@@ -26,6 +26,9 @@
 
 void *hipsvm_seam_hip(const char *name);
 void *hipsvm_seam_libc(const char *name);
+/* Loaded objects named libamdhip64*: how many (at most 4), and the paths of
+ * the first two ("" when absent; valid until the next call). */
+unsigned hipsvm_seam_hip_copies(const char **first, const char **second);
 /* Path of the object that defines p ("" if unknown), for messages. */
 const char *hipsvm_seam_where(const void *p);
 

@@ -19,6 +19,26 @@ struct hipsvm_row hipsvm_rows[HIPSVM_ROW_COUNT] = {
 #undef HIPSVM_ROW_INIT
 };
 
+/* Two HIP runtimes in one process (a framework's bundled copy and the
+ * system one): the shim has one real function per name, so callers of the
+ * other copy reach this one through the shim. Said once, when a real
+ * function is resolved with both loaded (docs/limits.md). */
+static void check_copies(const void *real)
+{
+	static int warned;
+	const char *a, *b;
+
+	if (__atomic_load_n(&warned, __ATOMIC_RELAXED))
+		return;
+	hipsvm_tls.guard++;
+	if (hipsvm_seam_hip_copies(&a, &b) >= 2 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		hipsvm_say("two HIP runtimes are loaded (%s and %s); every hooked HIP call goes to "
+			   "%s, also when its caller was linked with the other: preload the shim "
+			   "only where one runtime is in use (docs/limits.md)", a, b,
+			   hipsvm_seam_where(real));
+	hipsvm_tls.guard--;
+}
+
 void *hipsvm_real(enum hipsvm_row_id id)
 {
 	struct hipsvm_row *r = &hipsvm_rows[id];
@@ -34,6 +54,8 @@ void *hipsvm_real(enum hipsvm_row_id id)
 		p = NULL;
 	if (p)
 		__atomic_store_n(&r->real, p, __ATOMIC_RELEASE);
+	if (p && r->lib == HIPSVM_LIB_HIP)
+		check_copies(p);
 	return p;
 }
 

@@ -5,6 +5,7 @@
  *   local     a library using HIP loaded with dlopen(RTLD_LOCAL)
  *   procaddr  hipGetProcAddress of a runtime that has it (the fake)
  *   bundled   a runtime under a name of its own, loaded RTLD_LOCAL by path
+ *   two       the system runtime (RTLD_GLOBAL) and a bundled copy (RTLD_LOCAL)
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -83,6 +84,17 @@ static int bundled(const char *path)
 	return 0;
 }
 
+static int two(const char *path)
+{
+	void *sys = dlopen("libamdhip64.so.5", RTLD_GLOBAL | RTLD_NOW);
+
+	if (!sys) {
+		printf("no system runtime\n");
+		return 2;
+	}
+	return bundled(path);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -94,5 +106,7 @@ int main(int argc, char **argv)
 		return procaddr();
 	if (argc > 2 && !strcmp(argv[1], "bundled"))
 		return bundled(argv[2]);
+	if (argc > 2 && !strcmp(argv[1], "two"))
+		return two(argv[2]);
 	return 64;
 }

@@ -62,6 +62,25 @@ Test(seam, bundled_runtime_found_by_dl_iterate_phdr)
 	cr_expect_eq(jnum(R.report, CTX("device:0"), "frees"), 1, "%s", R.report);
 }
 
+/* Two runtimes at once: the calls work (they go to the first copy), and
+ * the shim says so once, naming both; without the shim nothing is said. */
+Test(seam, two_runtimes_said_once)
+{
+	char lib[512];
+	const char *argv[] = { prog("pl_nohip"), "two", lib, NULL };
+
+	snprintf(lib, sizeof(lib), "%s/tests/preload/bundled/libamdhip64.so.7", bdir());
+	run(&R, RT_FAKE, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_str_eq(R.out, "hipMalloc 0\nhipFree 0\n");
+	cr_expect(strstr(R.err, "two HIP runtimes are loaded") && strstr(R.err, "libamdhip64.so.7") &&
+		  strstr(R.err, "libamdhip64.so.5"), "%s", R.err);
+	cr_expect_eq(count_lines(R.err, "hipsvm: "), 1, "said once: %s", R.err);
+	run(&R, RT_FAKE, false, argv, NULL);
+	cr_expect_str_eq(R.out, "hipMalloc 0\nhipFree 0\n");
+	cr_expect_str_eq(R.err, "");
+}
+
 Test(seam, get_proc_address_hands_out_wrappers)
 {
 	const char *argv[] = { prog("pl_nohip"), "procaddr", NULL };
