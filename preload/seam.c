@@ -23,7 +23,7 @@ static const char *const hip_sonames[] = {
  * dlopen inside the callback would run under the loader's list lock. */
 struct phdr_search {
 	unsigned n;
-	char path[MAX_COPIES][512];
+	char path[MAX_COPIES][HIPSVM_SEAM_PATH];
 };
 
 static int phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -76,14 +76,14 @@ void *hipsvm_seam_hip(const char *name)
 	return NULL;
 }
 
-unsigned hipsvm_seam_hip_copies(const char **first, const char **second)
+unsigned hipsvm_seam_hip_copies(char first[HIPSVM_SEAM_PATH], char second[HIPSVM_SEAM_PATH])
 {
-	static struct phdr_search ps;	/* the paths outlive the call */
+	struct phdr_search ps;
 
 	ps.n = 0;
 	dl_iterate_phdr(phdr_cb, &ps);
-	*first = ps.n > 0 ? ps.path[0] : "";
-	*second = ps.n > 1 ? ps.path[1] : "";
+	memcpy(first, ps.n > 0 ? ps.path[0] : "", ps.n > 0 ? strlen(ps.path[0]) + 1 : 1);
+	memcpy(second, ps.n > 1 ? ps.path[1] : "", ps.n > 1 ? strlen(ps.path[1]) + 1 : 1);
 	return ps.n;
 }
 

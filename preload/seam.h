@@ -27,8 +27,9 @@
 void *hipsvm_seam_hip(const char *name);
 void *hipsvm_seam_libc(const char *name);
 /* Loaded objects named libamdhip64*: how many (at most 4), and the paths of
- * the first two ("" when absent; valid until the next call). */
-unsigned hipsvm_seam_hip_copies(const char **first, const char **second);
+ * the first two ("" when absent). */
+#define HIPSVM_SEAM_PATH 512
+unsigned hipsvm_seam_hip_copies(char first[HIPSVM_SEAM_PATH], char second[HIPSVM_SEAM_PATH]);
 /* Path of the object that defines p ("" if unknown), for messages. */
 const char *hipsvm_seam_where(const void *p);
 

@@ -26,12 +26,12 @@ struct hipsvm_row hipsvm_rows[HIPSVM_ROW_COUNT] = {
 static void check_copies(const void *real)
 {
 	static int warned;
-	const char *a, *b;
+	char a[HIPSVM_SEAM_PATH], b[HIPSVM_SEAM_PATH];
 
 	if (__atomic_load_n(&warned, __ATOMIC_RELAXED))
 		return;
 	hipsvm_tls.guard++;
-	if (hipsvm_seam_hip_copies(&a, &b) >= 2 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+	if (hipsvm_seam_hip_copies(a, b) >= 2 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 		hipsvm_say("two HIP runtimes are loaded (%s and %s); every hooked HIP call goes to "
 			   "%s, also when its caller was linked with the other: preload the shim "
 			   "only where one runtime is in use (docs/limits.md)", a, b,
