@@ -4,10 +4,8 @@
  * (src/proto.h) over a UNIX stream socket, HIPSVM_SIM_SOCKET (default
  * "@hipsvm-sim.%p": abstract namespace, %p = pid).
  *
- * One thread accepts; each connection gets a thread of its own that answers
- * its request lines with sim_hook_handle_line (hook_cmds.c), as the kernel
- * serves each writer of the debugfs file in its own system call: one
- * thread's drain does not hold up another's set.
+ * One thread polls the listening socket and a few connections; each request
+ * line is answered with one line by sim_hook_handle_line (hook_cmds.c).
  * SO_PEERCRED names the caller; only the same user (or root) is served.
  *
  * The thread takes only fine-grained locks (a GPU's pt_lock, the map's read
@@ -23,11 +21,11 @@
 #include <unistd.h>
 
 /* One connection per thread of the shim: a program with many threads that
- * unmap needs many. */
+ * unmap needs many. Polled by one thread; requests are served in turn. */
 #define MAX_CONN 256
 
 struct conn {
-	int fd;			/* -1: free; set by the acceptor, freed by its thread */
+	int fd;
 	size_t len;
 	bool discard;		/* a line too long: skip to its end */
 	char buf[HIPSVM_PROTO_MAX_REQ + 1];
@@ -74,18 +72,25 @@ static void reply(int fd, const char *buf, int n)
 	}
 }
 
-/* Reads what comes and answers every complete line; false once the peer
- * has gone. */
-static bool conn_read(struct conn *c)
+static void conn_close(struct conn *c)
+{
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* Reads what is there and answers every complete line. */
+static void conn_read(struct conn *c)
 {
 	char out[HIPSVM_PROTO_MAX_REPLY];
 	char *nl;
-	ssize_t r = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, 0);
+	ssize_t r = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, MSG_DONTWAIT);
 
-	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
-		return false;
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+		conn_close(c);
+		return;
+	}
 	if (r < 0)
-		return true;
+		return;
 	c->len += (size_t)r;
 	while ((nl = memchr(c->buf, '\n', c->len)) != NULL) {
 		size_t line = (size_t)(nl - c->buf) + 1;
@@ -110,26 +115,13 @@ static bool conn_read(struct conn *c)
 		c->discard = true;
 		c->len = 0;
 	}
-	return true;
-}
-
-static void *conn_main(void *arg)
-{
-	struct conn *c = arg;
-	int fd = c->fd;
-
-	while (conn_read(c))
-		;
-	close(fd);
-	__atomic_store_n(&c->fd, -1, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 static void conn_accept(void)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int fd = accept4(hs.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(hs.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	unsigned i;
 
 	if (fd < 0)
@@ -146,35 +138,33 @@ static void conn_accept(void)
 		return;
 	}
 	for (i = 0; i < MAX_CONN; i++) {
-		struct conn *c = &hs.conn[i];
-		pthread_t t;
-
-		if (__atomic_load_n(&c->fd, __ATOMIC_ACQUIRE) >= 0)
-			continue;
-		c->len = 0;
-		c->discard = false;
-		c->fd = fd;
-		/* Inherits this thread's mask: every signal blocked. */
-		if (pthread_create(&t, NULL, conn_main, c) != 0)
-			break;
-		pthread_setname_np(t, "hipsvm-hook-c");
-		pthread_detach(t);
-		return;
+		if (hs.conn[i].fd < 0) {
+			hs.conn[i].fd = fd;
+			hs.conn[i].len = 0;
+			hs.conn[i].discard = false;
+			return;
+		}
 	}
-	if (i < MAX_CONN)
-		hs.conn[i].fd = -1;
-	close(fd);	/* too many connections, or no thread for it */
+	close(fd);	/* too many connections */
 }
 
 static void *server_main(void *arg)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[MAX_CONN + 1];
+	unsigned i, n;
 
 	(void)arg;
 	for (;;) {
-		pfd = (struct pollfd){ .fd = hs.listen_fd, .events = POLLIN };
-		if (poll(&pfd, 1, -1) > 0 && (pfd.revents & POLLIN))
+		pfd[0] = (struct pollfd){ .fd = hs.listen_fd, .events = POLLIN };
+		for (i = 0, n = 1; i < MAX_CONN; i++)
+			pfd[n++] = (struct pollfd){ .fd = hs.conn[i].fd, .events = POLLIN };
+		if (poll(pfd, n, -1) < 0)
+			continue;
+		if (pfd[0].revents & POLLIN)
 			conn_accept();
+		for (i = 0; i < MAX_CONN; i++)
+			if (hs.conn[i].fd >= 0 && pfd[i + 1].revents)
+				conn_read(&hs.conn[i]);
 	}
 	return NULL;
 }
