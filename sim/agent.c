@@ -49,7 +49,6 @@ SIM_API int hipsvmSimAgentStart(int device, void *ptr, size_t size, int write,
 				struct hipsvm_sim_agent **out)
 {
 	struct hipsvm_sim_agent *a;
-	sigset_t all, old;
 	int err;
 
 	sim_init();
@@ -62,10 +61,7 @@ SIM_API int hipsvmSimAgentStart(int device, void *ptr, size_t size, int write,
 	a->start = (uintptr_t)ptr & ~(uintptr_t)(SIM_PAGE - 1);
 	a->end = (uintptr_t)ptr + size;
 	a->write = write != 0;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&a->thread, NULL, agent_main, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = sim_thread_start(&a->thread, agent_main, a, "hipsvm-agent");
 	if (err) {
 		free(a);
 		return -err;

@@ -390,27 +390,39 @@ int sim_gpus_init(void)
 	return 0;
 }
 
+/* atfork child: the parent's GPUs, whose handler threads do not exist
+ * here and which the fresh initialisation no longer points to. Nothing is
+ * locked: no thread of this process can hold or want their locks. */
+void sim_gpus_abandon(void)
+{
+	unsigned i, r;
+
+	for (i = 0; i < sim.ngpu && i < HIPSVM_MAX_GPUS; i++) {
+		struct sim_gpu *g = sim.gpu[i];
+
+		if (!g)
+			continue;
+		for (r = 0; r < 3; r++)
+			free(g->ringbuf[r]);
+		free(g);
+		sim.gpu[i] = NULL;
+	}
+}
+
 void sim_gpu_start_handlers(void)
 {
-	sigset_t all, old;
 	unsigned i;
 
-	/* Our threads must not take the program's signals. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (i = 0; i < sim.ngpu; i++) {
 		struct sim_gpu *g = sim.gpu[i];
 		char name[16];
 
-		if (pthread_create(&g->handler, NULL, handler_main, g) == 0) {
+		snprintf(name, sizeof(name), "hipsvm-ih%u", i);
+		if (sim_thread_start(&g->handler, handler_main, g, name) == 0)
 			g->handler_started = true;
-			snprintf(name, sizeof(name), "hipsvm-ih%u", i);
-			pthread_setname_np(g->handler, name);
-		} else {
+		else
 			sim_warn("cannot start the fault handler of GPU %u", i);
-		}
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Caller holds pt_lock. Clears the lazily mapped pages of [start, end). */

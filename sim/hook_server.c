@@ -201,7 +201,6 @@ static int listen_on(const char *name)
 void sim_hook_start(void)
 {
 	const char *tmpl = sim.opt.str[HIPSVM_O_SIM_SOCKET];
-	sigset_t all, old;
 	pthread_t t;
 	unsigned i;
 	int fd;
@@ -220,10 +219,7 @@ void sim_hook_start(void)
 	hs.listen_fd = fd;
 	for (i = 0; i < MAX_CONN; i++)
 		hs.conn[i].fd = -1;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&t, NULL, server_main, NULL) == 0) {
-		pthread_setname_np(t, "hipsvm-hook");
+	if (sim_thread_start(&t, server_main, NULL, "hipsvm-hook") == 0) {
 		pthread_detach(t);
 	} else {
 		sim_warn("cannot start the hook server thread");
@@ -231,5 +227,4 @@ void sim_hook_start(void)
 		hs.listen_fd = -1;
 		sim.socket_name[0] = '\0';
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

@@ -79,6 +79,8 @@ void sim_map_release_unmapped(uintptr_t start, uintptr_t end);
 bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page);
 /* atfork child: the parent's map, without taking its lock. */
 void sim_map_abandon(void);
+/* atfork child: the parent's GPU structures, freed. */
+void sim_gpus_abandon(void);
 
 /* ---- gpu.c: GPUs, rings, page tables, the fault handler ---- */
 enum sim_ring { SIM_IH0 = 0, SIM_IH1 = 1, SIM_SOFT = 2 };
@@ -209,6 +211,9 @@ void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_
 
 /* ---- futex helpers (gpu.c) ---- */
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);
+/* pthread_create with every signal blocked, named; returns once the thread
+ * runs (thread.c says why). 0 or the pthread error. */
+int sim_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name);
 void sim_futex_wake(uint32_t *addr);
 
 static inline uint64_t sim_now_ns(void)

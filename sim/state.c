@@ -62,8 +62,10 @@ static void atfork_child(void)
 {
 	/* Only what the parent's runtime had set up; sim_init runs again
 	 * (and memsets sim) on the child's first call. */
-	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE)) {
 		sim_map_abandon();
+		sim_gpus_abandon();
+	}
 	pthread_mutex_init(&init_lock, NULL);
 	__atomic_store_n(&inited, 0, __ATOMIC_RELEASE);
 }

@@ -125,16 +125,8 @@ void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op)
 {
 	op->next = NULL;
 	pthread_mutex_lock(&s->lock);
-	if (!s->started) {
-		sigset_t all, old;
-
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		s->started = pthread_create(&s->thread, NULL, worker_main, s) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (s->started)
-			pthread_setname_np(s->thread, "hipsvm-stream");
-	}
+	if (!s->started)
+		s->started = sim_thread_start(&s->thread, worker_main, s, "hipsvm-stream") == 0;
 	if (!s->started) {
 		/* no thread: run inline rather than lose the work */
 		pthread_mutex_unlock(&s->lock);
