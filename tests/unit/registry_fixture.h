@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "registry.h"
+#include "test_rand.h"
 
 #define KB ((uintptr_t)1 << 10)
 #define MB ((uintptr_t)1 << 20)
@@ -20,22 +21,6 @@
 #define ALL_KINDS ((1u << HIPSVM_KIND_COUNT) - 1)
 #define SVM_KINDS (ALL_KINDS & ~(1u << HIPSVM_KIND_DEVICE))
 #define BIT(k) (1u << (k))
-
-static inline uint64_t test_seed(uint64_t def)
-{
-	const char *s = getenv("HIPSVM_TEST_SEED");
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
-/* xorshift64*: reproducible from the printed seed on every libc. */
-static inline uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
 
 static struct hipsvm_registry *r;
 

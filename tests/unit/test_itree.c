@@ -8,22 +8,7 @@
 #include <string.h>
 
 #include "itree.h"
-
-static uint64_t test_seed(uint64_t def)
-{
-	const char *s = getenv("HIPSVM_TEST_SEED");
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
-/* xorshift64*: reproducible from the printed seed on every libc. */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
+#include "test_rand.h"
 
 static struct hipsvm_itree *t;
 

@@ -7,23 +7,9 @@
 #include <stdlib.h>
 
 #include "ring.h"
+#include "test_rand.h"
 
 #define M HIPSVM_TS_MASK
-
-static uint64_t test_seed(uint64_t def)
-{
-	const char *s = getenv("HIPSVM_TEST_SEED");
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
 
 /* An IV whose every dword is derived from ts, so a torn read shows. */
 static void make_iv(uint32_t dw[HIPSVM_IV_DWORDS], uint64_t ts)

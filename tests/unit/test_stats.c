@@ -14,24 +14,9 @@
 
 #include "context.h"
 #include "stats.h"
+#include "test_rand.h"
 
 static struct hipsvm_stats st;
-
-static uint64_t test_seed(uint64_t def)
-{
-	const char *e = getenv("HIPSVM_TEST_SEED");
-
-	return e && *e ? strtoull(e, NULL, 0) : def;
-}
-
-/* xorshift64*: reproducible from the printed seed on every libc. */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
 
 static struct hipsvm_mem_view view(unsigned index)
 {

@@ -5,25 +5,10 @@
 #include <stdlib.h>
 
 #include "ts.h"
+#include "test_rand.h"
 
 #define M HIPSVM_TS_MASK
 #define HALF (UINT64_C(1) << 47)
-
-static uint64_t test_seed(uint64_t def)
-{
-	const char *s = getenv("HIPSVM_TEST_SEED");
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
-/* xorshift64*: reproducible from the printed seed on every libc. */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
 
 /*
  * The model: the forward distance from t1 to t2 modulo 2^48, in 128-bit
