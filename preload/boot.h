@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "shim.h"
+#include "table.h"
 
 extern struct hipsvm_shim *hipsvm_shim_ptr;
 
@@ -25,6 +26,19 @@ extern struct hipsvm_shim *hipsvm_shim_ptr;
 static inline struct hipsvm_shim *hipsvm_ready(void)
 {
 	return __atomic_load_n(&hipsvm_shim_ptr, __ATOMIC_ACQUIRE);
+}
+
+/* The real function of a libc row on an unmap path, inline because every
+ * munmap of the process takes it: never resolved from inside a guarded
+ * section (dlsym may allocate and unmap); NULL until then, and the caller
+ * makes the system call (seam.h). */
+static inline void *hipsvm_libc_real(enum hipsvm_row_id id)
+{
+	void *p = __atomic_load_n(&hipsvm_rows[id].real, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(p != NULL, 1) || hipsvm_tls.guard || !hipsvm_ready())
+		return p;
+	return hipsvm_real(id);
 }
 
 /* Boots if needed; the shim, or NULL when it is disabled (HIPSVM_ENABLE=0)

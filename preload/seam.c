@@ -120,3 +120,8 @@ int hipsvm_sys_madvise(void *addr, size_t len, int advice)
 {
 	return (int)syscall(SYS_madvise, addr, len, advice);
 }
+
+int hipsvm_sys_shmdt(const void *addr)
+{
+	return (int)syscall(SYS_shmdt, addr);
+}

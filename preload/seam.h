@@ -37,5 +37,6 @@ int hipsvm_sys_munmap(void *addr, size_t len);
 void *hipsvm_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 void *hipsvm_sys_mremap(void *old, size_t old_size, size_t new_size, int flags, void *new_addr);
 int hipsvm_sys_madvise(void *addr, size_t len, int advice);
+int hipsvm_sys_shmdt(const void *addr);
 
 #endif

@@ -134,12 +134,9 @@ out:
 
 static int real_shmdt(const void *addr)
 {
-	shmdt_fn f = (shmdt_fn)__atomic_load_n(&hipsvm_rows[HIPSVM_ROW_shmdt].real,
-					       __ATOMIC_ACQUIRE);
+	shmdt_fn f = (shmdt_fn)hipsvm_libc_real(HIPSVM_ROW_shmdt);
 
-	if (!f && !hipsvm_tls.guard && hipsvm_ready())
-		f = (shmdt_fn)hipsvm_real(HIPSVM_ROW_shmdt);
-	return f ? f(addr) : (int)syscall(SYS_shmdt, addr);
+	return f ? f(addr) : hipsvm_sys_shmdt(addr);
 }
 
 HIPSVM_EXPORT int shmdt(const void *addr)
@@ -150,7 +147,7 @@ HIPSVM_EXPORT int shmdt(const void *addr)
 	size_t len;
 
 	if (hipsvm_tls.guard)
-		return (int)syscall(SYS_shmdt, addr);
+		return hipsvm_sys_shmdt(addr);
 	s = hipsvm_ready();
 	if (!s || !hipsvm_reg_count(s->reg))
 		return real_shmdt(addr);

@@ -34,20 +34,9 @@ typedef int (*madvise_fn)(void *, size_t, int);
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* The real libc function once resolved (never resolved from inside a
- * guarded section); until then, the system call. */
-static void *libc_real(enum hipsvm_row_id id)
-{
-	void *p = __atomic_load_n(&hipsvm_rows[id].real, __ATOMIC_ACQUIRE);
-
-	if (LIKELY(p) || hipsvm_tls.guard || !hipsvm_ready())
-		return p;
-	return hipsvm_real(id);
-}
-
 static int real_munmap(void *addr, size_t len)
 {
-	munmap_fn f = (munmap_fn)libc_real(HIPSVM_ROW_munmap);
+	munmap_fn f = (munmap_fn)hipsvm_libc_real(HIPSVM_ROW_munmap);
 
 	return f ? f(addr, len) : hipsvm_sys_munmap(addr, len);
 }
@@ -98,7 +87,7 @@ HIPSVM_EXPORT int munmap(void *addr, size_t len)
 
 static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	mmap_fn f = (mmap_fn)libc_real(HIPSVM_ROW_mmap);
+	mmap_fn f = (mmap_fn)hipsvm_libc_real(HIPSVM_ROW_mmap);
 
 	return f ? f(addr, len, prot, flags, fd, off) :
 		   hipsvm_sys_mmap(addr, len, prot, flags, fd, off);
@@ -146,7 +135,7 @@ HIPSVM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, 
 
 static void *real_mremap(void *old, size_t old_size, size_t new_size, int flags, void *new_addr)
 {
-	mremap_fn f = (mremap_fn)libc_real(HIPSVM_ROW_mremap);
+	mremap_fn f = (mremap_fn)hipsvm_libc_real(HIPSVM_ROW_mremap);
 
 	return f ? f(old, old_size, new_size, flags, new_addr) :
 		   hipsvm_sys_mremap(old, old_size, new_size, flags, new_addr);
@@ -204,7 +193,7 @@ HIPSVM_EXPORT void *mremap(void *old, size_t old_size, size_t new_size, int flag
 
 static int real_madvise(void *addr, size_t len, int advice)
 {
-	madvise_fn f = (madvise_fn)libc_real(HIPSVM_ROW_madvise);
+	madvise_fn f = (madvise_fn)hipsvm_libc_real(HIPSVM_ROW_madvise);
 
 	return f ? f(addr, len, advice) : hipsvm_sys_madvise(addr, len, advice);
 }
