@@ -5,11 +5,17 @@
 #include "seam.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/auxv.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "unmap_args.h"
 
 static const char *const hip_sonames[] = {
 	"libamdhip64.so.6",
@@ -99,6 +105,38 @@ const char *hipsvm_seam_where(const void *p)
 	if (p && dladdr(p, &info) && info.dli_fname)
 		return info.dli_fname;
 	return "";
+}
+
+void hipsvm_seam_vm_limits(struct hipsvm_vm_limits *out)
+{
+	static uintptr_t page, top;	/* written once, racy but idempotent */
+	uintptr_t p = __atomic_load_n(&page, __ATOMIC_ACQUIRE);
+
+	if (!p) {
+		uintptr_t t = UINTPTR_MAX;
+		int saved = errno;
+
+		p = (uintptr_t)getauxval(AT_PAGESZ);
+		if (!p || (p & (p - 1)))
+			p = 4096;
+#if defined(__x86_64__)
+		/* A hint above 2^47 is honoured only with 5-level paging. */
+		{
+			void *q = hipsvm_sys_mmap((void *)(UINT64_C(1) << 48), p, PROT_NONE,
+						  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			bool la57 = q != MAP_FAILED && (uintptr_t)q >= (UINT64_C(1) << 47);
+
+			if (q != MAP_FAILED)
+				hipsvm_sys_munmap(q, p);
+			t = ((la57 ? UINT64_C(1) << 56 : UINT64_C(1) << 47)) - p;
+		}
+#endif
+		errno = saved;
+		__atomic_store_n(&top, t, __ATOMIC_RELAXED);
+		__atomic_store_n(&page, p, __ATOMIC_RELEASE);
+	}
+	out->page = p;
+	out->top = __atomic_load_n(&top, __ATOMIC_RELAXED);
 }
 
 int hipsvm_sys_munmap(void *addr, size_t len)

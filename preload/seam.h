@@ -33,6 +33,13 @@ unsigned hipsvm_seam_hip_copies(char first[HIPSVM_SEAM_PATH], char second[HIPSVM
 /* Path of the object that defines p ("" if unknown), for messages. */
 const char *hipsvm_seam_where(const void *p);
 
+/* The page size and TASK_SIZE that the kernel checks unmap arguments
+ * against (unmap_args.h). Found once, with raw system calls only (one
+ * probing mmap on x86-64: 5-level paging raises TASK_SIZE to 2^56), so safe
+ * on the unmap path; later calls are two loads. */
+struct hipsvm_vm_limits;
+void hipsvm_seam_vm_limits(struct hipsvm_vm_limits *out);
+
 int hipsvm_sys_munmap(void *addr, size_t len);
 void *hipsvm_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 void *hipsvm_sys_mremap(void *old, size_t old_size, size_t new_size, int flags, void *new_addr);

@@ -25,6 +25,7 @@
 #include "seam.h"
 #include "shim.h"
 #include "table.h"
+#include "unmap_args.h"
 
 typedef int (*munmap_fn)(void *, size_t);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
@@ -61,8 +62,27 @@ static void reentered(const void *addr, size_t len)
 		hipsvm_unmap_reentered(s);
 }
 
+/* The kernel would refuse the call (err != 0): it unmaps nothing, so it
+ * must not take anything from the GPUs either. Slow path only. */
+static bool refused(struct hipsvm_shim *s, int err)
+{
+	if (!err)
+		return false;
+	hipsvm_unmap_refused(s);
+	return true;
+}
+
+static struct hipsvm_vm_limits limits(void)
+{
+	struct hipsvm_vm_limits l;
+
+	hipsvm_seam_vm_limits(&l);
+	return l;
+}
+
 HIPSVM_EXPORT int munmap(void *addr, size_t len)
 {
+	struct hipsvm_vm_limits lim;
 	struct hipsvm_shim *s;
 	struct hipsvm_unmap u;
 	int rc, saved, active;
@@ -73,6 +93,9 @@ HIPSVM_EXPORT int munmap(void *addr, size_t len)
 	}
 	s = hipsvm_ready();
 	if (LIKELY(!s || !maybe_tracked(s, addr, len)))
+		return real_munmap(addr, len);
+	lim = limits();
+	if (refused(s, hipsvm_munmap_refusal(&lim, (uintptr_t)addr, len)))
 		return real_munmap(addr, len);
 	hipsvm_tls.guard++;
 	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_MUNMAP, (uintptr_t)addr, len);
@@ -95,6 +118,7 @@ static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 
 static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
+	struct hipsvm_vm_limits lim;
 	struct hipsvm_shim *s;
 	struct hipsvm_unmap u;
 	int saved, active;
@@ -111,6 +135,9 @@ static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 		return real_mmap(addr, len, prot, flags, fd, off);
 	s = hipsvm_ready();
 	if (!s || !maybe_tracked(s, addr, len))
+		return real_mmap(addr, len, prot, flags, fd, off);
+	lim = limits();
+	if (refused(s, hipsvm_mmap_refusal(&lim, (uintptr_t)addr, len, flags, off)))
 		return real_mmap(addr, len, prot, flags, fd, off);
 	hipsvm_tls.guard++;
 	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_MMAP_FIXED, (uintptr_t)addr, len);
@@ -143,6 +170,7 @@ static void *real_mremap(void *old, size_t old_size, size_t new_size, int flags,
 
 HIPSVM_EXPORT void *mremap(void *old, size_t old_size, size_t new_size, int flags, ...)
 {
+	struct hipsvm_vm_limits lim;
 	struct hipsvm_shim *s;
 	struct hipsvm_unmap u, t;
 	void *new_addr = NULL, *p;
@@ -163,6 +191,10 @@ HIPSVM_EXPORT void *mremap(void *old, size_t old_size, size_t new_size, int flag
 	if (LIKELY(!s || (!maybe_tracked(s, old, old_size) &&
 			  !(fixed && maybe_tracked(s, new_addr, new_size)))))
 		return real_mremap(old, old_size, new_size, flags, new_addr);
+	lim = limits();
+	if (refused(s, hipsvm_mremap_refusal(&lim, (uintptr_t)old, old_size, new_size, flags,
+					     (uintptr_t)new_addr)))
+		return real_mremap(old, old_size, new_size, flags, new_addr);
 	hipsvm_tls.guard++;
 	/* The old range leaves (moved or shrunk) and, with MREMAP_FIXED,
 	 * whatever was at the new address is unmapped too. */
@@ -182,7 +214,7 @@ HIPSVM_EXPORT void *mremap(void *old, size_t old_size, size_t new_size, int flag
 			a += new_size;
 			n = old_size - new_size;
 		}
-		hipsvm_unmap_end(s, &u, p != MAP_FAILED && n, a, n);
+		hipsvm_unmap_end(s, &u, p != MAP_FAILED, a, n);
 	}
 	if (tactive)
 		hipsvm_unmap_end(s, &t, p != MAP_FAILED, (uintptr_t)new_addr, new_size);
@@ -215,6 +247,7 @@ static bool drops_pages(int advice)
 
 HIPSVM_EXPORT int madvise(void *addr, size_t len, int advice)
 {
+	struct hipsvm_vm_limits lim;
 	struct hipsvm_shim *s;
 	struct hipsvm_unmap u;
 	int rc, saved, active;
@@ -228,6 +261,9 @@ HIPSVM_EXPORT int madvise(void *addr, size_t len, int advice)
 		return real_madvise(addr, len, advice);
 	s = hipsvm_ready();
 	if (!s || !maybe_tracked(s, addr, len))
+		return real_madvise(addr, len, advice);
+	lim = limits();
+	if (refused(s, hipsvm_madvise_refusal(&lim, (uintptr_t)addr, len)))
 		return real_madvise(addr, len, advice);
 	hipsvm_tls.guard++;
 	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_MADVISE, (uintptr_t)addr, len);

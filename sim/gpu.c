@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,8 +34,13 @@ void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns)
 		.tv_sec = (time_t)(timeout_ns / 1000000000u),
 		.tv_nsec = (long)(timeout_ns % 1000000000u),
 	};
+	int saved = errno;
 
+	/* EAGAIN (the word moved) and ETIMEDOUT are the wait's business: a
+	 * HIP call that waited must not hand them to the program, whose
+	 * errno would then depend on the scheduler. */
 	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+	errno = saved;
 }
 
 void sim_futex_wake(uint32_t *addr)

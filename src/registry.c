@@ -15,7 +15,12 @@
  *
  * An origin tree (writers only) maps each allocation's origin to its size
  * and live piece count, so that a free finds its pieces even when the first
- * byte was punched away, and an unknown pointer costs one lookup.
+ * byte was punched away, and an unknown pointer costs one lookup. When an
+ * unmap takes an allocation's last piece, its origin entry stays behind as a
+ * tombstone (no pieces, the last piece's attributes) until the allocation is
+ * freed or a new allocation covers that address: a later free of memory the
+ * program unmapped itself is then told apart from a free of a pointer that
+ * was never allocated.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -245,24 +250,42 @@ size_t hipsvm_reg_count(const struct hipsvm_registry *r)
 
 /* ---- writers ---- */
 
-/* The origin entry of origin: data[0] size, data[1] live pieces. */
+/* The origin entry of origin: data[0] size, data[1] live pieces; a
+ * tombstone has no pieces and the attributes of its last piece in
+ * data[2..4], packed as pack() does. */
 static int origin_get(struct hipsvm_registry *r, uintptr_t origin, struct hipsvm_ival *o)
 {
 	return hipsvm_itree_iter_first(r->origins, origin, origin, o);
 }
 
-/* One piece of origin went away (cannot fail: no allocation). */
-static void origin_put(struct hipsvm_registry *r, uintptr_t origin)
+/* An unmap took the piece iv of its origin (cannot fail: no allocation).
+ * The last piece leaves a tombstone behind. */
+static void origin_put(struct hipsvm_registry *r, const struct hipsvm_ival *iv)
 {
+	uintptr_t origin = (uintptr_t)iv->data[0];
 	struct hipsvm_ival o;
 
-	if (origin_get(r, origin, &o))
+	if (origin_get(r, origin, &o) || o.data[1] == 0)
 		return;
-	if (o.data[1] <= 1) {
-		hipsvm_itree_remove(r->origins, origin, NULL);
-	} else {
-		o.data[1]--;
-		hipsvm_itree_update(r->origins, origin, &o);
+	o.data[1]--;
+	if (o.data[1] == 0)
+		memcpy(&o.data[2], &iv->data[2], 3 * sizeof(o.data[2]));
+	hipsvm_itree_update(r->origins, origin, &o);
+}
+
+/* A new piece covers [start, last]: tombstones of origins in there go (a
+ * free of such an address now means the new allocation). */
+static void bury_tombstones(struct hipsvm_registry *r, uintptr_t start, uintptr_t last)
+{
+	struct hipsvm_ival o;
+	uintptr_t cur = start;
+
+	while (hipsvm_itree_iter_first(r->origins, cur, last, &o) == 0) {
+		if (o.data[1] == 0)
+			hipsvm_itree_remove(r->origins, o.start, NULL);
+		if (o.start >= last)
+			break;
+		cur = o.start + 1;
 	}
 }
 
@@ -294,12 +317,18 @@ int hipsvm_reg_insert(struct hipsvm_registry *r, const struct hipsvm_alloc *a)
 	rc = hipsvm_itree_insert(r->pieces, &iv);
 	seq_end(r);
 	hipsvm_gf_set_hint(&r->gf, a->start, a->last, hipsvm_itree_leaf_of(r->pieces, a->start));
+	bury_tombstones(r, a->start, a->last);
 	/* The span that a free searches must cover the piece, whatever
 	 * origin_size says. */
 	span = a->last - a->origin + 1;
 	if (span == 0 || a->origin_size > span)
 		span = span == 0 ? UINT64_MAX : a->origin_size;
-	if (origin_get(r, a->origin, &o) == 0) {
+	if (origin_get(r, a->origin, &o) == 0 && o.data[1] == 0) {
+		/* a tombstone below the new piece: the allocation is new */
+		o.data[0] = span;
+		o.data[1] = 1;
+		hipsvm_itree_update(r->origins, a->origin, &o);
+	} else if (origin_get(r, a->origin, &o) == 0) {
 		if (span > o.data[0])
 			o.data[0] = span;
 		o.data[1]++;
@@ -330,6 +359,21 @@ int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 	if (origin_get(r, origin, &o)) {
 		wr_unlock(r);
 		return -ENOENT;
+	}
+	if (o.data[1] == 0) {
+		/* every byte was unmapped already: hand back what it was */
+		hipsvm_itree_remove(r->origins, origin, NULL);
+		wr_unlock(r);
+		if (first) {
+			lo = o;
+			lo.data[0] = origin;
+			lo.data[1] = o.data[0];
+			unpack(first, &lo);
+			first->start = first->last = origin;
+		}
+		if (bytes)
+			*bytes = 0;
+		return -ESTALE;
 	}
 	if (!range_of(origin, o.data[0] ? o.data[0] : 1, &last))
 		last = origin;
@@ -445,7 +489,7 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 			hipsvm_gf_set_hint(&r->gf, tail.start, tail.last, hipsvm_itree_leaf_of(r->pieces, tail.start));
 		hipsvm_gf_adj(&r->gf, iv.start, iv.last, kind_of(&iv) == HIPSVM_KIND_DEVICE, -1);
 		if (!has_head && !has_tail) {
-			origin_put(r, (uintptr_t)iv.data[0]);
+			origin_put(r, &iv);
 		} else if (has_head && has_tail &&
 			   origin_get(r, (uintptr_t)iv.data[0], &o) == 0) {
 			o.data[1]++;
@@ -511,7 +555,8 @@ int hipsvm_reg_check(struct hipsvm_registry *r)
 				break;
 			cur = iv.last + 1;
 		}
-		if (n == 0 || n != o.data[1])
+		/* a tombstone says no pieces, and has none */
+		if (n != o.data[1])
 			bad = 1;
 		pieces += n;
 	}

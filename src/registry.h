@@ -58,7 +58,10 @@ int hipsvm_reg_find(const struct hipsvm_registry *r, uintptr_t addr, struct hips
  * found through an origin index even when the first byte was punched away;
  * pieces of other allocations inside its holes stay. The lowest piece
  * removed in *first, the number of bytes removed in *bytes (each may be
- * NULL); -ENOENT if there was none. */
+ * NULL); -ENOENT if there was none. -ESTALE when punches had taken every
+ * byte of that allocation already and nothing has been allocated over its
+ * origin since (a tombstone, removed by this call): *first then holds the
+ * allocation's attributes with start = last = origin, *bytes 0. */
 int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 			     struct hipsvm_alloc *first, uint64_t *bytes);
 
@@ -85,7 +88,8 @@ int hipsvm_reg_overlaps(const struct hipsvm_registry *r, uintptr_t addr, size_t 
  * its head and/or tail as separate entries with the same attributes (origin
  * unchanged). For each piece removed, cb(arg, piece) is called with the part
  * that was inside the hole (before the registry is unlocked; cb must not call
- * back into the registry). Returns the number of pieces, -ENOMEM (nothing
+ * back into the registry). A punch that takes an allocation's last piece
+ * leaves its tombstone (see remove_origin). Returns the number of pieces, -ENOMEM (nothing
  * changed), -EDEADLK (see insert). The callbacks run with the writer lock
  * held but outside the sequence-counter window, so a slow callback delays
  * other writers, never the lock-free readers. */

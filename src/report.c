@@ -108,6 +108,8 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 		[HIPSVM_UNMAP_LIVE_SVM] = "live_svm_unmapped",
 		[HIPSVM_UNMAP_LIVE_SVM_BYTES] = "live_svm_unmapped_bytes",
 		[HIPSVM_UNMAP_REENTRANT_SKIPPED] = "reentrant_skipped",
+		[HIPSVM_UNMAP_REFUSED] = "refused",
+		[HIPSVM_UNMAP_FREED_AFTER] = "freed_after_unmap",
 	};
 	unsigned ndev = hipsvm_report_ndev(s, m->ndev), i;
 	struct hipsvm_jw w;

@@ -181,11 +181,19 @@ struct hipsvm_unmap {
 	uint64_t punched_bytes;
 };
 
-/* 1: tracked SVM memory, end() must follow; 0: nothing to do. */
+/* 1: tracked SVM memory, end() must follow; 0: nothing to do. Call it only
+ * for a call whose arguments the kernel accepts (unmap_args.h): begin sends
+ * "set", which takes the range from the GPUs. */
 int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsvm_unmap_op op,
 		       uintptr_t addr, size_t len);
+/* ok: the real call succeeded (counted as tracked, then coordinated or not);
+ * false: the kernel refused it (counted as refused). [punch_addr, +punch_len)
+ * is what the call took from the address space (0: nothing, e.g. madvise). */
 void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 		      uintptr_t punch_addr, size_t punch_len);
+/* A call over tracked memory that the kernel refuses on its arguments alone:
+ * it goes to the real function without a set, and is counted as refused. */
+void hipsvm_unmap_refused(struct hipsvm_shim *s);
 
 /* An unmap of tracked memory that re-entered the shim (see unmap_wrap.c):
  * counted as reentrant_skipped. Async-signal-safe. */

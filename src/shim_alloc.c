@@ -237,7 +237,7 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 	struct hipsvm_alloc a;
 	uint64_t bytes = 0;
 	void *p = c->ptr ? *c->ptr : NULL;
-	bool mine = false, from_devmap = false;
+	bool mine = false, from_devmap = false, unmapped = false;
 	int rc;
 
 	c->saved_errno = errno;
@@ -249,7 +249,11 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 		mine = from_devmap = true;
 		bytes = a.origin_size;
 	} else if (p) {
-		mine = hipsvm_reg_remove_origin(s->reg, (uintptr_t)p, &a, &bytes) == 0;
+		rc = hipsvm_reg_remove_origin(s->reg, (uintptr_t)p, &a, &bytes);
+		mine = rc == 0;
+		/* the program unmapped every byte of it before: the unmaps
+		 * released its bytes, the free is still its free */
+		unmapped = rc == -ESTALE;
 	}
 	prev = hipsvm_tls.freeing;
 	if (mine && hipsvm_kind_is_svm(a.kind)) {
@@ -268,6 +272,11 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 		if (mine && (!from_devmap || hipsvm_devmap_insert(dm, &a)))
 			hipsvm_reg_insert(s->reg, &a);
 		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
+		return rc;
+	}
+	if (unmapped) {
+		hipsvm_stats_release(&s->stats, a.ctx, a.device, 0, true);
+		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_FREED_AFTER], 1);
 		return rc;
 	}
 	if (!mine) {

@@ -83,7 +83,6 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 	if (!u->gpus)
 		return 0;
 	u->active = true;
-	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_TRACKED], 1);
 	if (t->busy) {
 		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
 		if (s->notify)
@@ -223,9 +222,19 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 	if (!u->active)
 		return;
 	if (u->coordinated) {
+		/* also after a refused call: the checkpoints it set are
+		 * drained and cleared like any others */
 		drain(s, u);
 		t->busy = false;
 	}
+	if (!ok) {
+		/* Refused by the kernel for a reason the arguments did not
+		 * show (unmap_args.h): nothing was unmapped, nothing counts
+		 * as an unmap. */
+		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REFUSED], 1);
+		return;
+	}
+	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_TRACKED], 1);
 	hipsvm_stats_add(&s->stats.unmap[u->coordinated ? HIPSVM_UNMAP_COORDINATED :
 					 HIPSVM_UNMAP_UNCOORDINATED], 1);
 	if (u->coordinated) {
@@ -235,7 +244,7 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 			if (u->ctx_dev >> i & 1)
 				hipsvm_stats_add(&s->stats.primary[i].unmaps_coordinated, 1);
 	}
-	if (ok && punch_len && !u->internal)
+	if (punch_len && !u->internal)
 		hipsvm_reg_punch(s->reg, punch_addr, punch_len, punched, arg);
 	if (u->punched_bytes) {
 		/* Live memory that HIP still thinks allocated went away under
@@ -254,6 +263,11 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 
 		hipsvm_trace_emit(s->trace_fd, "unmap", f, 3);
 	}
+}
+
+void hipsvm_unmap_refused(struct hipsvm_shim *s)
+{
+	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REFUSED], 1);
 }
 
 void hipsvm_unmap_reentered(struct hipsvm_shim *s)

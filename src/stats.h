@@ -73,6 +73,8 @@ enum hipsvm_unmap_counter {
 	HIPSVM_UNMAP_LIVE_SVM,
 	HIPSVM_UNMAP_LIVE_SVM_BYTES,
 	HIPSVM_UNMAP_REENTRANT_SKIPPED,
+	HIPSVM_UNMAP_REFUSED,		/* the kernel refused it: nothing unmapped */
+	HIPSVM_UNMAP_FREED_AFTER,	/* frees of allocations unmapped whole before */
 	HIPSVM_UNMAP_COUNT
 };
 

@@ -21,7 +21,8 @@ static const char *const ctx_keys[] = { "allocations", "frees", "live_bytes", "p
 static const char *const routing_keys[] = { "as_hip", "managed_local", "oversubscribed",
 	"mapped_all", "quota_denied", NULL };
 static const char *const unmap_keys[] = { "tracked", "coordinated", "uncoordinated", "partial",
-	"live_svm_unmapped", "live_svm_unmapped_bytes", "reentrant_skipped", NULL };
+	"live_svm_unmapped", "live_svm_unmapped_bytes", "reentrant_skipped", "refused",
+	"freed_after_unmap", NULL };
 static const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", NULL };
 
 #define C_BOLD "\033[1m"
@@ -198,8 +199,11 @@ static void text_counters(FILE *f, const struct json *r)
 		(unsigned long long)json_u64(um, "tracked", 0), (unsigned long long)json_u64(um, "coordinated", 0),
 		(unsigned long long)json_u64(um, "uncoordinated", 0), (unsigned long long)json_u64(um, "partial", 0),
 		(unsigned long long)json_u64(um, "reentrant_skipped", 0));
-	fprintf(f, "           %llu unmapped live SVM memory (%s)\n", (unsigned long long)json_u64(um, "live_svm_unmapped", 0),
-		fmt_bytes(json_u64(um, "live_svm_unmapped_bytes", 0), b, sizeof(b)));
+	fprintf(f, "           %llu unmapped live SVM memory (%s), %llu of those allocations freed afterwards; "
+		"%llu refused by the kernel\n", (unsigned long long)json_u64(um, "live_svm_unmapped", 0),
+		fmt_bytes(json_u64(um, "live_svm_unmapped_bytes", 0), b, sizeof(b)),
+		(unsigned long long)json_u64(um, "freed_after_unmap", 0),
+		(unsigned long long)json_u64(um, "refused", 0));
 	fprintf(f, "  errors:  %llu HIP runtime errors, %llu frees of unknown pointers\n",
 		(unsigned long long)json_u64(er, "runtime_errors", 0),
 		(unsigned long long)json_u64(er, "unknown_pointer_frees", 0));

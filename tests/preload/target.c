@@ -164,6 +164,72 @@ static int mode_partial(void)
 	return 0;
 }
 
+/* Simulator queries, looked up so that the target also runs on ROCm. */
+static uint64_t sim_sets(int dev)
+{
+	uint64_t st[32] = { 0 };	/* struct hipsvm_sim_stats: sets is field 9 */
+	int (*get)(int, void *) = (int (*)(int, void *))dlsym(RTLD_DEFAULT, "hipsvmSimGetStats");
+
+	return get && get(dev, st) == 0 ? st[9] : 0;
+}
+
+static int sim_mapped(int dev, const void *p)
+{
+	int (*f)(int, const void *) = (int (*)(int, const void *))dlsym(RTLD_DEFAULT,
+									"hipsvmSimIsMapped");
+
+	return f ? f(dev, p) : 1;
+}
+
+/* Unmaps over live managed memory that the kernel refuses: each fails with
+ * the kernel's errno, and the memory stays mapped on the GPU that touched
+ * it; no checkpoint was set for any of them. */
+static int mode_refused(void)
+{
+	hipError_t (*gpu)(int, const void *, size_t, int) =
+		(hipError_t (*)(int, const void *, size_t, int))dlsym(RTLD_DEFAULT, "hipsvmSimAccess");
+	char *m = NULL;
+	void *r;
+
+#define ERRNO_OF(expr) ((expr) ? errno : 0)
+	P("hipMallocManaged", hipMallocManaged((void **)&m, 4 * MIB, hipMemAttachGlobal));
+	if (gpu)
+		P("gpu access", gpu(0, m, 4 * MIB, 1));
+	P("mapped", sim_mapped(0, m + 2 * MIB));
+	P("munmap(misaligned)", ERRNO_OF(munmap(m + 1, MIB) != 0));
+	P("munmap(0 bytes)", ERRNO_OF(munmap(m + MIB, 0) != 0));
+	P("munmap(past the end)", ERRNO_OF(munmap(m + MIB, SIZE_MAX - 4095) != 0));
+	r = mmap(m + MIB + 1, MIB, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	P("mmap(FIXED, misaligned)", ERRNO_OF(r == MAP_FAILED));
+	r = mmap(m + MIB, 0, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	P("mmap(FIXED, 0 bytes)", ERRNO_OF(r == MAP_FAILED));
+	r = mremap(m + 1, MIB, 2 * MIB, MREMAP_MAYMOVE);
+	P("mremap(misaligned)", ERRNO_OF(r == MAP_FAILED));
+	r = mremap(m, MIB, MIB, MREMAP_MAYMOVE | MREMAP_FIXED, m + MIB / 2);
+	P("mremap(overlapping)", ERRNO_OF(r == MAP_FAILED));
+	P("madvise(misaligned)", ERRNO_OF(madvise(m + 1, MIB, MADV_DONTNEED) != 0));
+#undef ERRNO_OF
+	P("mapped", sim_mapped(0, m + 2 * MIB));
+	P("checkpoints set", sim_sets(0));
+	P("hipFree", hipFree(m));
+	return 0;
+}
+
+/* An allocation that the program unmapped whole, then freed. */
+static int mode_tomb(void)
+{
+	char *m = NULL, *h = NULL;
+
+	P("hipMallocManaged", hipMallocManaged((void **)&m, 2 * MIB, hipMemAttachGlobal));
+	P("munmap(all)", munmap(m, 2 * MIB));
+	P("hipFree", hipFree(m));
+	P("hipHostMalloc", hipHostMalloc((void **)&h, 2 * MIB, 0));
+	P("munmap(head)", munmap(h, MIB));
+	P("munmap(tail)", munmap(h + MIB, MIB));
+	P("hipHostFree", hipHostFree(h));
+	return 0;
+}
+
 /* The other unmaps: madvise, mmap(MAP_FIXED), mremap. */
 static int mode_unmaps(void)
 {
@@ -520,6 +586,7 @@ int main(int argc, char **argv)
 		{ "exec", mode_exec }, { "policy", mode_policy }, { "procaddr", mode_procaddr },
 		{ "plain", mode_plain }, { "reentry", mode_reentry },
 		{ "spawn", mode_spawn }, { "exitrace", mode_exitrace },
+		{ "refused", mode_refused }, { "tomb", mode_tomb },
 	};
 	size_t i;
 

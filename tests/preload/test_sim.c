@@ -140,6 +140,47 @@ Test(sim, shmdt_of_registered_segment)
 	expect_unmap_order(R.out);
 }
 
+/* Unmap calls over live managed memory that the kernel refuses: with the
+ * shim, no checkpoint is set, the GPU keeps its mapping, and the same
+ * errnos come back as without it; none counts as an unmap. */
+Test(sim, refused_unmaps_touch_nothing)
+{
+	const char *argv[] = { prog("pl_target"), "refused", NULL };
+
+	same_run(RT_SIM, argv, NULL);
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "munmap(misaligned) 22\nmunmap(0 bytes) 22\n"
+			 "munmap(past the end) 22\n"), "%s", R.out);
+	cr_expect(strstr(R.out, "mremap(misaligned) 22\nmremap(overlapping) 22\n"
+			 "madvise(misaligned) 22\nmapped 1\ncheckpoints set 0\nhipFree 0\n"),
+		  "%s", R.out);
+	/* the two zero-length calls touch nothing tracked: not counted */
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "refused"), 6, "%s", R.report);
+	/* only the runtime's own unmap inside hipFree */
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "tracked"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 0, "%s", R.report);
+}
+
+/* A free of memory the program had unmapped whole is a free of that
+ * allocation (its context's frees match its allocations), counted apart,
+ * not a free of an unknown pointer. */
+Test(sim, free_after_whole_unmap)
+{
+	const char *argv[] = { prog("pl_target"), "tomb", NULL };
+
+	same_run(RT_SIM, argv, NULL);
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_eq(jnum(R.report, SEC("errors"), "unknown_pointer_frees"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "freed_after_unmap"), 2, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "allocations"), 2, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "frees"), 2, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 3, "%s", R.report);
+}
+
 /* The runtime's own munmap inside hipFree is coordinated, not counted as a
  * program's unmap of live memory. */
 Test(sim, internal_unmaps)

@@ -128,7 +128,20 @@ Test(registry, punch_cases)
 	cr_assert_eq(hipsvm_reg_punch(r, B, 100, collect, &ps), 1);
 	cr_assert(ps.p[0].start == B && ps.p[0].last == B + 99);
 	cr_assert_eq(hipsvm_reg_count(r), 0);
+	/* every byte unmapped: the free finds the tombstone once, with the
+	 * allocation's attributes, and nothing after it */
+	cr_assert_eq(hipsvm_reg_remove_origin(r, B, &o[3], &bytes), -ESTALE, "tombstone");
+	cr_assert(o[3].origin == B && o[3].origin_size == 100 && o[3].kind == HIPSVM_KIND_HOST);
+	cr_assert_eq(bytes, 0);
 	cr_assert_eq(hipsvm_reg_remove_origin(r, B, NULL, NULL), -ENOENT, "origin is gone");
+	/* a new allocation over a tombstone's origin buries it */
+	cr_assert_eq(add(B, 100, HIPSVM_KIND_HOST), 0);
+	cr_assert_eq(hipsvm_reg_punch(r, B, 100, NULL, NULL), 1);
+	cr_assert_eq(add(B - 10, 20, HIPSVM_KIND_HOST), 0);
+	cr_assert_eq(hipsvm_reg_remove_origin(r, B, NULL, NULL), -ENOENT, "buried");
+	cr_assert_eq(hipsvm_reg_check(r), 0);
+	cr_assert_eq(hipsvm_reg_remove_origin(r, B - 10, NULL, &bytes), 0);
+	cr_assert_eq(bytes, 20);
 	cr_assert_eq(hipsvm_reg_punch(r, B, 0, collect, &ps), 0);
 	cr_assert_eq(hipsvm_reg_check(r), 0);
 }

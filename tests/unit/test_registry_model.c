@@ -32,6 +32,7 @@ static struct {
 	uintptr_t alloc_origin[MAXP];
 	uint64_t alloc_size[MAXP];
 	uint32_t alloc_kind[MAXP];
+	bool tomb[NCELL];		/* origin cell -> a punch took its last piece */
 	unsigned npieces, next_piece, next_alloc;
 } md;
 
@@ -107,6 +108,8 @@ Test(registry, random_vs_model, .timeout = 300)
 		    (unsigned long long)seed);
 	memset(&md, 0, sizeof(md));
 	md.next_piece = md.next_alloc = 1;
+	unsigned ntomb = 0;
+
 	for (unsigned op = 0; op < OPS; op++) {
 		uint64_t x = rnd(&s);
 		unsigned what = (unsigned)(x % 100);
@@ -138,8 +141,10 @@ Test(registry, random_vs_model, .timeout = 300)
 				md.alloc_origin[al] = cell_addr(c0);
 				md.alloc_size[al] = cell_addr(c1 + 1) - cell_addr(c0);
 				md.alloc_kind[al] = kind;
-				for (unsigned c = c0; c <= c1; c++)
+				for (unsigned c = c0; c <= c1; c++) {
 					md.cell[c] = p;
+					md.tomb[c] = false;	/* buried */
+				}
 			}
 		} else if (what < 45 && md.next_piece < MAXP - 4) {
 			/* punch cells c0..c1 exactly (pieces are cell-aligned) */
@@ -161,12 +166,31 @@ Test(registry, random_vs_model, .timeout = 300)
 				for (unsigned c = c1 + 1; c < NCELL && md.cell[c] == old; c++)
 					md.cell[c] = np;
 			}
-			for (unsigned c = c0; c <= c1; c++)
+			static unsigned hit[NCELL];
+			unsigned nhit = 0;
+
+			for (unsigned c = c0; c <= c1; c++) {
+				if (md.cell[c])
+					hit[nhit++] = md.piece_alloc[md.cell[c]];
 				md.cell[c] = 0;
+			}
+			/* an allocation with no cell left leaves a tombstone */
+			for (unsigned k = 0; k < nhit; k++) {
+				bool left = false;
+
+				for (unsigned c = 0; c < NCELL && !left; c++)
+					left = md.cell[c] && md.piece_alloc[md.cell[c]] == hit[k];
+				if (!left)
+					md.tomb[(md.alloc_origin[hit[k]] - MB0) / CELL] = true;
+			}
 		} else if (what < 55) {
 			/* free the allocation that owns a cell (or an unknown origin) */
 			unsigned p = md.cell[c0], al = p ? md.piece_alloc[p] : 0;
-			uintptr_t origin = al ? md.alloc_origin[al] : cell_addr(c0) + 4096;
+			/* an empty cell: a tombstone's origin if there is one there */
+			uintptr_t origin = al ? md.alloc_origin[al] :
+					   md.tomb[c0] ? cell_addr(c0) : cell_addr(c0) + 4096;
+			unsigned oc = (unsigned)((origin - MB0) / CELL);
+			bool at_cell = origin == cell_addr(oc);
 			uint64_t want = 0, bytes = 0;
 			struct hipsvm_alloc lo;
 			int lowest = -1;
@@ -192,8 +216,13 @@ Test(registry, random_vs_model, .timeout = 300)
 				if (a2 && md.alloc_origin[a2] == origin)
 					md.cell[c] = 0;
 			}
+			bool tomb = at_cell && md.tomb[oc];
+
+			if (at_cell)
+				md.tomb[oc] = false;
+			ntomb += tomb;
 			cr_assert_eq(hipsvm_reg_remove_origin(r, origin, NULL, &bytes),
-				     want ? 0 : -ENOENT, "seed %#llx op %u: free %#lx",
+				     want ? 0 : tomb ? -ESTALE : -ENOENT, "seed %#llx op %u: free %#lx",
 				     (unsigned long long)seed, op, (unsigned long)origin);
 			if (want)
 				cr_assert_eq(bytes, want, "seed %#llx op %u", (unsigned long long)seed,
@@ -235,6 +264,8 @@ Test(registry, random_vs_model, .timeout = 300)
 				     (unsigned long long)seed, op);
 	}
 	check_overlaps(0, SIZE_MAX, seed, OPS);
+	/* the tombstone path must have been taken, or the model proves nothing */
+	cr_assert_gt(ntomb, 100, "seed %#llx: %u frees of tombstones", (unsigned long long)seed, ntomb);
 	cr_assert_eq(hipsvm_reg_check(r), 0, "seed %#llx", (unsigned long long)seed);
 }
 

@@ -35,7 +35,7 @@ static const char golden[] =
 	"\"routing\":{\"as_hip\":1,\"managed_local\":1,\"oversubscribed\":0,\"mapped_all\":0,"
 	"\"quota_denied\":3},"
 	"\"unmaps\":{\"tracked\":4,\"coordinated\":3,\"uncoordinated\":1,\"partial\":0,"
-	"\"live_svm_unmapped\":1,\"live_svm_unmapped_bytes\":4096,\"reentrant_skipped\":1},"
+	"\"live_svm_unmapped\":1,\"live_svm_unmapped_bytes\":4096,\"reentrant_skipped\":1,\"refused\":0,\"freed_after_unmap\":0},"
 	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1}}\n";
 
 static void fill(struct hipsvm_policy *p, struct hipsvm_report_meta *m)
