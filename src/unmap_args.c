@@ -80,6 +80,10 @@ int hipsvm_mremap_refusal(const struct hipsvm_vm_limits *l, uintptr_t old, size_
 		 * not overlap */
 		if (old + olen > new_addr && new_addr + nlen > old)
 			return -EINVAL;
+	} else if (nlen > olen && nlen > l->top - old) {
+		/* grows past the end of the address space: no room in place,
+		 * and no free area that large to move to */
+		return -ENOMEM;
 	}
 	return 0;
 }

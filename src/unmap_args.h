@@ -9,7 +9,8 @@
  * and pass a refused call straight to the real function, which fails with
  * the kernel's own errno. Only the refusals that the arguments alone decide
  * are here; what depends on the address space (mremap of an unmapped
- * address, ENOMEM for too many mappings) is found out by the real call, and
+ * address or with an old length of 0 over a private mapping, ENOMEM for too
+ * many mappings) is found out by the real call, and
  * hipsvm_unmap_end() then counts the call as refused.
  *
  * Pure functions: no system call, no lock, no allocation; safe anywhere.
