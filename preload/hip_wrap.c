@@ -280,25 +280,3 @@ HIPSVM_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int v
 	errno = saved;
 	return rc;
 }
-
-void *hipsvm_hip_wrapper(enum hipsvm_row_id id)
-{
-	switch (id) {
-	case HIPSVM_ROW_hipMalloc: return (void *)hipMalloc;
-	case HIPSVM_ROW_hipFree: return (void *)hipFree;
-	case HIPSVM_ROW_hipMallocManaged: return (void *)hipMallocManaged;
-	case HIPSVM_ROW_hipHostMalloc: return (void *)hipHostMalloc;
-	case HIPSVM_ROW_hipHostFree: return (void *)hipHostFree;
-	case HIPSVM_ROW_hipMallocHost: return (void *)hipMallocHost;
-	case HIPSVM_ROW_hipHostAlloc: return (void *)hipHostAlloc;
-	case HIPSVM_ROW_hipExtMallocWithFlags: return (void *)hipExtMallocWithFlags;
-	case HIPSVM_ROW_hipMallocPitch: return (void *)hipMallocPitch;
-	case HIPSVM_ROW_hipMallocAsync: return (void *)hipMallocAsync;
-	case HIPSVM_ROW_hipFreeAsync: return (void *)hipFreeAsync;
-	case HIPSVM_ROW_hipHostRegister: return (void *)hipHostRegister;
-	case HIPSVM_ROW_hipHostUnregister: return (void *)hipHostUnregister;
-	case HIPSVM_ROW_hipGetProcAddress: return (void *)hipGetProcAddress;
-	case HIPSVM_ROW_hipFreeHost: return (void *)hipFreeHost;
-	default: return NULL;
-	}
-}

@@ -11,10 +11,24 @@
 #include "seam.h"
 #include "shim.h"
 
+/* Each hooked row's wrapper is the shim's function of the same name (one of
+ * the *_wrap.c files). Only its address is taken here, so an unprototyped
+ * declaration serves every signature; no header that declares the real
+ * prototypes (sys/mman.h, sys/shm.h) may be included in this file. */
+#define HIPSVM_DECL_1(name) extern int name();
+#define HIPSVM_DECL_0(name)
+#define HIPSVM_ROW_DECL(name, lib, hooked, optional) HIPSVM_DECL_##hooked(name)
+HIPSVM_HOOK_ROWS(HIPSVM_ROW_DECL)
+#undef HIPSVM_ROW_DECL
+
+#define HIPSVM_WRAPPER_1(name) (void *)name
+#define HIPSVM_WRAPPER_0(name) NULL
+
 struct hipsvm_row hipsvm_rows[HIPSVM_ROW_COUNT] = {
 #define HIPSVM_ROW_INIT(name_, lib_, hooked_, optional_) \
 	[HIPSVM_ROW_##name_] = { .name = #name_, .lib = HIPSVM_LIB_##lib_, \
-				 .hooked = hooked_, .optional = optional_ },
+				 .hooked = hooked_, .optional = optional_, \
+				 .wrapper = HIPSVM_WRAPPER_##hooked_(name_) },
 	HIPSVM_HOOK_ROWS(HIPSVM_ROW_INIT)
 #undef HIPSVM_ROW_INIT
 };
@@ -57,14 +71,6 @@ void *hipsvm_real(enum hipsvm_row_id id)
 	if (p && r->lib == HIPSVM_LIB_HIP)
 		check_copies(p);
 	return p;
-}
-
-void *hipsvm_wrapper(enum hipsvm_row_id id)
-{
-	if (!hipsvm_rows[id].hooked)
-		return NULL;
-	return hipsvm_rows[id].lib == HIPSVM_LIB_HIP ? hipsvm_hip_wrapper(id) :
-						      hipsvm_libc_wrapper(id);
 }
 
 struct hipsvm_row *hipsvm_row_by_name(const char *name)

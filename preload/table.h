@@ -57,6 +57,7 @@ struct hipsvm_row {
 	enum hipsvm_row_lib lib;
 	bool hooked;
 	bool optional;
+	void *wrapper;		/* the shim's exported function (hooked rows) */
 	void *real;		/* resolved real function; atomic */
 	int warned;		/* "not found" said once */
 };
@@ -66,11 +67,12 @@ extern struct hipsvm_row hipsvm_rows[HIPSVM_ROW_COUNT];
 /* The real function of a row, resolved on first use (under the thread's
  * recursion guard). NULL when there is none. */
 void *hipsvm_real(enum hipsvm_row_id id);
-/* The shim's exported wrapper of a hooked row (hip_wrap.c, unmap_wrap.c);
- * NULL for a row that is not hooked. */
-void *hipsvm_wrapper(enum hipsvm_row_id id);
-void *hipsvm_hip_wrapper(enum hipsvm_row_id id);
-void *hipsvm_libc_wrapper(enum hipsvm_row_id id);
+/* The shim's exported wrapper of a hooked row (*_wrap.c); NULL for a row
+ * that is not hooked. */
+static inline void *hipsvm_wrapper(enum hipsvm_row_id id)
+{
+	return hipsvm_rows[id].wrapper;
+}
 /* Lookup of a row by name; NULL if the shim has none. */
 struct hipsvm_row *hipsvm_row_by_name(const char *name);
 /* Says once, clearly, that a HIP function has no real implementation to go

@@ -277,16 +277,3 @@ HIPSVM_EXPORT int madvise(void *addr, size_t len, int advice)
 	errno = saved;
 	return rc;
 }
-
-void *hipsvm_libc_wrapper(enum hipsvm_row_id id)
-{
-	switch (id) {
-	case HIPSVM_ROW_munmap: return (void *)munmap;
-	case HIPSVM_ROW_mremap: return (void *)mremap;
-	case HIPSVM_ROW_madvise: return (void *)madvise;
-	case HIPSVM_ROW_mmap: return (void *)mmap;
-	case HIPSVM_ROW_mmap64: return (void *)mmap64;
-	case HIPSVM_ROW_shmdt: return (void *)shmdt;
-	default: return NULL;
-	}
-}
