@@ -13,27 +13,7 @@
 #include "hip_abi.h"
 #include "shim.h"
 #include "table.h"
-
-#define REAL(name, type) ((type)hipsvm_real(HIPSVM_ROW_##name))
-
-/* The shim for a wrapper, or NULL: pass through. */
-static struct hipsvm_shim *enter(void)
-{
-	if (hipsvm_tls.in_hip || hipsvm_tls.guard)
-		return NULL;
-	return hipsvm_boot();
-}
-
-static int run(struct hipsvm_shim *s, struct hipsvm_call *c, bool alloc)
-{
-	int rc;
-
-	hipsvm_tls.in_hip++;
-	rc = alloc ? hipsvm_shim_alloc(s, c) : hipsvm_shim_free(s, c);
-	hipsvm_tls.in_hip--;
-	errno = c->saved_errno;
-	return rc;
-}
+#include "wrap.h"
 
 /* --- allocations --- */
 
@@ -45,12 +25,6 @@ typedef hipError_t (*free_fn)(void *);
 typedef hipError_t (*free_async_fn)(void *, hipStream_t);
 typedef hipError_t (*register_fn)(void *, size_t, unsigned);
 
-struct a_args {
-	void *real;
-	hipStream_t stream;
-	size_t *pitch;
-	size_t width, height;
-};
 
 static int call_malloc(struct hipsvm_call *c)
 {
@@ -96,21 +70,14 @@ static int call_register(struct hipsvm_call *c)
 	return ((register_fn)((struct a_args *)c->args)->real)(*c->ptr, c->size, c->flags);
 }
 
-#define WRAP_BEGIN(name)						\
-	void *real = hipsvm_real(HIPSVM_ROW_##name);			\
-	struct hipsvm_shim *s;						\
-	struct a_args a = { 0 };					\
-	if (!real)							\
-		return hipsvm_missing(HIPSVM_ROW_##name);		\
-	s = enter();							\
-	a.real = real
 
 HIPSVM_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
 {
 	WRAP_BEGIN(hipMalloc);
 	if (!s)
 		return ((malloc_fn)real)(ptr, size);
-	struct hipsvm_call c = { HIPSVM_API_MALLOC, ptr, size, 0, call_malloc, &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC, .ptr = ptr, .size = size,
+				 .real = call_malloc, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -119,8 +86,8 @@ HIPSVM_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned flag
 	WRAP_BEGIN(hipMallocManaged);
 	if (!s)
 		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { HIPSVM_API_MALLOC_MANAGED, ptr, size, flags, call_malloc_flags,
-				 &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_MANAGED, .ptr = ptr, .size = size, .flags = flags,
+				 .real = call_malloc_flags, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -129,8 +96,8 @@ HIPSVM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned flags)
 	WRAP_BEGIN(hipHostMalloc);
 	if (!s)
 		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { HIPSVM_API_HOST_MALLOC, ptr, size, flags, call_malloc_flags,
-				 &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_HOST_MALLOC, .ptr = ptr, .size = size, .flags = flags,
+				 .real = call_malloc_flags, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -139,8 +106,8 @@ HIPSVM_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned flags)
 	WRAP_BEGIN(hipHostAlloc);
 	if (!s)
 		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { HIPSVM_API_HOST_ALLOC, ptr, size, flags, call_malloc_flags,
-				 &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_HOST_ALLOC, .ptr = ptr, .size = size, .flags = flags,
+				 .real = call_malloc_flags, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -149,7 +116,8 @@ HIPSVM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
 	WRAP_BEGIN(hipMallocHost);
 	if (!s)
 		return ((malloc_fn)real)(ptr, size);
-	struct hipsvm_call c = { HIPSVM_API_MALLOC_HOST, ptr, size, 0, call_malloc, &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_HOST, .ptr = ptr, .size = size,
+				 .real = call_malloc, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -158,9 +126,8 @@ HIPSVM_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned
 	WRAP_BEGIN(hipExtMallocWithFlags);
 	if (!s)
 		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { flags == hipMallocSignalMemory ? HIPSVM_API_EXT_MALLOC_SIGNAL :
-				 HIPSVM_API_EXT_MALLOC_WITH_FLAGS, ptr, size, flags,
-				 call_malloc_flags, &a, 0 };
+	struct hipsvm_call c = { .api = flags == hipMallocSignalMemory ? HIPSVM_API_EXT_MALLOC_SIGNAL : HIPSVM_API_EXT_MALLOC_WITH_FLAGS, .ptr = ptr, .size = size, .flags = flags,
+				 .real = call_malloc_flags, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -172,8 +139,8 @@ HIPSVM_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width,
 	a.pitch = pitch;
 	a.width = width;
 	a.height = height;
-	struct hipsvm_call c = { HIPSVM_API_MALLOC_PITCH, ptr, width * height, 0, call_pitch,
-				 &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_PITCH, .ptr = ptr, .size = width * height,
+				 .real = call_pitch, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -183,8 +150,8 @@ HIPSVM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t str
 	if (!s)
 		return ((malloc_async_fn)real)(ptr, size, stream);
 	a.stream = stream;
-	struct hipsvm_call c = { HIPSVM_API_MALLOC_ASYNC, ptr, size, 0, call_malloc_async, &a,
-				 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_ASYNC, .ptr = ptr, .size = size,
+				 .real = call_malloc_async, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -193,8 +160,8 @@ HIPSVM_EXPORT hipError_t hipHostRegister(void *host, size_t size, unsigned flags
 	WRAP_BEGIN(hipHostRegister);
 	if (!s)
 		return ((register_fn)real)(host, size, flags);
-	struct hipsvm_call c = { HIPSVM_API_HOST_REGISTER, &host, size, flags, call_register,
-				 &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_HOST_REGISTER, .ptr = &host, .size = size, .flags = flags,
+				 .real = call_register, .args = &a };
 	return run(s, &c, true);
 }
 
@@ -212,7 +179,8 @@ static hipError_t wrap_free(enum hipsvm_row_id id, enum hipsvm_api api, void *p)
 	if (!s)
 		return ((free_fn)real)(p);
 	a.real = real;
-	struct hipsvm_call c = { api, &p, 0, 0, call_free, &a, 0 };
+	struct hipsvm_call c = { .api = api, .ptr = &p, .size = 0,
+				 .real = call_free, .args = &a };
 	return run(s, &c, false);
 }
 
@@ -242,7 +210,8 @@ HIPSVM_EXPORT hipError_t hipFreeAsync(void *p, hipStream_t stream)
 	if (!s)
 		return ((free_async_fn)real)(p, stream);
 	a.stream = stream;
-	struct hipsvm_call c = { HIPSVM_API_FREE_ASYNC, &p, 0, 0, call_free_async, &a, 0 };
+	struct hipsvm_call c = { .api = HIPSVM_API_FREE_ASYNC, .ptr = &p, .size = 0,
+				 .real = call_free_async, .args = &a };
 	return run(s, &c, false);
 }
 

@@ -31,6 +31,31 @@
 	X(hipHostUnregister, HIP, 1, 0) \
 	X(hipGetProcAddress, HIP, 1, 1) \
 	X(hipFreeHost, HIP, 1, 1) \
+	X(hipMallocFromPoolAsync, HIP, 1, 1) \
+	X(hipMemPoolImportPointer, HIP, 1, 1) \
+	X(hipMemPoolCreate, HIP, 1, 1) \
+	X(hipMemPoolDestroy, HIP, 1, 1) \
+	X(hipMemPoolTrimTo, HIP, 1, 1) \
+	X(hipDeviceGetDefaultMemPool, HIP, 1, 1) \
+	X(hipDeviceGetMemPool, HIP, 1, 1) \
+	X(hipMemCreate, HIP, 1, 1) \
+	X(hipMemRelease, HIP, 1, 1) \
+	X(hipMemMap, HIP, 1, 1) \
+	X(hipMemUnmap, HIP, 1, 1) \
+	X(hipMemSetAccess, HIP, 1, 1) \
+	X(hipIpcOpenMemHandle, HIP, 1, 0) \
+	X(hipIpcCloseMemHandle, HIP, 1, 0) \
+	X(hipMalloc3D, HIP, 1, 0) \
+	X(hipMemAllocPitch, HIP, 1, 1) \
+	X(hipMemAllocHost, HIP, 1, 1) \
+	X(hipMallocArray, HIP, 1, 0) \
+	X(hipMalloc3DArray, HIP, 1, 0) \
+	X(hipArrayCreate, HIP, 1, 1) \
+	X(hipArray3DCreate, HIP, 1, 1) \
+	X(hipFreeArray, HIP, 1, 0) \
+	X(hipArrayDestroy, HIP, 1, 1) \
+	X(hipMemGetAddressRange, HIP, 0, 1) \
+	X(hipRuntimeGetVersion, HIP, 0, 1) \
 	X(hipGetDevice, HIP, 0, 0) \
 	X(hipGetDeviceCount, HIP, 0, 0) \
 	X(hipMemAdvise, HIP, 0, 1) \

@@ -223,6 +223,25 @@ static const struct hipsvm_api_row api_table[HIPSVM_API_COUNT] = {
 		HIPSVM_RULE_BY_POINTER, HIPSVM_KIND_DEVICE, false },
 	[HIPSVM_API_HOST_UNREGISTER] = { HIPSVM_API_HOST_UNREGISTER, "hipHostUnregister",
 		HIPSVM_RULE_BY_POINTER, HIPSVM_KIND_REGISTERED, false },
+#define DEV_ROW(api, name) [api] = { api, name, HIPSVM_RULE_PRIMARY_CURRENT, HIPSVM_KIND_DEVICE, false }
+#define FREE_ROW(api, name) [api] = { api, name, HIPSVM_RULE_BY_POINTER, HIPSVM_KIND_DEVICE, false }
+	DEV_ROW(HIPSVM_API_MALLOC_FROM_POOL, "hipMallocFromPoolAsync"),
+	DEV_ROW(HIPSVM_API_POOL_IMPORT, "hipMemPoolImportPointer"),
+	DEV_ROW(HIPSVM_API_MEM_CREATE, "hipMemCreate"),
+	DEV_ROW(HIPSVM_API_IPC_OPEN, "hipIpcOpenMemHandle"),
+	DEV_ROW(HIPSVM_API_MEM_ALLOC_PITCH, "hipMemAllocPitch"),
+	[HIPSVM_API_MEM_ALLOC_HOST] = { HIPSVM_API_MEM_ALLOC_HOST, "hipMemAllocHost",
+		HIPSVM_RULE_HOST, HIPSVM_KIND_HOST, false },
+	DEV_ROW(HIPSVM_API_MALLOC_ARRAY, "hipMallocArray"),
+	DEV_ROW(HIPSVM_API_MALLOC_3D_ARRAY, "hipMalloc3DArray"),
+	DEV_ROW(HIPSVM_API_ARRAY_CREATE, "hipArrayCreate"),
+	DEV_ROW(HIPSVM_API_ARRAY_3D_CREATE, "hipArray3DCreate"),
+	FREE_ROW(HIPSVM_API_MEM_RELEASE, "hipMemRelease"),
+	FREE_ROW(HIPSVM_API_IPC_CLOSE, "hipIpcCloseMemHandle"),
+	FREE_ROW(HIPSVM_API_FREE_ARRAY, "hipFreeArray"),
+	FREE_ROW(HIPSVM_API_ARRAY_DESTROY, "hipArrayDestroy"),
+#undef DEV_ROW
+#undef FREE_ROW
 };
 
 const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api)

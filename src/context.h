@@ -89,6 +89,22 @@ enum hipsvm_api {
 	HIPSVM_API_HOST_FREE,
 	HIPSVM_API_FREE_ASYNC,
 	HIPSVM_API_HOST_UNREGISTER,
+	/* device memory in the primary context of the device the call names
+	 * (a pool's, a location) or, failing that, the current one */
+	HIPSVM_API_MALLOC_FROM_POOL,
+	HIPSVM_API_POOL_IMPORT,
+	HIPSVM_API_MEM_CREATE,		/* a physical allocation (its handle is the key) */
+	HIPSVM_API_IPC_OPEN,		/* memory of another process, imported here */
+	HIPSVM_API_MEM_ALLOC_PITCH,
+	HIPSVM_API_MEM_ALLOC_HOST,
+	HIPSVM_API_MALLOC_ARRAY,	/* arrays: the hipArray handle is the key */
+	HIPSVM_API_MALLOC_3D_ARRAY,
+	HIPSVM_API_ARRAY_CREATE,
+	HIPSVM_API_ARRAY_3D_CREATE,
+	HIPSVM_API_MEM_RELEASE,
+	HIPSVM_API_IPC_CLOSE,
+	HIPSVM_API_FREE_ARRAY,
+	HIPSVM_API_ARRAY_DESTROY,
 	HIPSVM_API_COUNT
 };
 

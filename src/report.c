@@ -110,6 +110,7 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 		[HIPSVM_UNMAP_REENTRANT_SKIPPED] = "reentrant_skipped",
 		[HIPSVM_UNMAP_REFUSED] = "refused",
 		[HIPSVM_UNMAP_FREED_AFTER] = "freed_after_unmap",
+		[HIPSVM_UNMAP_BY_HIP] = "by_hip",
 	};
 	unsigned ndev = hipsvm_report_ndev(s, m->ndev), i;
 	struct hipsvm_jw w;
@@ -149,6 +150,13 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 	hipsvm_jw_ku64(&w, "quota_denied", G(s->quota_denied));
 	hipsvm_jw_raw(&w, "}");
 
+	hipsvm_jw_key(&w, "hip_memory");
+	hipsvm_jw_raw(&w, "{");
+	hipsvm_jw_ku64(&w, "pool_trims", G(s->pool_trims));
+	hipsvm_jw_ku64(&w, "pools_destroyed", G(s->pools_destroyed));
+	hipsvm_jw_ku64(&w, "vmm_maps", G(s->vmm_maps));
+	hipsvm_jw_raw(&w, "}");
+
 	hipsvm_jw_key(&w, "unmaps");
 	hipsvm_jw_raw(&w, "{");
 	for (i = 0; i < HIPSVM_UNMAP_COUNT; i++)
@@ -159,6 +167,24 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 	hipsvm_jw_raw(&w, "{");
 	hipsvm_jw_ku64(&w, "runtime_errors", G(s->error[HIPSVM_ERR_RUNTIME]));
 	hipsvm_jw_ku64(&w, "unknown_pointer_frees", G(s->error[HIPSVM_ERR_UNKNOWN_POINTER_FREE]));
+	hipsvm_jw_raw(&w, "}");
+
+	/* every allocating and freeing HIP call that was recorded, by name */
+	hipsvm_jw_key(&w, "apis");
+	hipsvm_jw_raw(&w, "{");
+	for (i = 0; i < HIPSVM_API_COUNT; i++) {
+		uint64_t calls, bytes;
+
+		hipsvm_stats_api_sum(s, i, &calls, &bytes);
+		if (!calls)
+			continue;
+		hipsvm_jw_key(&w, hipsvm_api_row(i)->name);
+		hipsvm_jw_raw(&w, "{");
+		hipsvm_jw_ku64(&w, "calls", calls);
+		if (hipsvm_api_row(i)->rule != HIPSVM_RULE_BY_POINTER)
+			hipsvm_jw_ku64(&w, "bytes", bytes);
+		hipsvm_jw_raw(&w, "}");
+	}
 	hipsvm_jw_raw(&w, "}}\n");
 	return hipsvm_jw_end(&w);
 }

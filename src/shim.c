@@ -91,6 +91,7 @@ int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const
 	s->gen = 1;
 	s->start_ns = hipsvm_now_ns();
 	s->runtime = "unknown";
+	hipsvm_vmm_init(&s->vmm);
 	pthread_once(&conn_key_once, conn_key_make);
 	return 0;
 }
@@ -132,6 +133,9 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 		hipsvm_devmap_destroy(&s->devmap_store);
 	__atomic_store_n(&s->devmap, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->devmap_state, 0, __ATOMIC_RELEASE);
+	/* the parent's pools and mappings are not the child's either (and
+	 * its lock may have been held by a thread that is gone) */
+	hipsvm_vmm_init(&s->vmm);
 }
 
 /* 2^16 slots of 32 bytes: 2 MiB, touched where used. Programs with more

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "context.h"
+#include "shim_vmm.h"
 #include "hook.h"
 #include "policy.h"
 #include "registry.h"
@@ -90,6 +91,7 @@ struct hipsvm_shim {
 	struct hipsvm_devmap *devmap;	/* atomic; NULL until made */
 	int devmap_state;		/* 0 none, 1 being made, 2 made, 3 failed */
 	struct hipsvm_devmap devmap_store;
+	struct hipsvm_vmm vmm;		/* pools and virtual-memory mappings */
 };
 
 /* Fills s (the registry is created here). 0 or -errno. */
@@ -127,6 +129,10 @@ struct hipsvm_call {
 	void *args;
 	int saved_errno;	/* errno as the last real call left it; the wrapper
 				 * restores it on the way out */
+	int on_device;		/* 1 + the device the call allocates on (a pool's, a
+				 * location's); 0: the current device */
+	bool keyed;		/* *ptr is a handle (hipArray, a physical allocation),
+				 * not memory: it keys the entry, it spans no range */
 };
 
 /* Wraps an allocating call: routing, the real call, then attribution. The
@@ -161,6 +167,7 @@ enum hipsvm_unmap_op {
 	HIPSVM_UNMAP_MADVISE,
 	HIPSVM_UNMAP_MMAP_FIXED,
 	HIPSVM_UNMAP_SHMDT,
+	HIPSVM_UNMAP_HIP,	/* hipMemUnmap, hipIpcCloseMemHandle: the runtime's */
 };
 
 #define HIPSVM_UNMAP_MAX_OVER 8
@@ -186,6 +193,11 @@ struct hipsvm_unmap {
  * "set", which takes the range from the GPUs. */
 int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsvm_unmap_op op,
 		       uintptr_t addr, size_t len);
+/* The same for an unmap that a HIP call makes of memory the registry does
+ * not hold as ranges (a virtual-memory mapping, imported IPC memory): the
+ * GPUs to checkpoint are given. 1 when gpus is not empty. */
+int hipsvm_unmap_begin_gpus(struct hipsvm_shim *s, struct hipsvm_unmap *u, uintptr_t addr,
+			    size_t len, uint64_t gpus);
 /* ok: the real call succeeded (counted as tracked, then coordinated or not);
  * false: the kernel refused it (counted as refused). [punch_addr, +punch_len)
  * is what the call took from the address space (0: nothing, e.g. madvise). */
@@ -198,6 +210,20 @@ void hipsvm_unmap_refused(struct hipsvm_shim *s);
 /* An unmap of tracked memory that re-entered the shim (see unmap_wrap.c):
  * counted as reentrant_skipped. Async-signal-safe. */
 void hipsvm_unmap_reentered(struct hipsvm_shim *s);
+
+/* Pools and the virtual memory API (preload/mem_wrap.c), after the real
+ * call succeeded: a pool event ("pool_trim", "pool_destroy") is counted and
+ * traced; a mapping of [start, +len) backed by the physical allocation
+ * handle is remembered with the GPU of that allocation. */
+void hipsvm_shim_pool_event(struct hipsvm_shim *s, const char *what, uintptr_t pool,
+			    uint64_t arg);
+void hipsvm_shim_vmm_mapped(struct hipsvm_shim *s, uintptr_t start, size_t len, uintptr_t handle);
+/* hipMemUnmap: set on the GPUs that may touch the mappings in the range
+ * (every GPU when the shim lost count of them), real(arg), drain, clear;
+ * the mappings are forgotten when it succeeded. real's result, with errno
+ * as real left it. */
+int hipsvm_shim_vmm_unmap(struct hipsvm_shim *s, uintptr_t start, size_t len,
+			  int (*real)(void *arg), void *arg);
 
 /* Asks the hook for its fault counters (into s->stats) and traces them. */
 void hipsvm_shim_refresh_faults(struct hipsvm_shim *s);

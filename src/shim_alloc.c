@@ -72,6 +72,14 @@ static int current_device(struct hipsvm_shim *s)
 	return dev;
 }
 
+/* The device the call allocates on: the one it names, or the current one. */
+static int call_device(struct hipsvm_shim *s, const struct hipsvm_call *c)
+{
+	if (c->on_device > 0 && c->on_device <= HIPSVM_MAX_GPUS)
+		return c->on_device - 1;
+	return current_device(s);
+}
+
 static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kind kind,
 		   const struct hipsvm_route *rt, int dev, void *p)
 {
@@ -82,7 +90,8 @@ static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kin
 
 	memset(&a, 0, sizeof(a));
 	a.start = (uintptr_t)p;
-	a.last = a.start + c->size - 1;
+	/* a handle spans no memory: one byte keys it in the registry */
+	a.last = c->keyed ? a.start : a.start + c->size - 1;
 	a.origin = a.start;
 	a.origin_size = c->size;
 	a.kind = kind;
@@ -112,6 +121,7 @@ static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kin
 		s->notify(HIPSVM_EV_REGISTRY, err);
 recorded:
 	hipsvm_stats_alloc(&s->stats, rt->ctx, dev, c->size, rt->tag);
+	hipsvm_stats_api(&s->stats, c->api, c->size);
 	if (s->trace_fd >= 0) {
 		const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
 		struct hipsvm_tfield f[] = {
@@ -145,7 +155,7 @@ int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
 		return rc;
 	}
 	if (hipsvm_route_needs_device_first(&s->policy, c->api)) {
-		dev = current_device(s);
+		dev = call_device(s, c);
 		if (dev >= 0 && hipsvm_route_decide(&s->policy, c->api, dev, &rt) == 0)
 			decided = true;
 	}
@@ -196,7 +206,7 @@ oversubscribe:
 	}
 	kind = HIPSVM_KIND_MANAGED;
 	if (dev < 0)
-		dev = current_device(s);
+		dev = call_device(s, c);
 	memset(&rt, 0, sizeof(rt));
 	rt.ctx = HIPSVM_CTX_HOST;
 	rt.tag = HIPSVM_ROUTE_OVERSUBSCRIBED;
@@ -210,7 +220,7 @@ record:
 		return HIPSVM_HIP_SUCCESS;
 	}
 	if (dev < 0)
-		dev = current_device(s);
+		dev = call_device(s, c);
 	if (!decided && hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &rt))
 		return HIPSVM_HIP_SUCCESS;
 	ndev = hipsvm_shim_ndev(s);
@@ -238,7 +248,8 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 	uint64_t bytes = 0;
 	void *p = c->ptr ? *c->ptr : NULL;
 	bool mine = false, from_devmap = false, unmapped = false;
-	int rc;
+	struct hipsvm_unmap u;
+	int rc, ipc = 0;
 
 	c->saved_errno = errno;
 	/* Device memory first (one compare-and-swap), then the registry: one
@@ -255,6 +266,10 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 		 * released its bytes, the free is still its free */
 		unmapped = rc == -ESTALE;
 	}
+	/* a handle that went to the registry is a one-byte piece there */
+	if (mine && !from_devmap && a.kind == HIPSVM_KIND_DEVICE && a.start == a.last &&
+	    a.origin_size > bytes)
+		bytes = a.origin_size;
 	prev = hipsvm_tls.freeing;
 	if (mine && hipsvm_kind_is_svm(a.kind)) {
 		fr.start = a.origin;
@@ -262,8 +277,15 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 		fr.ctx = a.ctx;
 		hipsvm_tls.freeing = &fr;
 	}
+	/* Closing imported memory unmaps it from the importing GPU: a HIP
+	 * call's own unmap, coordinated like any other. */
+	if (mine && c->api == HIPSVM_API_IPC_CLOSE && a.ctx >= 0)
+		ipc = hipsvm_unmap_begin_gpus(s, &u, a.start, bytes,
+					      hipsvm_shim_ctx_gpus(s, a.ctx));
 	rc = c->real(c);
 	c->saved_errno = errno;
+	if (ipc)
+		hipsvm_unmap_end(s, &u, rc == HIPSVM_HIP_SUCCESS, 0, 0);
 	hipsvm_tls.freeing = prev;
 	if (rc != HIPSVM_HIP_SUCCESS) {
 		/* Still allocated: back into the registry. Of an allocation
@@ -276,6 +298,7 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 	}
 	if (unmapped) {
 		hipsvm_stats_release(&s->stats, a.ctx, a.device, 0, true);
+		hipsvm_stats_api(&s->stats, c->api, 0);
 		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_FREED_AFTER], 1);
 		return rc;
 	}
@@ -285,6 +308,7 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 		return rc;
 	}
 	hipsvm_stats_release(&s->stats, a.ctx, a.device, bytes, true);
+	hipsvm_stats_api(&s->stats, c->api, 0);
 	if (charged(s, &a))
 		hipsvm_quota_uncharge(&s->quota, a.ctx, bytes);
 	if (s->trace_fd >= 0) {

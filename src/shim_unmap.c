@@ -45,14 +45,15 @@ static void add_owner(struct hipsvm_shim *s, struct hipsvm_unmap *u, int ctx)
 	u->gpus |= hipsvm_shim_ctx_gpus(s, ctx);
 }
 
+static int set(struct hipsvm_shim *s, struct hipsvm_unmap *u);
+
 int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsvm_unmap_op op,
 		       uintptr_t addr, size_t len)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
 	struct hipsvm_alloc over[HIPSVM_UNMAP_MAX_OVER];
 	uintptr_t last = last_of(addr, len);
-	struct hipsvm_hook *h;
-	int n, i, fd, err;
+	int n, i;
 
 	memset(u, 0, sizeof(*u));
 	u->op = op;
@@ -82,6 +83,30 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 	}
 	if (!u->gpus)
 		return 0;
+	return set(s, u);
+}
+
+int hipsvm_unmap_begin_gpus(struct hipsvm_shim *s, struct hipsvm_unmap *u, uintptr_t addr,
+			    size_t len, uint64_t gpus)
+{
+	memset(u, 0, sizeof(*u));
+	u->op = HIPSVM_UNMAP_HIP;
+	u->addr = addr;
+	u->len = len;
+	u->gpus = gpus;
+	if (!len || !gpus)
+		return 0;
+	return set(s, u);
+}
+
+/* The GPUs of u are known: checkpoint them through this thread's hook
+ * connection. 1 (end() must follow) whether or not that worked. */
+static int set(struct hipsvm_shim *s, struct hipsvm_unmap *u)
+{
+	struct hipsvm_tls *t = &hipsvm_tls;
+	struct hipsvm_hook *h;
+	int i, fd, err;
+
 	u->active = true;
 	if (t->busy) {
 		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
@@ -103,7 +128,7 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 	}
 	t->busy = true;
 	fd = h->fd;
-	err = hipsvm_hook_set(h, u->gpus, addr, len, u->cp, &u->cp_mask);
+	err = hipsvm_hook_set(h, u->gpus, u->addr, u->len, u->cp, &u->cp_mask);
 	hipsvm_shim_conn_check(t, fd);
 	if (err) {
 		t->busy = false;
@@ -235,6 +260,8 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 		return;
 	}
 	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_TRACKED], 1);
+	if (u->op == HIPSVM_UNMAP_HIP)
+		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_BY_HIP], 1);
 	hipsvm_stats_add(&s->stats.unmap[u->coordinated ? HIPSVM_UNMAP_COORDINATED :
 					 HIPSVM_UNMAP_UNCOORDINATED], 1);
 	if (u->coordinated) {

@@ -225,3 +225,29 @@ uint64_t hipsvm_stats_drain_median(const struct hipsvm_dev_stats *d)
 	}
 	return 0;
 }
+
+void hipsvm_stats_api(struct hipsvm_stats *s, unsigned api, uint64_t bytes)
+{
+	struct hipsvm_stats_stripe *st;
+
+	if (api >= HIPSVM_API_COUNT)
+		return;
+	st = my_stripe(s);
+	hipsvm_stats_add(&st->api_calls[api], 1);
+	if (bytes)
+		hipsvm_stats_add(&st->api_bytes[api], bytes);
+}
+
+void hipsvm_stats_api_sum(const struct hipsvm_stats *s, unsigned api, uint64_t *calls,
+			  uint64_t *bytes)
+{
+	unsigned k;
+
+	*calls = *bytes = 0;
+	if (api >= HIPSVM_API_COUNT)
+		return;
+	for (k = 0; k < HIPSVM_STATS_STRIPES; k++) {
+		*calls += hipsvm_stats_get(&s->stripe[k].api_calls[api]);
+		*bytes += hipsvm_stats_get(&s->stripe[k].api_bytes[api]);
+	}
+}

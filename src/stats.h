@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "context.h"
 #include "route.h"
 
 #define HIPSVM_STATS_MAX_DEV 64
@@ -58,6 +59,8 @@ struct hipsvm_mem_part {
 struct hipsvm_stats_stripe {
 	struct hipsvm_mem_part mem[HIPSVM_STATS_NMEM];
 	uint64_t route[HIPSVM_ROUTE_COUNT];
+	uint64_t api_calls[HIPSVM_API_COUNT];	/* recorded allocations / frees */
+	uint64_t api_bytes[HIPSVM_API_COUNT];
 } __attribute__((aligned(64)));
 
 /* A context's or device's memory counters, summed (hipsvm_stats_mem). */
@@ -75,6 +78,7 @@ enum hipsvm_unmap_counter {
 	HIPSVM_UNMAP_REENTRANT_SKIPPED,
 	HIPSVM_UNMAP_REFUSED,		/* the kernel refused it: nothing unmapped */
 	HIPSVM_UNMAP_FREED_AFTER,	/* frees of allocations unmapped whole before */
+	HIPSVM_UNMAP_BY_HIP,		/* hipMemUnmap, hipIpcCloseMemHandle */
 	HIPSVM_UNMAP_COUNT
 };
 
@@ -89,6 +93,8 @@ struct hipsvm_stats {
 	struct hipsvm_ctx_stats host;				/* host_context */
 	struct hipsvm_ctx_stats primary[HIPSVM_STATS_MAX_DEV];	/* device:N */
 	uint64_t quota_denied;
+	uint64_t pool_trims, pools_destroyed;	/* hipMemPoolTrimTo, hipMemPoolDestroy */
+	uint64_t vmm_maps;			/* hipMemMap */
 	uint64_t unmap[HIPSVM_UNMAP_COUNT];
 	uint64_t error[HIPSVM_ERR_COUNT];
 	uint32_t max_dev_seen;		/* 1 + the highest device index counted */
@@ -112,6 +118,10 @@ void hipsvm_stats_release(struct hipsvm_stats *s, int ctx, int dev, uint64_t byt
  * (zeros for an index out of range). */
 void hipsvm_stats_mem(const struct hipsvm_stats *s, unsigned index, struct hipsvm_mem_view *out);
 uint64_t hipsvm_stats_route(const struct hipsvm_stats *s, unsigned route);
+/* A recorded allocation (bytes) or free (0) made through api; and the sums. */
+void hipsvm_stats_api(struct hipsvm_stats *s, unsigned api, uint64_t bytes);
+void hipsvm_stats_api_sum(const struct hipsvm_stats *s, unsigned api, uint64_t *calls,
+			  uint64_t *bytes);
 
 void hipsvm_stats_add(uint64_t *counter, uint64_t v);
 void hipsvm_stats_drain(struct hipsvm_stats *s, int dev, uint64_t ns, bool timed_out);

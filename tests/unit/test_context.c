@@ -332,6 +332,31 @@ static const struct api_want api_want[] = {
 	{ HIPSVM_API_HOST_FREE, "hipHostFree", HIPSVM_RULE_BY_POINTER, 0, false },
 	{ HIPSVM_API_FREE_ASYNC, "hipFreeAsync", HIPSVM_RULE_BY_POINTER, 0, false },
 	{ HIPSVM_API_HOST_UNREGISTER, "hipHostUnregister", HIPSVM_RULE_BY_POINTER, 0, false },
+	/* device memory on the device the call names (the current one when
+	 * the call names none), looked up by the core before routing */
+	{ HIPSVM_API_MALLOC_FROM_POOL, "hipMallocFromPoolAsync", HIPSVM_RULE_PRIMARY_CURRENT,
+	  HIPSVM_KIND_DEVICE, false },
+	{ HIPSVM_API_POOL_IMPORT, "hipMemPoolImportPointer", HIPSVM_RULE_PRIMARY_CURRENT,
+	  HIPSVM_KIND_DEVICE, false },
+	{ HIPSVM_API_MEM_CREATE, "hipMemCreate", HIPSVM_RULE_PRIMARY_CURRENT, HIPSVM_KIND_DEVICE,
+	  false },
+	{ HIPSVM_API_IPC_OPEN, "hipIpcOpenMemHandle", HIPSVM_RULE_PRIMARY_CURRENT,
+	  HIPSVM_KIND_DEVICE, false },
+	{ HIPSVM_API_MEM_ALLOC_PITCH, "hipMemAllocPitch", HIPSVM_RULE_PRIMARY_CURRENT,
+	  HIPSVM_KIND_DEVICE, false },
+	{ HIPSVM_API_MEM_ALLOC_HOST, "hipMemAllocHost", HIPSVM_RULE_HOST, HIPSVM_KIND_HOST, false },
+	{ HIPSVM_API_MALLOC_ARRAY, "hipMallocArray", HIPSVM_RULE_PRIMARY_CURRENT, HIPSVM_KIND_DEVICE,
+	  false },
+	{ HIPSVM_API_MALLOC_3D_ARRAY, "hipMalloc3DArray", HIPSVM_RULE_PRIMARY_CURRENT,
+	  HIPSVM_KIND_DEVICE, false },
+	{ HIPSVM_API_ARRAY_CREATE, "hipArrayCreate", HIPSVM_RULE_PRIMARY_CURRENT, HIPSVM_KIND_DEVICE,
+	  false },
+	{ HIPSVM_API_ARRAY_3D_CREATE, "hipArray3DCreate", HIPSVM_RULE_PRIMARY_CURRENT,
+	  HIPSVM_KIND_DEVICE, false },
+	{ HIPSVM_API_MEM_RELEASE, "hipMemRelease", HIPSVM_RULE_BY_POINTER, 0, false },
+	{ HIPSVM_API_IPC_CLOSE, "hipIpcCloseMemHandle", HIPSVM_RULE_BY_POINTER, 0, false },
+	{ HIPSVM_API_FREE_ARRAY, "hipFreeArray", HIPSVM_RULE_BY_POINTER, 0, false },
+	{ HIPSVM_API_ARRAY_DESTROY, "hipArrayDestroy", HIPSVM_RULE_BY_POINTER, 0, false },
 };
 
 Test(context, api_table_rows)

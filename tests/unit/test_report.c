@@ -33,10 +33,12 @@ static const char golden[] =
 	"{\"id\":\"device:1\",\"devices\":[1],\"allocations\":1,\"frees\":0,\"live_bytes\":300,"
 	"\"peak_bytes\":300,\"unmaps_coordinated\":0}],"
 	"\"routing\":{\"as_hip\":1,\"managed_local\":1,\"oversubscribed\":0,\"mapped_all\":0,"
-	"\"quota_denied\":3},"
+	"\"quota_denied\":3},\"hip_memory\":{\"pool_trims\":0,\"pools_destroyed\":0,\"vmm_maps\":0},"
 	"\"unmaps\":{\"tracked\":4,\"coordinated\":3,\"uncoordinated\":1,\"partial\":0,"
-	"\"live_svm_unmapped\":1,\"live_svm_unmapped_bytes\":4096,\"reentrant_skipped\":1,\"refused\":0,\"freed_after_unmap\":0},"
-	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1}}\n";
+	"\"live_svm_unmapped\":1,\"live_svm_unmapped_bytes\":4096,\"reentrant_skipped\":1,\"refused\":0,\"freed_after_unmap\":0,\"by_hip\":0},"
+	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1},"
+	"\"apis\":{\"hipMallocManaged\":{\"calls\":1,\"bytes\":100},\"hipFree\":{\"calls\":1},"
+	"\"hipMemCreate\":{\"calls\":1,\"bytes\":300}}}\n";
 
 static void fill(struct hipsvm_policy *p, struct hipsvm_report_meta *m)
 {
@@ -61,6 +63,9 @@ static void fill(struct hipsvm_policy *p, struct hipsvm_report_meta *m)
 	hipsvm_stats_add(&st.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
 	hipsvm_stats_add(&st.error[HIPSVM_ERR_RUNTIME], 2);
 	hipsvm_stats_add(&st.error[HIPSVM_ERR_UNKNOWN_POINTER_FREE], 1);
+	hipsvm_stats_api(&st, HIPSVM_API_MALLOC_MANAGED, 100);
+	hipsvm_stats_api(&st, HIPSVM_API_FREE, 0);
+	hipsvm_stats_api(&st, HIPSVM_API_MEM_CREATE, 300);
 
 	memset(&r, 0, sizeof(r));
 	r.ntok = 5;
