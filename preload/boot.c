@@ -308,11 +308,18 @@ static int open_trace(void)
 		hipsvm_say("HIPSVM_TRACE: path too long; no trace");
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
+	fd = hipsvm_trace_open(path);
+	if (fd == -ELOOP)
+		hipsvm_say("HIPSVM_TRACE: %s is a symbolic link: not followed; no trace", path);
+	else if (fd == -EPERM)
+		hipsvm_say("HIPSVM_TRACE: %s belongs to another user: not appended to; no trace",
+			   path);
+	else if (fd == -EINVAL)
+		hipsvm_say("HIPSVM_TRACE: %s is not a regular file; no trace", path);
+	else if (fd < 0)
 		hipsvm_say("HIPSVM_TRACE: cannot open %s (%s); no trace", path,
-			   hipsvm_errno_name(errno));
-	return fd;
+			   hipsvm_errno_name(fd));
+	return fd < 0 ? -1 : fd;
 }
 
 static void do_boot(void)
