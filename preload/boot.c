@@ -333,9 +333,15 @@ static void do_boot(void)
 	for (i = 0; i < nerr && i < 8; i++) {
 		const struct hipsvm_option_desc *d = hipsvm_option_desc(errs[i].id);
 
-		if (d)
-			hipsvm_say("HIPSVM_%s=%s: invalid (%s); using the default %s", d->name,
-				   errs[i].value, hipsvm_errno_name(errs[i].err), d->def);
+		if (d && errs[i].err == -ERANGE)
+			hipsvm_say("HIPSVM_%s=%s: out of range (%lu to %lu); using the default "
+				   "value \"%s\"", d->name, errs[i].value, (unsigned long)d->min,
+				   (unsigned long)d->max, d->def);
+		else if (d)
+			hipsvm_say("HIPSVM_%s=%s%s: %s; using the default value \"%s\"", d->name,
+				   errs[i].value,
+				   strlen(errs[i].value) + 1 >= sizeof(errs[i].value) ? "..." : "",
+				   hipsvm_option_why(errs[i].id, errs[i].err), d->def);
 		else
 			hipsvm_say("%s: unknown HIPSVM_ variable, ignored", errs[i].value);
 	}
