@@ -6,6 +6,7 @@
  * server case has the bound its request must hold, measured.
  */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -324,8 +325,8 @@ Test(hook_hostile, misbehaving_servers_hold_their_bounds)
 		cr_expect(dt >= c->min_ms && dt <= c->max_ms, "%s: %llu ms, bound %u..%u ms", c->name,
 			  (unsigned long long)dt, c->min_ms, c->max_ms);
 		cr_expect_eq(h.fd, -1, "%s: the connection is closed", c->name);
-		fprintf(stderr, "# %-40s %5llu ms (bound %u ms)\n", c->name, (unsigned long long)dt,
-			c->max_ms);
+		cr_log_info("%-40s %5llu ms (bound %u ms)", c->name, (unsigned long long)dt,
+			    c->max_ms);
 		s.stop = true;
 		hipsvm_hook_close(&h);
 		pthread_join(thr, NULL);
