@@ -117,6 +117,33 @@ static bool take_warning(enum hipsvm_shim_event ev, unsigned limit)
 	return __atomic_fetch_add(&warn_count[ev], 1, __ATOMIC_RELAXED) < limit;
 }
 
+/* One line: why the named hook is not used (HIP wrappers only). */
+static void say_refused(int err)
+{
+	const char *path = g.hook_path;
+
+	switch (-err) {
+	case EMEDIUMTYPE:
+		hipsvm_say("HIPSVM_HOOK: %s is neither the hipsvm module's debugfs file nor a "
+			   "socket: refused, not opened for writing; unmaps go uncoordinated", path);
+		break;
+	case EACCES:
+		hipsvm_say("HIPSVM_HOOK: %s is served by uid %u (pid %d), not by this user: "
+			   "refused, nothing sent; unmaps go uncoordinated", path, g.hook_peer_uid,
+			   g.hook_peer_pid);
+		break;
+	case EPERM:
+		hipsvm_say("HIPSVM_HOOK: %s should be this process's simulator but is served by "
+			   "pid %d: refused, nothing sent; unmaps go uncoordinated", path,
+			   g.hook_peer_pid);
+		break;
+	default:
+		hipsvm_say("HIPSVM_HOOK: cannot use %s (%s); unmaps go uncoordinated", path,
+			   hipsvm_errno_name(err));
+		break;
+	}
+}
+
 /* Called from the unmap path: write() only. */
 static void notify(enum hipsvm_shim_event ev, int err)
 {
@@ -152,6 +179,10 @@ static void notify(enum hipsvm_shim_event ev, int err)
 		if (take_warning(ev, limit))
 			hipsvm_say("allocation not tracked (%s)", hipsvm_errno_name(err));
 		break;
+	case HIPSVM_EV_HOOK_REFUSED:
+		if (take_warning(ev, 1))
+			say_refused(err);
+		break;
 	case HIPSVM_EV_COUNT:
 		break;
 	}
@@ -186,6 +217,14 @@ static int op_get_last_error(void)
 	int (*f)(void) = (int (*)(void))hipsvm_real(HIPSVM_ROW_hipGetLastError);
 
 	return f ? f() : hipSuccess;
+}
+
+/* Only through the runtime's own exports (the seam): never by linking sim/. */
+static const char *op_sim_socket(void)
+{
+	const char *(*f)(void) = (const char *(*)(void))hipsvm_real(HIPSVM_ROW_hipsvmSimSocketPath);
+
+	return f ? f() : NULL;
 }
 
 static int op_malloc_managed(void **p, size_t n, unsigned flags)
@@ -269,11 +308,18 @@ static int open_trace(void)
 		hipsvm_say("HIPSVM_TRACE: path too long; no trace");
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
+	fd = hipsvm_trace_open(path);
+	if (fd == -ELOOP)
+		hipsvm_say("HIPSVM_TRACE: %s is a symbolic link: not followed; no trace", path);
+	else if (fd == -EPERM)
+		hipsvm_say("HIPSVM_TRACE: %s belongs to another user: not appended to; no trace",
+			   path);
+	else if (fd == -EINVAL)
+		hipsvm_say("HIPSVM_TRACE: %s is not a regular file; no trace", path);
+	else if (fd < 0)
 		hipsvm_say("HIPSVM_TRACE: cannot open %s (%s); no trace", path,
-			   hipsvm_errno_name(errno));
-	return fd;
+			   hipsvm_errno_name(fd));
+	return fd < 0 ? -1 : fd;
 }
 
 static void do_boot(void)
@@ -287,9 +333,15 @@ static void do_boot(void)
 	for (i = 0; i < nerr && i < 8; i++) {
 		const struct hipsvm_option_desc *d = hipsvm_option_desc(errs[i].id);
 
-		if (d)
-			hipsvm_say("HIPSVM_%s=%s: invalid (%s); using the default %s", d->name,
-				   errs[i].value, hipsvm_errno_name(errs[i].err), d->def);
+		if (d && errs[i].err == -ERANGE)
+			hipsvm_say("HIPSVM_%s=%s: out of range (%lu to %lu); using the default "
+				   "value \"%s\"", d->name, errs[i].value, (unsigned long)d->min,
+				   (unsigned long)d->max, d->def);
+		else if (d)
+			hipsvm_say("HIPSVM_%s=%s%s: %s; using the default value \"%s\"", d->name,
+				   errs[i].value,
+				   strlen(errs[i].value) + 1 >= sizeof(errs[i].value) ? "..." : "",
+				   hipsvm_option_why(errs[i].id, errs[i].err), d->def);
 		else
 			hipsvm_say("%s: unknown HIPSVM_ variable, ignored", errs[i].value);
 	}
@@ -328,6 +380,7 @@ static void do_boot(void)
 	g.ops.mem_advise = op_mem_advise;
 	g.ops.get_last_error = op_get_last_error;
 	g.ops.malloc_managed = op_malloc_managed;
+	g.ops.sim_socket = op_sim_socket;
 	program_path(g.program, sizeof(g.program));
 	if (verbose()) {
 		static char table[8192];

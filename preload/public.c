@@ -10,6 +10,7 @@
 #include "boot.h"
 #include "hipsvm.h"
 #include "options.h"
+#include "report.h"
 #include "shim.h"
 #include "table.h"
 
@@ -71,26 +72,11 @@ int hipsvm_report_json(char *buf, size_t cap)
 	return rc;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int hipsvm_report_write(const char *path)
 {
 	struct hipsvm_shim *s = hipsvm_boot();
 	char where[HIPSVM_OPT_STR_MAX];
-	int saved = errno, rc, fd, len;
+	int saved = errno, rc, len;
 
 	if (!s)
 		return -ENODEV;
@@ -106,14 +92,7 @@ int hipsvm_report_write(const char *path)
 		rc = len;
 		goto out_unlock;
 	}
-	fd = open(where, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		goto out_unlock;
-	}
-	rc = write_all(fd, report_buf, (size_t)len);
-	if (close(fd) && !rc)
-		rc = -errno;
+	rc = hipsvm_report_save(where, report_buf, (size_t)len);
 out_unlock:
 	unlock();
 out:

@@ -61,6 +61,7 @@
 	X(hipMemAdvise, HIP, 0, 1) \
 	X(hipGetLastError, HIP, 0, 0) \
 	X(hipsvmSimAccess, HIP, 0, 1) \
+	X(hipsvmSimSocketPath, HIP, 0, 1) \
 	X(munmap, LIBC, 1, 0) \
 	X(mremap, LIBC, 1, 0) \
 	X(madvise, LIBC, 1, 0) \

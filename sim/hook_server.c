@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -169,6 +170,36 @@ static void *server_main(void *arg)
 	return NULL;
 }
 
+/* A file already at the socket's path is removed only when it is a stale
+ * socket of ours: a socket (lstat: not what a link points at), owned by our
+ * effective uid, that nobody listens on any more (connect: ECONNREFUSED).
+ * Anything else stays, and the server is not started: a regular file named
+ * by mistake is never deleted, a live server (ours or another) never
+ * robbed of its name. */
+static int clear_stale(const char *name, const struct sockaddr_un *sa, socklen_t salen)
+{
+	struct stat st;
+	int fd, rc, err;
+
+	if (lstat(name, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	if (st.st_uid != geteuid())
+		return -EPERM;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)sa, salen);
+	err = errno;
+	close(fd);
+	if (rc == 0)
+		return -EADDRINUSE;
+	if (err != ECONNREFUSED)
+		return -err;
+	return unlink(name) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
 static int listen_on(const char *name)
 {
 	struct sockaddr_un sa;
@@ -181,11 +212,15 @@ static int listen_on(const char *name)
 	if (n == 0 || n >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	memcpy(sa.sun_path, name, n);
-	if (name[0] == '@')
-		sa.sun_path[0] = '\0';	/* abstract: the length says where it ends */
-	else
-		unlink(name);
 	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	if (name[0] == '@') {
+		sa.sun_path[0] = '\0';	/* abstract: the length says where it ends */
+	} else {
+		int err = clear_stale(name, &sa, salen);
+
+		if (err)
+			return err;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
@@ -212,7 +247,10 @@ void sim_hook_start(void)
 	}
 	fd = listen_on(sim.socket_name);
 	if (fd < 0) {
-		sim_warn("cannot listen on %s (%s): no hook server", sim.socket_name, strerror(-fd));
+		sim_warn("cannot listen on %s (%s): no hook server", sim.socket_name,
+			 fd == -EEXIST ? "a file that is not a socket is there; left alone" :
+			 fd == -EPERM ? "a socket of another user is there; left alone" :
+			 strerror(-fd));
 		sim.socket_name[0] = '\0';
 		return;
 	}

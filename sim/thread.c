@@ -3,7 +3,18 @@
  * thread.c - how the simulator starts its threads (fault handlers, the hook
  * server, stream workers, agents).
  *
- * Every signal is blocked in them: the program's signals are the program's.
+ * The program's signals are the program's: its handlers must not run on our
+ * threads, so every signal is blocked in them, except the four that end a
+ * process by default (SIGHUP, SIGINT, SIGQUIT, SIGTERM), which keep the mask
+ * of the thread that started them, as ROCr's threads do (they inherit their
+ * creator's whole mask). Otherwise a program whose main thread calls
+ * pthread_exit lives on in our threads, which never end, with SIGTERM
+ * pending for ever; on ROCm its runtime threads never end either, but take
+ * the signal and the process goes. The kernel offers a process-directed
+ * signal to the main thread first, so while it runs, its handlers still run
+ * there; a program that blocks these signals to sigwait() for them keeps
+ * them blocked here too.
+ *
  * And the call returns only once the thread runs its own code. By then the
  * C library's and a sanitizer's per-thread set-up is over, so a program that
  * exits right after the HIP call that started a thread never meets one
@@ -34,12 +45,18 @@ static void *trampoline(void *p)
 
 int sim_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name)
 {
+	static const int ending[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
 	struct start s = { fn, arg, 0 };
-	sigset_t all, old;
+	sigset_t mask, old;
+	unsigned i;
 	int err;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	sigfillset(&mask);
+	pthread_sigmask(SIG_SETMASK, &mask, &old);
+	for (i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+		if (!sigismember(&old, ending[i]))
+			sigdelset(&mask, ending[i]);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	err = pthread_create(t, NULL, trampoline, &s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)

@@ -7,22 +7,32 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
 #include "options.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 5000
+/* include/uapi/linux/magic.h */
+#define HIPSVM_DEBUGFS_MAGIC 0x64626720
+#define HIPSVM_TRACEFS_MAGIC 0x74726163
 
 void hipsvm_hook_init(struct hipsvm_hook *h)
 {
 	h->fd = -1;
 	h->is_file = false;
 	h->reply_timeout_ms = 0;
+	h->server_pid = 0;
+	h->peer_pid = 0;
+	h->peer_uid = 0;
 	h->path[0] = '\0';
 }
 
+/* "@name", "unix:/path", or (for a socket found on disk) "/path". */
 static int sock_addr(const char *path, struct sockaddr_un *sa, socklen_t *salen)
 {
 	size_t n;
@@ -38,9 +48,10 @@ static int sock_addr(const char *path, struct sockaddr_un *sa, socklen_t *salen)
 		*salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 		return 0;
 	}
-	if (strncmp(path, "unix:", 5) != 0)
+	if (strncmp(path, "unix:", 5) == 0)
+		path += 5;
+	else if (path[0] != '/')
 		return -EINVAL;
-	path += 5;
 	n = strlen(path);
 	if (n == 0 || n >= sizeof(sa->sun_path))
 		return -ENAMETOOLONG;
@@ -49,37 +60,98 @@ static int sock_addr(const char *path, struct sockaddr_un *sa, socklen_t *salen)
 	return 0;
 }
 
+/* Who listens: our effective user or root, and the one process asked for.
+ * The credentials are those the server had when it called listen(). */
+static int peer_check(struct hipsvm_hook *h, int fd)
+{
+	struct ucred c;
+	socklen_t n = sizeof(c);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &n) != 0)
+		return -errno;
+	h->peer_pid = c.pid;
+	h->peer_uid = c.uid;
+	if (c.uid != geteuid() && c.uid != 0)
+		return -EACCES;
+	if (h->server_pid > 0 && c.pid != h->server_pid)
+		return -EPERM;
+	return 0;
+}
+
+static int sock_open(struct hipsvm_hook *h, const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t salen;
+	int fd, err;
+
+	err = sock_addr(path, &sa, &salen);
+	if (err)
+		return err;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	while (connect(fd, (struct sockaddr *)&sa, salen) < 0) {
+		if (errno == EINTR)
+			continue;
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* Checked before a single byte is sent: a stranger learns nothing. */
+	err = peer_check(h, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* A path: the module's file, or a socket. It is looked at through an O_PATH
+ * descriptor first, which reads and writes nothing (a FIFO does not block, a
+ * device is not opened, a regular file is not touched); only a regular file
+ * of debugfs or tracefs is then opened for writing, and only if it is still
+ * the same file. */
+static int file_open(struct hipsvm_hook *h, const char *path)
+{
+	struct statfs fs;
+	struct stat a, b;
+	int pfd, fd, err = 0;
+
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &a) != 0 || fstatfs(pfd, &fs) != 0)
+		err = -errno;
+	close(pfd);
+	if (err)
+		return err;
+	if (S_ISSOCK(a.st_mode))
+		return sock_open(h, path);
+	if (!S_ISREG(a.st_mode) ||
+	    (fs.f_type != HIPSVM_DEBUGFS_MAGIC && fs.f_type != HIPSVM_TRACEFS_MAGIC))
+		return -EMEDIUMTYPE;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &b) != 0 || b.st_dev != a.st_dev || b.st_ino != a.st_ino) {
+		close(fd);
+		return -EMEDIUMTYPE;	/* swapped under us: refuse what came instead */
+	}
+	h->is_file = true;
+	return fd;
+}
+
 int hipsvm_hook_open(struct hipsvm_hook *h, const char *path)
 {
 	size_t n = strlen(path);
-	int fd, err;
+	int fd;
 
 	if (n == 0 || n >= sizeof(h->path))
 		return -EINVAL;
-	if (path[0] == '/') {
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		h->is_file = true;
-	} else {
-		struct sockaddr_un sa;
-		socklen_t salen;
-
-		err = sock_addr(path, &sa, &salen);
-		if (err)
-			return err;
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -errno;
-		while (connect(fd, (struct sockaddr *)&sa, salen) < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		h->is_file = false;
-	}
+	h->is_file = false;
+	fd = path[0] == '/' ? file_open(h, path) : sock_open(h, path);
+	if (fd < 0)
+		return fd;
 	h->fd = fd;
 	memcpy(h->path, path, n + 1);
 	return 0;
@@ -92,7 +164,51 @@ void hipsvm_hook_close(struct hipsvm_hook *h)
 	h->fd = -1;
 }
 
-int hipsvm_hook_resolve(const char *opt, int pid, char *out, size_t cap)
+static int copy_out(const char *path, char *out, size_t cap)
+{
+	size_t n = strlen(path);
+
+	if (n >= cap)
+		return -ENAMETOOLONG;
+	memcpy(out, path, n + 1);
+	return 0;
+}
+
+/* The simulator's name ("@NAME" or a file path) as a hook path. */
+static int sim_hook_path(const char *sim_name, int pid, char *out, size_t cap)
+{
+	size_t n;
+
+	if (!sim_name || !sim_name[0])
+		return hipsvm_expand_path(HIPSVM_HOOK_SIM_FMT, pid, out, cap);
+	if (sim_name[0] == '@')
+		return copy_out(sim_name, out, cap);
+	n = strlen(sim_name);
+	if (n + 6 > cap)
+		return -ENAMETOOLONG;
+	memcpy(out, "unix:", 5);
+	memcpy(out + 5, sim_name, n + 1);
+	return 0;
+}
+
+/* Whether path names the simulator of this process: its default name, or
+ * the name it told us (which "unix:", or nothing, may precede). */
+static bool is_sim_path(const char *path, const char *sim_name, int pid)
+{
+	char def[HIPSVM_HOOK_PATH_MAX];
+
+	if (hipsvm_expand_path(HIPSVM_HOOK_SIM_FMT, pid, def, sizeof(def)) == 0 &&
+	    strcmp(path, def) == 0)
+		return true;
+	if (!sim_name || !sim_name[0])
+		return false;
+	if (strncmp(path, "unix:", 5) == 0 && sim_name[0] != '@')
+		path += 5;
+	return strcmp(path, sim_name) == 0;
+}
+
+int hipsvm_hook_resolve(const char *opt, int pid, const char *sim_name, char *out, size_t cap,
+			int *server_pid)
 {
 	struct hipsvm_hook probe;
 	char path[HIPSVM_HOOK_PATH_MAX];
@@ -100,38 +216,78 @@ int hipsvm_hook_resolve(const char *opt, int pid, char *out, size_t cap)
 
 	if (!opt || !*opt || strcmp(opt, "none") == 0)
 		return -ENOENT;
-	if (strcmp(opt, "auto") != 0)
-		return hipsvm_expand_path(opt, pid, out, cap);
-	if (access(HIPSVM_HOOK_DEBUGFS, R_OK | W_OK) == 0) {
-		if (strlen(HIPSVM_HOOK_DEBUGFS) >= cap)
-			return -ENAMETOOLONG;
-		strcpy(out, HIPSVM_HOOK_DEBUGFS);
-		return 0;
+	if (strcmp(opt, "auto") != 0) {
+		err = hipsvm_expand_path(opt, pid, path, sizeof(path));
+		if (err)
+			return err;
+		*server_pid = is_sim_path(path, sim_name, pid) ? pid : 0;
+		return copy_out(path, out, cap);
 	}
-	err = hipsvm_expand_path(HIPSVM_HOOK_SIM_FMT, pid, path, sizeof(path));
+	if (access(HIPSVM_HOOK_DEBUGFS, R_OK | W_OK) == 0) {
+		*server_pid = 0;
+		return copy_out(HIPSVM_HOOK_DEBUGFS, out, cap);
+	}
+	err = sim_hook_path(sim_name, pid, path, sizeof(path));
 	if (err)
 		return err;
 	hipsvm_hook_init(&probe);
-	if (hipsvm_hook_open(&probe, path) != 0)
-		return -ENOENT;
+	probe.server_pid = pid;
+	err = hipsvm_hook_open(&probe, path);
 	hipsvm_hook_close(&probe);
-	if (strlen(path) >= cap)
-		return -ENAMETOOLONG;
-	strcpy(out, path);
-	return 0;
+	/* Someone else answers there: name it, so that the open refuses it
+	 * loudly rather than "no hook" quietly. */
+	if (err && err != -EACCES && err != -EPERM)
+		return -ENOENT;
+	*server_pid = pid;
+	return copy_out(path, out, cap);
 }
 
-static int write_all(int fd, const char *buf, size_t len, bool sock)
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);	/* async-signal-safe */
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Waits for ev on fd until the deadline: 0, -ETIMEDOUT or -errno. */
+static int wait_fd(int fd, short ev, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = ev };
+		uint64_t now = now_ns();
+		int pr;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		/* rounded up: a poll of 0 ms would spin */
+		pr = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
+		if (pr > 0)
+			return 0;
+		if (pr < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int send_all(int fd, const char *buf, size_t len, uint64_t deadline)
 {
 	while (len) {
 		/* MSG_NOSIGNAL: a server that went away must not kill the
-		 * program with SIGPIPE. */
-		ssize_t n = sock ? send(fd, buf, len, MSG_NOSIGNAL) : write(fd, buf, len);
+		 * program with SIGPIPE. MSG_DONTWAIT: one that stops reading
+		 * must not hold us past the deadline. */
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			int err = errno;
+
+			if (err == EINTR)
 				continue;
-			return -errno;
+			if (err != EAGAIN && err != EWOULDBLOCK)
+				return -err;
+			err = wait_fd(fd, POLLOUT, deadline);
+			if (err)
+				return err;
+			continue;
 		}
 		buf += n;
 		len -= (size_t)n;
@@ -139,25 +295,23 @@ static int write_all(int fd, const char *buf, size_t len, bool sock)
 	return 0;
 }
 
-static int read_line(int fd, char *buf, size_t cap, uint32_t timeout_ms)
+/* One line, whole, by the deadline: a server that drips its reply a byte at
+ * a time gets no more time than one that sends nothing. Bytes after the
+ * newline are a server out of step with us (-EPROTO). */
+static int read_line(int fd, char *buf, size_t cap, uint64_t deadline)
 {
 	size_t len = 0;
 
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
-		int pr = poll(&p, 1, (int)timeout_ms);
+		char *nl;
+		int err = wait_fd(fd, POLLIN, deadline);
 
-		if (pr < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (pr == 0)
-			return -ETIMEDOUT;
-		n = read(fd, buf + len, cap - 1 - len);
+		if (err)
+			return err;
+		n = recv(fd, buf + len, cap - 1 - len, MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
 				continue;
 			return -errno;
 		}
@@ -165,18 +319,33 @@ static int read_line(int fd, char *buf, size_t cap, uint32_t timeout_ms)
 			return -ECONNRESET;
 		len += (size_t)n;
 		buf[len] = '\0';
-		if (memchr(buf, '\n', len))
-			return (int)len;
+		nl = memchr(buf, '\n', len);
+		if (nl)
+			return nl + 1 == buf + len ? (int)len : -EPROTO;
 		if (len == cap - 1)
 			return -E2BIG;
 	}
+}
+
+/* How long the whole reply to cmd may take. */
+static uint64_t reply_budget_ms(const struct hipsvm_hook *h, const struct hipsvm_cmd *cmd)
+{
+	uint64_t ms = h->reply_timeout_ms ? h->reply_timeout_ms : DEFAULT_REPLY_TIMEOUT_MS;
+	uint64_t drain;
+
+	if (cmd->op == HIPSVM_OP_DRAIN) {
+		drain = (cmd->has_timeout ? cmd->timeout_ms : 1000) + (uint64_t)HIPSVM_HOOK_MARGIN_MS;
+		if (drain > ms)
+			ms = drain;
+	}
+	return ms;
 }
 
 int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct hipsvm_reply *r)
 {
 	char req[HIPSVM_PROTO_MAX_REQ + 1];
 	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
-	uint32_t wait_ms = h->reply_timeout_ms ? h->reply_timeout_ms : DEFAULT_REPLY_TIMEOUT_MS;
+	uint64_t deadline;
 	int len, err;
 
 	if (h->fd < 0)
@@ -184,8 +353,7 @@ int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct
 	len = hipsvm_proto_format(cmd, req, sizeof(req));
 	if (len < 0)
 		return len;
-	if (cmd->op == HIPSVM_OP_DRAIN)
-		wait_ms += cmd->has_timeout ? cmd->timeout_ms : 1000;
+	deadline = now_ns() + reply_budget_ms(h, cmd) * 1000000u;
 	if (h->is_file) {
 		ssize_t n;
 
@@ -207,10 +375,10 @@ int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct
 		}
 		len = (int)n;
 	} else {
-		err = -write_all(h->fd, req, (size_t)len, true);
+		err = -send_all(h->fd, req, (size_t)len, deadline);
 		if (err)
 			goto broken;
-		len = read_line(h->fd, rep, sizeof(rep), wait_ms);
+		len = read_line(h->fd, rep, sizeof(rep), deadline);
 		if (len < 0) {
 			err = -len;
 			goto broken;

@@ -9,8 +9,20 @@
  *   @name                           the same in the abstract namespace
  * Everything here is async-signal-safe: raw system calls, no malloc, no stdio,
  * no locks. One request at a time per struct hipsvm_hook: the shim gives each
- * thread its own connection. A server that does not answer within the drain
- * timeout plus a margin is a transport error, never a hang.
+ * thread its own connection.
+ *
+ * Nothing is trusted by its name (docs/security.md):
+ *  - a path is a hook only if it is a regular file of debugfs or tracefs
+ *    (fstatfs, on a descriptor opened O_PATH: nothing else is ever opened
+ *    for writing), or a UNIX socket, taken as such;
+ *  - a socket's server must run as our effective uid or as root
+ *    (SO_PEERCRED), and as the process h->server_pid when that is set (the
+ *    simulator of this very process);
+ *  - a whole reply must arrive by one deadline, reply_timeout_ms after the
+ *    request is sent (a drain: at least its own timeout plus
+ *    HIPSVM_HOOK_MARGIN_MS), however the server dribbles it out. A server
+ *    that misses it, closes, floods or answers out of step is a transport
+ *    error (the connection is closed), never a hang.
  */
 #ifndef HIPSVM_HOOK_H
 #define HIPSVM_HOOK_H
@@ -24,20 +36,35 @@
 #define HIPSVM_HOOK_DEBUGFS "/sys/kernel/debug/hipsvm/hook"
 #define HIPSVM_HOOK_SIM_FMT "@hipsvm-sim.%p"
 #define HIPSVM_HOOK_PATH_MAX 256
+/* What a drain's reply may take beyond the drain's own timeout. */
+#define HIPSVM_HOOK_MARGIN_MS 2000
 
 struct hipsvm_hook {
 	int fd;			/* -1 when closed */
 	bool is_file;
-	uint32_t reply_timeout_ms;	/* 0: 5000 */
+	uint32_t reply_timeout_ms;	/* whole reply; 0: 5000 */
+	int server_pid;		/* set before open: 0 any process of ours, else this one */
+	int peer_pid;		/* what the last socket open saw (for messages) */
+	uint32_t peer_uid;
 	char path[HIPSVM_HOOK_PATH_MAX];
 };
 
 /* The HIPSVM_HOOK value to a path: "auto" tries the debugfs file, then the
- * simulator's socket of this process; "none" (or "") is -ENOENT; anything
- * else is taken as a path (%p = pid). -ENOENT when auto finds nothing. */
-int hipsvm_hook_resolve(const char *opt, int pid, char *out, size_t cap);
+ * simulator's socket of this process (sim_name: where the simulator says it
+ * listens, "@NAME" or a file path, NULL or "" when it did not say; else the
+ * default @hipsvm-sim.<pid>); "none" (or "") is -ENOENT; anything else is
+ * taken as a path (%p = pid). *server_pid is pid when the answer names this
+ * process's simulator (its server must then be this process), else 0.
+ * -ENOENT when auto finds nothing. When auto finds a server that fails the
+ * peer check, its path is returned all the same, so that the caller's open
+ * refuses it and says so. */
+int hipsvm_hook_resolve(const char *opt, int pid, const char *sim_name, char *out, size_t cap,
+			int *server_pid);
 
 void hipsvm_hook_init(struct hipsvm_hook *h);
+/* 0, or -errno: -EMEDIUMTYPE a path that is neither a debugfs/tracefs file
+ * nor a socket (never opened for writing), -EACCES a server of another user,
+ * -EPERM a server other than h->server_pid, -EINVAL a malformed name. */
 int hipsvm_hook_open(struct hipsvm_hook *h, const char *path);
 void hipsvm_hook_close(struct hipsvm_hook *h);
 

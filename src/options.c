@@ -91,6 +91,31 @@ const struct hipsvm_option_desc *hipsvm_option_desc(enum hipsvm_opt_id id)
 	return &table[id];
 }
 
+const char *hipsvm_option_why(enum hipsvm_opt_id id, int err)
+{
+	const struct hipsvm_option_desc *d = hipsvm_option_desc(id);
+
+	if (err == -ENAMETOOLONG)
+		return "longer than 255 bytes";
+	if (err == -ERANGE)
+		return "out of range";
+	if (!d)
+		return "not a valid value";
+	if (id == HIPSVM_O_SIM_RING_SIZE)
+		return "not a power of two from 4K to 64M";
+	switch (d->type) {
+	case HIPSVM_OPT_BOOL:
+		return "not a boolean (1/0, yes/no, on/off, true/false)";
+	case HIPSVM_OPT_INT:
+		return "not a decimal number";
+	case HIPSVM_OPT_SIZE:
+		return "not a size (a number, optionally K, M or G)";
+	case HIPSVM_OPT_STRING:
+		break;
+	}
+	return "not a valid value";
+}
+
 /* name[0..len) against the table, prefix already stripped. */
 static int lookup_n(const char *name, size_t len, enum hipsvm_opt_id *id)
 {

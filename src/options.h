@@ -67,6 +67,9 @@ struct hipsvm_opt_error {
 };
 
 const struct hipsvm_option_desc *hipsvm_option_desc(enum hipsvm_opt_id id);
+/* What is wrong with a value that hipsvm_options_set refused with err, in
+ * words for a warning ("longer than 255 bytes", "out of range", ...). */
+const char *hipsvm_option_why(enum hipsvm_opt_id id, int err);
 /* -ENOENT for an unknown name (with or without the prefix). */
 int hipsvm_option_lookup(const char *name, enum hipsvm_opt_id *id);
 

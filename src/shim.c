@@ -195,7 +195,8 @@ static int conn_open(struct hipsvm_shim *s, struct hipsvm_tls *t, const char *pa
 	int err;
 
 	hipsvm_hook_init(&t->hook);
-	t->hook.reply_timeout_ms = s->drain_timeout_ms + 2000;
+	t->hook.reply_timeout_ms = s->drain_timeout_ms + HIPSVM_HOOK_MARGIN_MS;
+	t->hook.server_pid = __atomic_load_n(&s->hook_server_pid, __ATOMIC_ACQUIRE);
 	err = hipsvm_hook_open(&t->hook, path);
 	if (err)
 		return err;
@@ -210,7 +211,8 @@ static int conn_open(struct hipsvm_shim *s, struct hipsvm_tls *t, const char *pa
 /* Only the thread that wins the claim writes the path: the others, which
  * resolved the same answer at the same time, leave it alone (a data race on
  * hook_path otherwise), and wait the few stores it takes to publish. */
-static void publish(struct hipsvm_shim *s, const char *path, uint32_t ver, int state)
+static void publish(struct hipsvm_shim *s, const char *path, uint32_t ver, int state,
+		    const struct hipsvm_hook *h)
 {
 	int want = HIPSVM_HOOK_UNRESOLVED;
 
@@ -222,6 +224,8 @@ static void publish(struct hipsvm_shim *s, const char *path, uint32_t ver, int s
 	}
 	memcpy(s->hook_path, path, HIPSVM_HOOK_PATH_MAX);
 	s->hook_version = ver;
+	s->hook_peer_pid = h->peer_pid;
+	s->hook_peer_uid = h->peer_uid;
 	__atomic_store_n(&s->hook_state, state, __ATOMIC_RELEASE);
 }
 
@@ -229,11 +233,12 @@ void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
 	char path[HIPSVM_HOOK_PATH_MAX];
-	int want = HIPSVM_HOOK_UNRESOLVED, err, ver;
+	const char *sim = s->ops.sim_socket ? s->ops.sim_socket() : NULL;
+	int want = HIPSVM_HOOK_UNRESOLVED, err, ver, server_pid = 0;
 
 	if (__atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) != HIPSVM_HOOK_UNRESOLVED)
 		return;
-	err = hipsvm_hook_resolve(s->hook_opt, s->pid, path, sizeof(path));
+	err = hipsvm_hook_resolve(s->hook_opt, s->pid, sim, path, sizeof(path), &server_pid);
 	if (err) {
 		__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_NONE, false,
 					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -241,6 +246,7 @@ void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
 	}
 	/* Another thread may resolve at the same time: both find the same
 	 * answer; the first to publish wins. */
+	__atomic_store_n(&s->hook_server_pid, server_pid, __ATOMIC_RELEASE);
 	if (!t->open || t->gen != __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE)) {
 		t->open = false;
 		err = conn_open(s, t, path);
@@ -264,10 +270,15 @@ void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
 			hipsvm_hook_close(&t->hook);
 			t->open = false;
 		}
-		publish(s, path, 0, HIPSVM_HOOK_ERROR);
+		publish(s, path, 0, HIPSVM_HOOK_ERROR, &t->hook);
+		/* Named but unusable (not the module's file, another user's or
+		 * another process's server, ...): say so now, not only at the
+		 * first unmap that goes uncoordinated. */
+		if (s->notify)
+			s->notify(HIPSVM_EV_HOOK_REFUSED, ver);
 		return;
 	}
-	publish(s, path, (uint32_t)ver, HIPSVM_HOOK_CONNECTED);
+	publish(s, path, (uint32_t)ver, HIPSVM_HOOK_CONNECTED, &t->hook);
 }
 
 struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s)

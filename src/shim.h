@@ -47,6 +47,9 @@ struct hipsvm_hip_ops {
 	int (*mem_advise)(const void *p, size_t n, int advice, int dev);
 	int (*get_last_error)(void);
 	int (*malloc_managed)(void **p, size_t n, unsigned flags);
+	/* Where the simulated runtime's hook server listens ("" or NULL: not
+	 * the simulator, or no server); NULL pointer on other runtimes. */
+	const char *(*sim_socket)(void);
 };
 
 enum hipsvm_shim_event {
@@ -55,6 +58,8 @@ enum hipsvm_shim_event {
 	HIPSVM_EV_DRAIN_TIMEOUT,	/* a drain timed out (err = GPU) */
 	HIPSVM_EV_REENTRANT,		/* an unmap re-entered the unmap path */
 	HIPSVM_EV_REGISTRY,		/* the registry refused an entry (err) */
+	HIPSVM_EV_HOOK_REFUSED,		/* the hook named cannot be used (err; s->hook_path,
+					 * s->hook_peer_uid/pid for a socket's server) */
 	HIPSVM_EV_COUNT
 };
 typedef void (*hipsvm_notify_fn)(enum hipsvm_shim_event ev, int err);
@@ -77,6 +82,9 @@ struct hipsvm_shim {
 	hipsvm_notify_fn notify;
 	char hook_opt[HIPSVM_HOOK_PATH_MAX];	/* HIPSVM_HOOK */
 	char hook_path[HIPSVM_HOOK_PATH_MAX];	/* resolved */
+	int hook_server_pid;		/* 0, or the only process that may serve it */
+	int hook_peer_pid;		/* who served it when it was refused */
+	uint32_t hook_peer_uid;
 	int hook_state;			/* enum hipsvm_hook_state; atomic */
 	uint32_t hook_version;
 	uint32_t drain_timeout_ms;

@@ -5,6 +5,8 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -175,4 +177,26 @@ int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, uns
 		rc = -EIO;
 	errno = saved;
 	return rc;
+}
+
+int hipsvm_trace_open(const char *path)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0)
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	else if (st.st_uid != geteuid())
+		err = -EPERM;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
 }

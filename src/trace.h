@@ -65,4 +65,11 @@ int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, uns
 
 #include "clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
 
+/* Opens the trace file for appending, never through a link at its last
+ * component (O_NOFOLLOW) and never into anything but a regular file owned by
+ * our effective uid (a FIFO or a device is not waited on: O_NONBLOCK). New
+ * files get mode 0600. The descriptor, or -errno: -ELOOP a link, -EPERM
+ * another user's file, -EINVAL not a regular file. */
+int hipsvm_trace_open(const char *path);
+
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * elfinfo.c - read program headers, the dynamic section and the symbol
- * tables of one file with libelf.
+ * tables of one file with libelf, once the file is known to hold together.
  */
 #include "elfinfo.h"
 
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const hooked_names[H_COUNT] = {
@@ -132,8 +133,83 @@ static void dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elfinfo 
 	}
 }
 
+/* Whether [off, off + len) lies inside a file of size bytes. */
+static bool inside(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/* Every table and every segment or section with bytes in the file must lie
+ * inside it: a file cut short (a copy interrupted, a download not finished)
+ * is "truncated", one whose headers do not hold together "corrupt". Either
+ * is an input error, never taken for a statically linked program. */
+static int validate(Elf *elf, const GElf_Ehdr *eh, uint64_t size, char *msg, size_t cap)
+{
+	size_t phnum = 0, shnum = 0, i;
+	Elf_Scn *scn = NULL;
+	GElf_Phdr ph;
+	GElf_Shdr sh;
+	uint64_t end;
+
+	/* The header's own counts first: libelf may read fewer from a short
+	 * file. Past 0xffff they live in section 0, which libelf reads. */
+	phnum = eh->e_phnum;
+	shnum = eh->e_shnum;
+	if ((phnum == PN_XNUM && elf_getphdrnum(elf, &phnum) != 0) ||
+	    (shnum == 0 && eh->e_shoff && elf_getshdrnum(elf, &shnum) != 0)) {
+		snprintf(msg, cap, "corrupt: the header counts cannot be read (%s)", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	if ((phnum && eh->e_phentsize != (gelf_getclass(elf) == ELFCLASS32 ? 32 : 56)) ||
+	    (shnum && eh->e_shentsize != (gelf_getclass(elf) == ELFCLASS32 ? 40 : 64))) {
+		snprintf(msg, cap, "corrupt: header entry sizes %u and %u are not those of this "
+			 "ELF class", eh->e_phentsize, eh->e_shentsize);
+		return -EINVAL;
+	}
+	end = eh->e_phoff + (uint64_t)phnum * eh->e_phentsize;
+	if (phnum && !inside(eh->e_phoff, (uint64_t)phnum * eh->e_phentsize, size)) {
+		snprintf(msg, cap, "truncated: the program headers end at byte %llu, the file "
+			 "has %llu", (unsigned long long)end, (unsigned long long)size);
+		return -EINVAL;
+	}
+	end = eh->e_shoff + (uint64_t)shnum * eh->e_shentsize;
+	if (eh->e_shoff && shnum && !inside(eh->e_shoff, (uint64_t)shnum * eh->e_shentsize, size)) {
+		snprintf(msg, cap, "truncated: the section headers end at byte %llu, the file "
+			 "has %llu", (unsigned long long)end, (unsigned long long)size);
+		return -EINVAL;
+	}
+	for (i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph)) {
+			snprintf(msg, cap, "corrupt: program header %zu cannot be read (%s)", i,
+				 elf_errmsg(-1));
+			return -EINVAL;
+		}
+		if (!inside(ph.p_offset, ph.p_filesz, size)) {
+			snprintf(msg, cap, "truncated: segment %zu ends at byte %llu, the file has %llu",
+				 i, (unsigned long long)(ph.p_offset + ph.p_filesz),
+				 (unsigned long long)size);
+			return -EINVAL;
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh)) {
+			snprintf(msg, cap, "corrupt: a section header cannot be read (%s)",
+				 elf_errmsg(-1));
+			return -EINVAL;
+		}
+		if (sh.sh_type != SHT_NOBITS && !inside(sh.sh_offset, sh.sh_size, size)) {
+			snprintf(msg, cap, "truncated: section %zu ends at byte %llu, the file has %llu",
+				 elf_ndxscn(scn), (unsigned long long)(sh.sh_offset + sh.sh_size),
+				 (unsigned long long)size);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int elfinfo_read(const char *path, struct elfinfo *ei, char *msg, size_t msgcap)
 {
+	struct stat st;
 	size_t phnum = 0, i;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
@@ -161,10 +237,19 @@ int elfinfo_read(const char *path, struct elfinfo *ei, char *msg, size_t msgcap)
 		goto out;
 	}
 	if (!gelf_getehdr(elf, &eh)) {
-		snprintf(msg, msgcap, "broken ELF header: %s", elf_errmsg(-1));
+		snprintf(msg, msgcap, "truncated or corrupt: the ELF header cannot be read (%s)",
+			 elf_errmsg(-1));
 		rc = -EINVAL;
 		goto out;
 	}
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		snprintf(msg, msgcap, "%s", strerror(errno));
+		goto out;
+	}
+	rc = validate(elf, &eh, (uint64_t)st.st_size, msg, msgcap);
+	if (rc)
+		goto out;
 	ei->elf_class = gelf_getclass(elf) == ELFCLASS32 ? 32 : 64;
 	ei->machine = eh.e_machine;
 	ei->type = eh.e_type;

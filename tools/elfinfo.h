@@ -43,7 +43,8 @@ struct elfinfo {
 };
 
 /* 0, -ENOEXEC when the file is not ELF (msg says what it looks like),
- * -EINVAL for a broken ELF, other -errno from open. */
+ * -EINVAL for a broken ELF (msg begins "truncated" or "corrupt"), other
+ * -errno from open. */
 int elfinfo_read(const char *path, struct elfinfo *ei, char *msg, size_t msgcap);
 void elfinfo_free(struct elfinfo *ei);
 

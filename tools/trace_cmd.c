@@ -5,8 +5,10 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char trace_help[] =
@@ -26,13 +28,39 @@ static const char trace_help[] =
 "      --report FILE    with --from: the run's JSON report (names the process)\n"
 "\n";
 
+/* The events file must be one that can be read as such: a directory, a
+ * missing or unreadable file is an input error (exit 2), said before the
+ * output is opened, so that a bad --from never truncates an earlier trace. */
+static int input_ok(const char *events)
+{
+	struct stat sb;
+	int fd = open(events, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		tool_err("%s: %s", events, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
+		tool_err("%s: %s", events, S_ISDIR(sb.st_mode) ?
+			 "a directory, not a trace file (give the events file HIPSVM_TRACE wrote)" :
+			 strerror(errno));
+		close(fd);
+		return EXIT_USAGE;
+	}
+	close(fd);
+	return 0;
+}
+
 static int convert(const char *events, const char *outpath, const struct json *report, bool quiet)
 {
 	struct trace_stats st;
 	char err[512];
-	FILE *f = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
-	int rc;
+	FILE *f;
+	int rc = input_ok(events);
 
+	if (rc)
+		return rc;
+	f = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
 	if (!f) {
 		tool_err("%s: %s", outpath, strerror(errno));
 		return 1;

@@ -74,6 +74,8 @@ const char *preload_rest(void)
 	return rest;
 }
 
+void (*pl_before_exec)(int pid);
+
 /* Runs argv with only the environment given here (plus extra), stdout and
  * stderr to files, at most 120 s. */
 void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
@@ -82,7 +84,7 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 	char ldlib[512], ldpre[1024], report[256], *envp[32];
 	static char sanenv[4][512];
 	const char *prefix;
-	int n = 0, i, st = 0, waited = 0;
+	int n = 0, i, st = 0, waited = 0, gate[2];
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
@@ -138,12 +140,19 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 		envp[n++] = (char *)extra[i];
 	}
 	envp[n] = NULL;
+	cr_assert_eq(pipe(gate), 0);
 	pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		char path[256];
+		char path[256], c;
 		int fd;
 
+		/* Held until the parent has done what pl_before_exec does
+		 * with our pid (a server bound to a name made of it). */
+		close(gate[1]);
+		if (read(gate[0], &c, 1) < 0)
+			_exit(125);
+		close(gate[0]);
 		snprintf(path, sizeof(path), "%s/out", r->dir);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 1);
@@ -155,6 +164,11 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 		execve(argv[0], (char *const *)argv, envp);
 		_exit(127);
 	}
+	close(gate[0]);
+	if (pl_before_exec)
+		pl_before_exec(pid);
+	cr_assert_eq(write(gate[1], "g", 1), 1);
+	close(gate[1]);
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 

@@ -47,6 +47,9 @@ const char *preload_rest(void);
  * adds lib after the shim), at most 120 s. */
 void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 	 const char *const *extra);
+/* When set, called with the child's pid after fork and before the child
+ * execs the program (which waits until it returns). */
+extern void (*pl_before_exec)(int pid);
 /* The number after "key": that follows anchor in doc; UINT64_MAX if absent. */
 uint64_t jnum(const char *doc, const char *anchor, const char *key);
 unsigned count_lines(const char *s, const char *needle);

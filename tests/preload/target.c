@@ -577,6 +577,51 @@ static int mode_plain(void)
 	return 3;
 }
 
+/* Whether pid's main thread has exited (its state in /proc is then Z while
+ * other threads live on). */
+static bool leader_gone(pid_t pid)
+{
+	char path[64], buf[256], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+/* main ends with pthread_exit while the runtime's threads live on: a
+ * SIGTERM, sent once the main thread is gone by a helper process forked
+ * before any HIP call, must end the process, as on ROCm. If it does not, the
+ * helper kills it with SIGKILL 5 s later: exit code 137 instead of 143. */
+static int mode_pexit(void)
+{
+	pid_t main_pid = getpid(), helper = fork();
+	void *p = NULL;
+
+	if (helper == 0) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		int i;
+
+		for (i = 0; i < 1500 && !leader_gone(main_pid); i++)
+			nanosleep(&ts, NULL);
+		kill(main_pid, SIGTERM);
+		for (i = 0; i < 250 && kill(main_pid, 0) == 0; i++)
+			nanosleep(&ts, NULL);
+		if (kill(main_pid, 0) == 0)
+			kill(main_pid, SIGKILL);
+		_exit(0);
+	}
+	P("hipMalloc", hipMalloc(&p, 4096));
+	pthread_exit(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -585,7 +630,7 @@ int main(int argc, char **argv)
 		{ "signal", mode_signal }, { "threads", mode_threads }, { "fork", mode_fork },
 		{ "exec", mode_exec }, { "policy", mode_policy }, { "procaddr", mode_procaddr },
 		{ "plain", mode_plain }, { "reentry", mode_reentry },
-		{ "spawn", mode_spawn }, { "exitrace", mode_exitrace },
+		{ "spawn", mode_spawn }, { "exitrace", mode_exitrace }, { "pexit", mode_pexit },
 		{ "refused", mode_refused }, { "tomb", mode_tomb },
 	};
 	size_t i;

@@ -208,6 +208,11 @@ t "$HIPSVM" trace --from "$FIX/events_basic.jsonl" -o -
 expect "trace -o -: to standard output" '[ $rc -eq 0 ] && out_has traceEvents'
 t "$HIPSVM" trace --from "$W/none.jsonl" -o "$W/x.json"
 expect "trace --from a missing file: exit 2, no output left" '[ $rc -eq 2 ] && one_error_line && [ ! -e "$W/x.json" ]'
+mkdir -p "$W/adir"
+echo keep >"$W/kept.json"
+t "$HIPSVM" trace --from "$W/adir" -o "$W/kept.json"
+expect "trace --from a directory: exit 2, the output left as it was" \
+	'[ $rc -eq 2 ] && one_error_line && err_has "directory" && [ "$(cat "$W/kept.json")" = keep ]'
 t "$HIPSVM" trace --from "$FIX/report_full.json" -o "$W/x.json"
 expect "trace --from a file with no events: exit 1" '[ $rc -eq 1 ] && err_has "no trace event"'
 t "$HIPSVM" trace --from "$FIX/events_basic.jsonl" -- true
@@ -255,6 +260,18 @@ t "$HIPSVM" check "$W/absent"
 expect "check: a missing file is an error (exit 2)" '[ $rc -eq 2 ] && one_error_line'
 t "$HIPSVM" check
 expect "check without a program: exit 2" '[ $rc -eq 2 ] && one_error_line'
+# A copy cut short, at several places (inside the program headers, inside a
+# segment, before the section headers), and garbage after a valid ELF magic.
+for cut in 100 600 3000; do
+	head -c $cut "$HIPSVM" >"$W/cut$cut"
+	t "$HIPSVM" check "$W/cut$cut"
+	expect "check: an ELF file cut at byte $cut is an input error (exit 2, truncated)" \
+		'[ $rc -eq 2 ] && one_error_line && err_has "truncated" && ! out_has "statically linked"'
+done
+{ printf '\177ELF\002\001\001'; head -c 3000 /dev/zero | tr '\0' 'Z'; } >"$W/corrupt"
+t "$HIPSVM" check "$W/corrupt"
+expect "check: an ELF file whose headers do not hold together is an input error (exit 2, corrupt)" \
+	'[ $rc -eq 2 ] && one_error_line && err_has "corrupt"'
 
 # ---------------------------------------------------------------- options
 t "$HIPSVM" options

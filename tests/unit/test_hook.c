@@ -246,15 +246,23 @@ Test(hook, resolve)
 {
 	char out[HIPSVM_HOOK_PATH_MAX];
 	static struct server s;	/* the server thread may outlive the test body */
+	int spid = -1;
 
-	cr_assert_eq(hipsvm_hook_resolve("none", 1, out, sizeof(out)), -ENOENT);
-	cr_assert_eq(hipsvm_hook_resolve("", 1, out, sizeof(out)), -ENOENT);
-	cr_assert_eq(hipsvm_hook_resolve("unix:/tmp/h.%p", 42, out, sizeof(out)), 0);
+	cr_assert_eq(hipsvm_hook_resolve("none", 1, NULL, out, sizeof(out), &spid), -ENOENT);
+	cr_assert_eq(hipsvm_hook_resolve("", 1, NULL, out, sizeof(out), &spid), -ENOENT);
+	cr_assert_eq(hipsvm_hook_resolve("unix:/tmp/h.%p", 42, NULL, out, sizeof(out), &spid), 0);
 	cr_assert_str_eq(out, "unix:/tmp/h.42");
+	cr_assert_eq(spid, 0, "a socket of the user's choosing: any process of ours");
+	/* the simulator's own names must be served by this very process */
+	cr_assert_eq(hipsvm_hook_resolve("@hipsvm-sim.%p", 42, NULL, out, sizeof(out), &spid), 0);
+	cr_assert_eq(spid, 42);
+	cr_assert_eq(hipsvm_hook_resolve("unix:/tmp/s.%p", 42, "/tmp/s.42", out, sizeof(out),
+					 &spid), 0);
+	cr_assert_eq(spid, 42);
 	if (access(HIPSVM_HOOK_DEBUGFS, W_OK) == 0)
 		return;	/* a machine with the module loaded answers differently */
 	/* auto: nothing listening for a made-up pid */
-	cr_assert_eq(hipsvm_hook_resolve("auto", 999999999, out, sizeof(out)), -ENOENT);
+	cr_assert_eq(hipsvm_hook_resolve("auto", 999999999, NULL, out, sizeof(out), &spid), -ENOENT);
 	/* auto finds the simulator's socket name of this pid */
 	start(&s, 1);
 	{
@@ -269,7 +277,8 @@ Test(hook, resolve)
 		cr_assert_eq(bind(fd, (struct sockaddr *)&sa,
 				  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)), 0);
 		cr_assert_eq(listen(fd, 1), 0);
-		cr_assert_eq(hipsvm_hook_resolve("auto", getpid(), out, sizeof(out)), 0);
+		cr_assert_eq(hipsvm_hook_resolve("auto", getpid(), NULL, out, sizeof(out), &spid), 0);
+		cr_assert_eq(spid, getpid());
 		cr_assert_str_eq(out + 1, name);
 		cr_assert_eq(out[0], '@');
 		close(fd);

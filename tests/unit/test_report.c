@@ -5,8 +5,13 @@
  */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -164,4 +169,77 @@ Test(stats, drain_median_is_log2_bucket)
 	hipsvm_stats_drain(&st, 0, UINT64_MAX, true);
 	cr_expect_eq(st.dev[0].drain_hist[HIPSVM_STATS_HIST - 1], 1);
 	cr_expect_eq(st.dev[0].drain_timeouts, 1);
+}
+
+/* ---- hipsvm_report_save: never through a link, never half a document ---- */
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Entries of dir other than . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+Test(report, save_replaces_a_planted_link_not_its_target)
+{
+	char dir[] = "/tmp/hipsvm-reportsave-XXXXXX", target[64], link[64], buf[64];
+	struct stat st;
+	int fd;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	snprintf(link, sizeof(link), "%s/report.json", dir);
+	fd = open(target, O_WRONLY | O_CREAT, 0644);
+	cr_assert_eq(write(fd, "precious\n", 9), 9);
+	close(fd);
+	cr_assert_eq(symlink(target, link), 0);
+	cr_assert_eq(hipsvm_report_save(link, "{\"a\":1}\n", 8), 0);
+	slurp(target, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "precious\n", "the link's target is untouched");
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_expect(S_ISREG(st.st_mode), "the link itself was replaced by the report");
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	slurp(link, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "{\"a\":1}\n");
+	cr_expect_eq(entries(dir), 2, "no temporary file left behind");
+	unlink(link);
+	unlink(target);
+	rmdir(dir);
+}
+
+Test(report, save_that_fails_leaves_the_old_report_and_no_temporary)
+{
+	char dir[] = "/tmp/hipsvm-reportsave-XXXXXX", sub[64], buf[64];
+
+	cr_assert(mkdtemp(dir));
+	/* a directory at the path: rename refuses, the directory stays */
+	snprintf(sub, sizeof(sub), "%s/r.json", dir);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	cr_expect_lt(hipsvm_report_save(sub, "{}\n", 3), 0);
+	cr_expect_eq(entries(dir), 1, "only the directory, no temporary");
+	rmdir(sub);
+	/* an earlier report is replaced whole */
+	cr_assert_eq(hipsvm_report_save(sub, "{\"old\":1}\n", 10), 0);
+	cr_assert_eq(hipsvm_report_save(sub, "{}\n", 3), 0);
+	slurp(sub, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "{}\n");
+	unlink(sub);
+	rmdir(dir);
 }

@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -92,4 +94,50 @@ Test(trace, json_writer_separators)
 	hipsvm_jw_raw(&w, "}");
 	cr_assert_gt(hipsvm_jw_end(&w), 0);
 	cr_expect_str_eq(buf, "{\"a\":1,\"b\":[0,18446744073709551615],\"c\":\"\"}");
+}
+
+/* ---- hipsvm_trace_open: a regular file of ours, never through a link ---- */
+
+Test(trace, open_refuses_links_and_what_is_not_a_regular_file_of_ours)
+{
+	char dir[] = "/tmp/hipsvm-traceopen-XXXXXX", target[64], link[64], fifo[64], mine[64];
+	char buf[32] = { 0 };
+	struct stat st;
+	int fd;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(mine, sizeof(mine), "%s/trace.jsonl", dir);
+	fd = open(target, O_WRONLY | O_CREAT, 0644);
+	cr_assert_eq(write(fd, "precious\n", 9), 9);
+	close(fd);
+	cr_assert_eq(symlink(target, link), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_expect_eq(hipsvm_trace_open(link), -ELOOP);
+	fd = hipsvm_trace_open(fifo);
+	/* not waited on: no reader gives ENXIO, a reader EINVAL (not regular) */
+	cr_expect(fd == -ENXIO || fd == -EINVAL, "a FIFO: %d", fd);
+	cr_expect_eq(hipsvm_trace_open(dir), -EISDIR);
+	fd = open(target, O_RDONLY);
+	cr_assert_eq(read(fd, buf, sizeof(buf) - 1), 9);
+	close(fd);
+	cr_expect_str_eq(buf, "precious\n");
+	if (geteuid() == 0) {
+		/* another user's file: chown it to nobody */
+		cr_assert_eq(chown(target, 65534, 65534), 0);
+		cr_expect_eq(hipsvm_trace_open(target), -EPERM);
+	}
+	fd = hipsvm_trace_open(mine);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	cr_expect(fcntl(fd, F_GETFL) & O_APPEND);
+	close(fd);
+	unlink(mine);
+	unlink(fifo);
+	unlink(link);
+	unlink(target);
+	rmdir(dir);
 }
