@@ -181,6 +181,70 @@ Test(sim, free_after_whole_unmap)
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "live_svm_unmapped"), 3, "%s", R.report);
 }
 
+static uint64_t api_calls(const char *report, const char *api)
+{
+	char anchor[64];
+
+	snprintf(anchor, sizeof(anchor), "\"%s\":{", api);
+	return jnum(report, anchor, "calls");
+}
+
+/* Pools, pitch/3-D memory, page-locked host memory, arrays, the virtual
+ * memory API and IPC: each attributed to its context and counted by name;
+ * hipMemUnmap checkpoints the allocation's GPU and the one given access;
+ * closing imported memory is coordinated in the importing process. */
+Test(sim, every_allocation_path)
+{
+	const char *argv[] = { prog("pl_target"), "hipmem", NULL };
+	static char child[sizeof(R.report)];
+	const char *log, *ck;
+	char path[512];
+	int cpid = 0;
+
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "hipMallocFromPoolAsync 0\n") &&
+		  strstr(R.out, "hipMallocFromPoolAsync(default) 0\n") &&
+		  strstr(R.out, "hipMemCreate 0\n") && strstr(R.out, "hipMemUnmap 0\n") &&
+		  strstr(R.out, "child 1\n"), "%s", R.out);
+	cr_expect_eq(api_calls(R.report, "hipMallocFromPoolAsync"), 2, "%s", R.report);
+	cr_expect_eq(api_calls(R.report, "hipMalloc3D"), 1, "%s", R.report);
+	cr_expect_eq(api_calls(R.report, "hipMemAllocPitch"), 1);
+	cr_expect_eq(api_calls(R.report, "hipMemAllocHost"), 1);
+	cr_expect_eq(api_calls(R.report, "hipMallocArray"), 1);
+	cr_expect_eq(api_calls(R.report, "hipMalloc3DArray"), 1);
+	cr_expect_eq(api_calls(R.report, "hipArrayCreate"), 1);
+	cr_expect_eq(api_calls(R.report, "hipMemCreate"), 1);
+	cr_expect_eq(api_calls(R.report, "hipFreeArray"), 2);
+	cr_expect_eq(api_calls(R.report, "hipArrayDestroy"), 1);
+	cr_expect_eq(api_calls(R.report, "hipMemRelease"), 1);
+	/* the pool of device 1, device 2's default pool */
+	cr_expect_eq(jnum(R.report, CTX("device:1"), "allocations"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:2"), "allocations"), 1, "%s", R.report);
+	/* 3-D, pitch, three arrays, the physical allocation, the IPC source */
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "allocations"), 7, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "frees"), 7, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "allocations"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "pool_trims"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "vmm_maps"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "by_hip"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("errors"), "unknown_pointer_frees"), 0, "%s", R.report);
+	log = strstr(R.out, "LOG ok log");
+	cr_assert(log, "%s", R.out);
+	cr_expect(strstr(log, ":set:0") && strstr(log, ":set:1") && !strstr(log, ":set:2") &&
+		  !strstr(log, ":set:3"), "hipMemUnmap checkpoints GPUs 0 and 1: %s", log);
+	ck = strstr(R.out, "ipc child ");
+	cr_assert(ck && sscanf(ck, "ipc child %d", &cpid) == 1 && cpid > 0, "%s", R.out);
+	snprintf(path, sizeof(path), "%s/report.%d.json", R.dir, cpid);
+	read_file(path, child, sizeof(child));
+	cr_expect(strstr(R.out, "child hipIpcOpenMemHandle 0\n"), "%s", R.out);
+	cr_expect_eq(jnum(child, CTX("device:3"), "allocations"), 1, "%s", child);
+	cr_expect_eq(jnum(child, CTX("device:3"), "frees"), 1, "%s", child);
+	cr_expect_eq(api_calls(child, "hipIpcOpenMemHandle"), 1, "%s", child);
+	cr_expect_eq(jnum(child, SEC("unmaps"), "by_hip"), 1, "%s", child);
+	cr_expect_eq(jnum(child, SEC("unmaps"), "coordinated"), 1, "%s", child);
+}
+
 /* The runtime's own munmap inside hipFree is coordinated, not counted as a
  * program's unmap of live memory. */
 Test(sim, internal_unmaps)
