@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - writes "hipsvm-report/1" (report.h, docs/report.md). The key
+ * report.c - writes "hipsvm-report/2" (report.h, docs/report.md). The key
  * set is a contract with tools/ (`hipsvm report`): add nothing, rename
  * nothing without bumping the schema.
  */

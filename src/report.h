@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - the "hipsvm-report/1" JSON document (docs/report.md).
+ * report.h - the "hipsvm-report/2" JSON document (docs/report.md).
  *
  * Formatting only: the shim gathers the facts (meta) and the counters, this
  * writes them in the one documented shape, into a caller's buffer, without
@@ -17,7 +17,7 @@
 #include "proto.h"
 #include "stats.h"
 
-#define HIPSVM_REPORT_SCHEMA "hipsvm-report/1"
+#define HIPSVM_REPORT_SCHEMA "hipsvm-report/2"
 #define HIPSVM_REPORT_PATH_MAX 256
 
 struct hipsvm_report_meta {

@@ -87,7 +87,7 @@ extern const char run_opts_help[];
 /* A known option close to an unknown one, or NULL. */
 const char *run_opt_suggest(const char *given);
 
-/* render.c: the human/json/csv report from a parsed "hipsvm-report/1". */
+/* render.c: the human/json/csv report from a parsed "hipsvm-report/2". */
 enum report_fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 int report_parse_fmt(const char *s, enum report_fmt *out);
 /* 0, or -EINVAL when r is not a report object (message in err). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * render.c - a "hipsvm-report/1" JSON report as text, normalised JSON or CSV.
+ * render.c - a "hipsvm-report/2" JSON report as text, normalised JSON or CSV.
  *
  * Every reader here is tolerant: unknown keys are ignored and a missing value
  * shows as 0 (or "-" for text), so that a report from an older or newer shim
@@ -22,7 +22,8 @@ static const char *const routing_keys[] = { "as_hip", "managed_local", "oversubs
 	"mapped_all", "quota_denied", NULL };
 static const char *const unmap_keys[] = { "tracked", "coordinated", "uncoordinated", "partial",
 	"live_svm_unmapped", "live_svm_unmapped_bytes", "reentrant_skipped", "refused",
-	"freed_after_unmap", NULL };
+	"freed_after_unmap", "by_hip", NULL };
+static const char *const hipmem_keys[] = { "pool_trims", "pools_destroyed", "vmm_maps", NULL };
 static const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", NULL };
 
 #define C_BOLD "\033[1m"
@@ -314,12 +315,29 @@ static void json_obj(FILE *f, const struct json *o, const char *const *keys)
 	fputc('}', f);
 }
 
+/* "apis": one object per HIP call name, as the report has them. */
+static void apis_json(FILE *f, const struct json *apis)
+{
+	static const char *const keys[] = { "calls", "bytes", NULL };
+	size_t i, k;
+
+	for (i = 0; json_is(apis, JSON_OBJ) && i < apis->n; i++) {
+		fputs(i ? "," : "", f);
+		json_write_str(f, apis->keys[i]);
+		fputs(":{", f);
+		for (k = 0; keys[k]; k++)
+			fprintf(f, "%s\"%s\":%llu", k ? "," : "", keys[k],
+				(unsigned long long)json_u64(apis->items[i], keys[k], 0));
+		fputc('}', f);
+	}
+}
+
 static void render_json(FILE *f, const struct json *r)
 {
 	const struct json *devs = arr(r, "devices"), *ctxs = arr(r, "contexts"), *hook = json_get(r, "hook");
 	size_t i, k;
 
-	fputs("{\"schema\":\"hipsvm-report/1\",", f);
+	fputs("{\"schema\":\"hipsvm-report/2\",", f);
 	fprintf(f, "\"pid\":%llu,\"program\":", (unsigned long long)json_u64(r, "pid", 0));
 	json_write_str(f, json_str(r, "program", ""));
 	fprintf(f, ",\"duration_ns\":%llu,\"runtime\":", (unsigned long long)json_u64(r, "duration_ns", 0));
@@ -360,11 +378,15 @@ static void render_json(FILE *f, const struct json *r)
 	}
 	fputs("],\n\"routing\":", f);
 	json_obj(f, json_get(r, "routing"), routing_keys);
+	fputs(",\n\"hip_memory\":", f);
+	json_obj(f, json_get(r, "hip_memory"), hipmem_keys);
 	fputs(",\n\"unmaps\":", f);
 	json_obj(f, json_get(r, "unmaps"), unmap_keys);
 	fputs(",\n\"errors\":", f);
 	json_obj(f, json_get(r, "errors"), error_keys);
-	fputs("}\n", f);
+	fputs(",\n\"apis\":{", f);
+	apis_json(f, json_get(r, "apis"));
+	fputs("}}\n", f);
 }
 
 /* ---- CSV: one value per row, "section,id,key,value" ---- */
@@ -436,6 +458,13 @@ static void render_csv(FILE *f, const struct json *r)
 	csv_obj(f, "routing", "", "", json_get(r, "routing"), routing_keys);
 	csv_obj(f, "unmaps", "", "", json_get(r, "unmaps"), unmap_keys);
 	csv_obj(f, "errors", "", "", json_get(r, "errors"), error_keys);
+	csv_obj(f, "hip_memory", "", "", json_get(r, "hip_memory"), hipmem_keys);
+	for (i = 0; json_is(json_get(r, "apis"), JSON_OBJ) && i < json_get(r, "apis")->n; i++) {
+		static const char *const keys[] = { "calls", "bytes", NULL };
+		const struct json *apis = json_get(r, "apis");
+
+		csv_obj(f, "api", apis->keys[i], "", apis->items[i], keys);
+	}
 }
 
 int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color,
@@ -448,13 +477,15 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
 		return -EINVAL;
 	}
 	if (schema ? strncmp(schema, "hipsvm-report/", 14) != 0 : !json_get(r, "devices")) {
-		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/1\")",
+		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/2\")",
 			 schema ? schema : "missing");
 		return -EINVAL;
 	}
 	switch (fmt) {
 	case FMT_TEXT:
-		if (schema && strcmp(schema, "hipsvm-report/1") != 0)
+		/* /1 lacks what /2 added: shown as zeros */
+		if (schema && strcmp(schema, "hipsvm-report/2") != 0 &&
+		    strcmp(schema, "hipsvm-report/1") != 0)
 			fprintf(f, "(schema %s is newer than this tool: showing the fields it knows)\n", schema);
 		render_text(f, r, color);
 		break;

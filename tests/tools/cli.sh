@@ -154,7 +154,7 @@ expect "report: text of a saved report" \
 t "$HIPSVM" report --format json "$FIX/report_full.json"
 cp "$W/out" "$W/norm.json"
 expect "report --format json: parses and keeps the counts" \
-	'[ $rc -eq 0 ] && [ "$(val "$W/norm.json" devices.1.drain_timeouts)" = 1 ] && [ "$(val "$W/norm.json" devices.0.faults.dropped)" = 64 ] && [ "$(val "$W/norm.json" schema)" = hipsvm-report/1 ]'
+	'[ $rc -eq 0 ] && [ "$(val "$W/norm.json" devices.1.drain_timeouts)" = 1 ] && [ "$(val "$W/norm.json" devices.0.faults.dropped)" = 64 ] && [ "$(val "$W/norm.json" schema)" = hipsvm-report/2 ]'
 t "$HIPSVM" report --format=json "$FIX/report_sparse.json"
 cp "$W/out" "$W/sparse.json"
 expect "report --format json: missing fields become 0" \
@@ -313,7 +313,7 @@ if [ -z "$why" ]; then
 		'[ "$(ctx_get "$r" host_context allocations)" = 2 ] && [ "$(ctx_get "$r" host_context frees)" = 2 ]'
 	expect "managed_saxpy: faults raised and handled on GPU 0" \
 		'ge "$(dev_get "$r" 0 faults.raised)" 1 && ge "$(dev_get "$r" 0 faults.handled)" 1'
-	expect "managed_saxpy: report names the simulator" '[ "$(val "$r" runtime)" = sim ] && [ "$(val "$r" schema)" = hipsvm-report/1 ]'
+	expect "managed_saxpy: report names the simulator" '[ "$(val "$r" runtime)" = sim ] && [ "$(val "$r" schema)" = hipsvm-report/2 ]'
 	t "$HIPSVM" report --format csv "$r"
 	expect "managed_saxpy: the saved report as CSV" '[ $rc -eq 0 ] && out_has "^context,host_context,allocations,2$" && out_has "^run,,runtime,sim$"'
 

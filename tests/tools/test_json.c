@@ -144,7 +144,7 @@ Test(json, length_is_respected)
  * printed; HIPSVM_TEST_SEED overrides it. */
 Test(json, mutations_do_not_crash)
 {
-	const char *base = "{\"schema\":\"hipsvm-report/1\",\"devices\":[{\"index\":0,\"faults\":"
+	const char *base = "{\"schema\":\"hipsvm-report/2\",\"devices\":[{\"index\":0,\"faults\":"
 			   "{\"raised\":12,\"dropped\":3}}],\"x\":[true,null,-1.5e3,\"\\u0041\"]}";
 	const char *env = getenv("HIPSVM_TEST_SEED");
 	unsigned seed = env ? (unsigned)strtoul(env, NULL, 0) : 12345u;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_report.c - the "hipsvm-report/1" document (src/report.c, src/stats.c,
+ * test_report.c - the "hipsvm-report/2" document (src/report.c, src/stats.c,
  * docs/report.md): exactly the documented keys, in the documented order.
  */
 #include <criterion/criterion.h>
@@ -18,7 +18,7 @@
 static struct hipsvm_stats st;
 
 static const char golden[] =
-	"{\"schema\":\"hipsvm-report/1\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
+	"{\"schema\":\"hipsvm-report/2\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
 	"\"duration_ns\":7,\"runtime\":\"sim\",\"policy\":\"quota=1:1024\","
 	"\"hook\":{\"path\":\"@hipsvm-sim.42\",\"state\":\"connected\",\"version\":1},"
 	"\"devices\":["
