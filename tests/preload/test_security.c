@@ -100,6 +100,19 @@ Test(security, another_process_on_the_simulators_name_is_refused)
 		  R.err);
 }
 
+/* ---- the simulator's server serves only its own user ---- */
+
+Test(security, the_simulators_server_refuses_another_user)
+{
+	const char *argv[] = { prog("pl_target"), "stranger", NULL };
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to connect as uid %d", HOSTILE_NOBODY);
+	run(&R, RT_SIM, false, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "stranger exit 0 reply err EPERM not the owner"), "%s", R.out);
+}
+
 /* ---- HIPSVM_HOOK naming a file ---- */
 
 Test(security, a_hook_path_naming_a_file_leaves_it_alone)
