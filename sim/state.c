@@ -83,8 +83,9 @@ static void report_option_errors(const struct hipsvm_opt_error *errs, int n, uns
 		if (errs[i].id == HIPSVM_O_COUNT || !d)
 			sim_warn("unknown variable HIPSVM_%s ignored", errs[i].value);
 		else
-			sim_warn("bad value \"%s\" for HIPSVM_%s (%s): default %s used",
-				 errs[i].value, d->name, strerror(-errs[i].err), d->def);
+			sim_warn("bad value \"%s\" for HIPSVM_%s (%s): default \"%s\" used",
+				 errs[i].value, d->name, hipsvm_option_why(errs[i].id, errs[i].err),
+				 d->def);
 	}
 }
 

@@ -15,6 +15,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -707,6 +708,54 @@ static int mode_pexit(void)
 	pthread_exit(NULL);
 }
 
+/* Another user (nobody; the tests run as root) connects to the simulator's
+ * hook socket and asks for its version: the reply it gets is printed. */
+static int mode_stranger(void)
+{
+	const char *(*sock)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT,
+								  "hipsvmSimSocketPath");
+	int count = 0, st = 0, pfd[2];
+	char reply[256] = "", name[108];
+	ssize_t got;
+	pid_t child;
+
+	P("hipGetDeviceCount", hipGetDeviceCount(&count));
+	/* the name now: in the child, the simulator would start afresh */
+	if (!sock || !sock()[0] || sock()[0] != '@' || strlen(sock()) >= sizeof(name) || pipe(pfd))
+		return 2;
+	strcpy(name, sock());
+	child = fork();
+	if (child == 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		size_t n = strlen(name);
+		ssize_t k;
+		int fd;
+
+		close(pfd[0]);
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(3);
+		memcpy(sa.sun_path + 1, name + 1, n - 1);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (connect(fd, (struct sockaddr *)&sa,
+			    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)))
+			_exit(4);
+		/* the server may have refused and closed already: its reply
+		 * waits in our buffer all the same */
+		(void)send(fd, "version\n", 8, MSG_NOSIGNAL);
+		k = read(fd, reply, sizeof(reply) - 1);
+		if (k > 0 && write(pfd[1], reply, (size_t)k) != k)
+			_exit(5);
+		_exit(0);
+	}
+	close(pfd[1]);
+	got = read(pfd[0], reply, sizeof(reply) - 1);
+	reply[got > 0 ? got : 0] = '\0';
+	waitpid(child, &st, 0);
+	printf("stranger exit %d reply %s", WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st), reply);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -717,6 +766,7 @@ int main(int argc, char **argv)
 		{ "plain", mode_plain }, { "reentry", mode_reentry },
 		{ "spawn", mode_spawn }, { "exitrace", mode_exitrace }, { "pexit", mode_pexit },
 		{ "refused", mode_refused }, { "tomb", mode_tomb }, { "hipmem", mode_hipmem },
+		{ "stranger", mode_stranger },
 	};
 	size_t i;
 
