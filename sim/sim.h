@@ -35,6 +35,7 @@
 #define SIM_LOG_LEN 64
 #define SIM_ZAP_MAX 256
 #define SIM_RES_SLOTS 4096u
+#define SIM_DEFAULT_MEM ((size_t)64 << 30)	/* per GPU, when HIPSVM_SIM_MEM is not set */
 
 /* ---- memory.c: the allocation map ---- */
 struct sim_alloc {
@@ -58,9 +59,46 @@ struct sim_alloc {
 	int preferred;			/* device, hipCpuDeviceId, or hipInvalidDeviceId */
 	int last_prefetch;
 	uint64_t accessed_by;		/* bit per device; bit 63: the CPU */
+	/* the map's AVL tree, by base (memory.c); under map_lock */
+	struct sim_alloc *left, *right;
+	int height;
+	/* what else the allocation is (pool.c, vmm.c, ipc.c, array.c) */
+	unsigned role;
+	void *owner;			/* the pool, VMM handle or array of that role */
+	int ipc_fd;			/* exported: the memfd (-1 none, 0 unset) */
+	uint64_t ipc_ino;
+};
+
+/* sim_alloc.role */
+enum sim_role {
+	SIM_ROLE_PLAIN = 0,
+	SIM_ROLE_POOL,		/* from a stream-ordered pool: owner = the pool */
+	SIM_ROLE_VMM,		/* hipMemCreate: owner = the handle */
+	SIM_ROLE_IPC,		/* opened from an IPC handle: hipIpcCloseMemHandle frees it */
+	SIM_ROLE_ARRAY,		/* an array's storage: owner = the array */
+	SIM_ROLE_SYMBOL,	/* a device variable's storage */
 };
 
 struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
+/* The allocation with the lowest base >= addr, or > addr; NULL at the end.
+ * Caller holds map_lock. O(log n) each, so a walk over k allocations
+ * costs O(k log n). */
+struct sim_alloc *sim_map_ceil(uintptr_t addr);
+struct sim_alloc *sim_map_next(const struct sim_alloc *a);
+/* Inserts an allocation that is already mapped at base (an IPC import):
+ * maplen bytes are munmapped when it dies. HIP error. */
+hipError_t sim_alloc_adopt(void *base, size_t size, size_t maplen, enum hipsvm_kind kind, int ctx,
+			   int device, unsigned role, void *owner, struct sim_alloc **out);
+/* The allocation starting exactly at p, out of the map, to be destroyed by
+ * the caller (with no lock held); NULL when none. role: only that role. */
+struct sim_alloc *sim_map_take(const void *p, unsigned role);
+/* Sets role and owner of the allocation starting at p (under the lock). */
+bool sim_alloc_set_role(const void *p, unsigned role, void *owner);
+/* pool.c: a pool allocation freed with hipFree leaves its pool. */
+void sim_pool_forget(struct sim_alloc *a);
+/* Device memory accounting: hipErrorOutOfMemory past the capacity. */
+hipError_t sim_charge(int dev, size_t bytes);
+void sim_uncharge(int dev, size_t bytes);
 /* Creates and inserts; HIP error. */
 hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device,
 			 unsigned flags, void *user_ptr, struct sim_alloc **out);
@@ -169,8 +207,8 @@ struct sim_state {
 	uint64_t ts_start;
 	uint32_t ring_size;
 	pthread_rwlock_t map_lock;
-	struct sim_alloc **map;		/* sorted by base */
-	size_t nmap, capmap;
+	struct sim_alloc *map_root;	/* AVL tree by base (memory.c) */
+	size_t nmap;
 	pthread_mutex_t mem_lock;	/* device memory accounting */
 	char socket_name[HIPSVM_OPT_STR_MAX + 32];
 	bool quiet;
