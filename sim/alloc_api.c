@@ -7,6 +7,8 @@
  */
 #include "sim.h"
 
+#include <unistd.h>
+
 #define HOST_MALLOC_FLAGS (hipHostMallocPortable | hipHostMallocMapped | \
 			   hipHostMallocWriteCombined | hipHostMallocNumaUser | \
 			   hipHostMallocCoherent | hipHostMallocNonCoherent)
@@ -159,22 +161,12 @@ SIM_API hipError_t hipFreeHost(void *ptr)
 	return sim_ret(sim_free(ptr, true));
 }
 
+/* ROCm's hipMallocAsync: from the current pool of the stream's device
+ * (pool.c), and a size of 0 is an error there. */
 SIM_API hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
 {
-	struct sim_stream *s;
-
 	sim_init();
-	if (!ptr)
-		return sim_ret(hipErrorInvalidValue);
-	s = sim_stream_get(stream);
-	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
-	if (size == 0) {
-		*ptr = NULL;
-		return sim_ret(hipSuccess);
-	}
-	return sim_ret(alloc_via(HIPSVM_API_MALLOC_ASYNC, sim_stream_device(s), ptr, size,
-				 HIPSVM_KIND_DEVICE, 0));
+	return sim_ret(sim_pool_malloc(ptr, size, NULL, stream));
 }
 
 SIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
@@ -186,23 +178,29 @@ SIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 		return sim_ret(hipErrorInvalidValue);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		return sim_ret(hipErrorInvalidValue);
 	/* Stream order: work queued before the free may still use the memory. */
 	sim_stream_wait(s);
-	return sim_ret(sim_free(ptr, false));
+	return sim_ret(sim_pool_free(ptr));
 }
 
+/* ROCm pins the range (hsa_amd_memory_lock): more than the machine's
+ * memory, or pages that are not mapped, fail with hipErrorOutOfMemory. An
+ * address registered before is not refused: a second registration at the
+ * same address succeeds and adds nothing, as ROCm's map keeps the first. */
 SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
 {
 	struct hipsvm_context *c;
 	struct sim_alloc *a;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 	sim_init();
 	if (!ptr || size == 0 || (flags & ~(unsigned)HOST_REGISTER_FLAGS) ||
 	    (uintptr_t)ptr + size < (uintptr_t)ptr)
 		return sim_ret(hipErrorInvalidValue);
-	if (sim_map_overlaps((uintptr_t)ptr, size))
-		return sim_ret(hipErrorHostMemoryAlreadyRegistered);
+	if ((pages > 0 && psz > 0 && size / (size_t)psz > (size_t)pages) ||
+	    !sim_range_mapped((uintptr_t)ptr, (uintptr_t)ptr + size))
+		return sim_ret(hipErrorOutOfMemory);
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_HOST_REGISTER, sim_current_device());
 	if (!c)
 		return sim_ret(hipErrorInvalidDevice);

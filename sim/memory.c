@@ -195,6 +195,8 @@ static void map_remove(struct sim_alloc *a)
 		sim.nmap--;
 }
 
+static uint32_t next_uid;	/* ROCm's amd::Memory unique ids count from 1 */
+
 static uint64_t gpu_bit(int dev)
 {
 	return UINT64_C(1) << dev;
@@ -294,9 +296,8 @@ hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device
 	a->ctx = ctx;
 	a->device = device;
 	a->flags = flags;
-	a->preferred = hipInvalidDeviceId;
-	a->last_prefetch = hipInvalidDeviceId;
 	a->ipc_fd = -1;
+	a->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
 	placement(a);
 	pthread_rwlock_wrlock(&sim.map_lock);
 	err = map_insert(a);
@@ -329,11 +330,10 @@ hipError_t sim_alloc_adopt(void *base, size_t size, size_t maplen, enum hipsvm_k
 	a->kind = kind;
 	a->ctx = ctx;
 	a->device = device;
-	a->preferred = hipInvalidDeviceId;
-	a->last_prefetch = hipInvalidDeviceId;
 	a->ipc_fd = -1;
 	a->role = role;
 	a->owner = owner;
+	a->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
 	placement(a);
 	pthread_rwlock_wrlock(&sim.map_lock);
 	err = map_insert(a);
@@ -518,6 +518,7 @@ void sim_alloc_destroy(struct sim_alloc *a)
 	for (d = 0; d < HIPSVM_MAX_GPUS; d++)
 		free(a->bits[d]);
 	free(a->released);
+	free(a->adv);
 	free(a);
 }
 
@@ -629,6 +630,7 @@ static void free_tree(struct sim_alloc *a)
 	for (d = 0; d < HIPSVM_MAX_GPUS; d++)
 		free(a->bits[d]);
 	free(a->released);
+	free(a->adv);
 	free(a);
 }
 

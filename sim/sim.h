@@ -54,18 +54,18 @@ struct sim_alloc {
 	 * no longer part of the allocation. Installed and set atomically
 	 * under map_lock for reading (memory.c). */
 	uint64_t *released;
-	/* hipMemAdvise / hipMemPrefetchAsync state */
-	int read_mostly;
-	int preferred;			/* device, hipCpuDeviceId, or hipInvalidDeviceId */
-	int last_prefetch;
-	uint64_t accessed_by;		/* bit per device; bit 63: the CPU */
+	/* hipMemAdvise and hipMemPrefetchAsync, in call order, each over its
+	 * own range (hmm.c); under map_lock */
+	struct sim_advice *adv;
+	unsigned nadv;
 	/* the map's AVL tree, by base (memory.c); under map_lock */
 	struct sim_alloc *left, *right;
 	int height;
 	/* what else the allocation is (pool.c, vmm.c, ipc.c, array.c) */
 	unsigned role;
 	void *owner;			/* the pool, VMM handle or array of that role */
-	int ipc_fd;			/* exported: the memfd (-1 none, 0 unset) */
+	int ipc_fd;			/* exported: the memfd, or -1 */
+	uint32_t uid;			/* HIP_POINTER_ATTRIBUTE_BUFFER_ID */
 	uint64_t ipc_ino;
 };
 
@@ -96,6 +96,10 @@ struct sim_alloc *sim_map_take(const void *p, unsigned role);
 bool sim_alloc_set_role(const void *p, unsigned role, void *owner);
 /* pool.c: a pool allocation freed with hipFree leaves its pool. */
 void sim_pool_forget(struct sim_alloc *a);
+/* hipMallocAsync (pool NULL: the stream's device's current pool) and
+ * hipFreeAsync's bookkeeping. HIP errors, as ROCm answers them. */
+hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream);
+hipError_t sim_pool_free(void *ptr);
 /* Device memory accounting: hipErrorOutOfMemory past the capacity. */
 hipError_t sim_charge(int dev, size_t bytes);
 void sim_uncharge(int dev, size_t bytes);
@@ -243,6 +247,35 @@ void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op);
 hipError_t sim_stream_wait(struct sim_stream *s);
 hipError_t sim_device_sync(int dev);	/* -1: every device */
 void sim_stream_set_error(struct sim_stream *s, hipError_t e);
+/* Waits until every blocking stream of dev is idle (the null stream's
+ * barrier), leaving their errors alone. */
+void sim_stream_wait_blocking(int dev);
+
+/* ---- array.c ---- */
+struct sim_array_info {
+	uint8_t *mem;			/* the elements, rows packed */
+	size_t elem, row, rows, slices;	/* bytes per element and per row; counts */
+};
+/* The layout of a live array handle; false for anything else. */
+bool sim_array_get(const hipArray *h, struct sim_array_info *out);
+
+/* ---- memcpy.c: shared by the copy and fill files ---- */
+/* Runs op in stream order: queued when !sync; otherwise after the stream
+ * (and, on the null stream, every blocking stream of its device) is idle,
+ * on the calling thread. op is freed with free() either way. */
+hipError_t sim_run_op(hipStream_t stream, bool sync, struct sim_op *op);
+/* The stream of the _spt calls: the per-thread default stream. */
+hipStream_t sim_spt_stream(void);
+/* ROCm's validation of a linear copy (ihipMemcpy_validate) and kind. */
+hipError_t sim_check_copy(void *dst, const void *src, size_t n, int kind);
+hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync);
+
+/* ---- hmm.c ---- */
+/* Is every page of [lo, hi) mapped in this process? */
+bool sim_range_mapped(uintptr_t lo, uintptr_t hi);
+
+/* ---- symbol.c: __hipRegisterVar's variables ---- */
+void sim_symbol_register(const void *host_var, const char *name, size_t size);
 
 /* ---- launch.c ---- */
 void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err);
