@@ -42,6 +42,15 @@ static inline void pattern(void *buf, size_t n, unsigned seed)
 		b[i] = (unsigned char)(i * 31u + seed * 7u + (i >> 8));
 }
 
+/* A channel descriptor built by hand (hipCreateChannelDesc is another
+ * area's function). */
+static inline hipChannelFormatDesc chan(int x, int y, int z, int w, enum hipChannelFormatKind f)
+{
+	hipChannelFormatDesc d = { x, y, z, w, f };
+
+	return d;
+}
+
 /* xorshift64*: the randomised cases print their seed. */
 static inline uint64_t conf_rand(uint64_t *s)
 {

@@ -1,0 +1,2 @@
+#include "conf_mem.h"
+TestSuite(mem_attr);
