@@ -9,9 +9,6 @@
 
 #include <unistd.h>
 
-#define HOST_MALLOC_FLAGS (hipHostMallocPortable | hipHostMallocMapped | \
-			   hipHostMallocWriteCombined | hipHostMallocNumaUser | \
-			   hipHostMallocCoherent | hipHostMallocNonCoherent)
 #define DEVICE_MALLOC_UNCACHED 0x3	/* hipDeviceMallocUncached in later headers */
 #define HOST_REGISTER_FLAGS (hipHostRegisterPortable | hipHostRegisterMapped | \
 			     hipHostRegisterIoMemory | hipExtHostRegisterCoarseGrained)
@@ -103,12 +100,15 @@ SIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
 				 HIPSVM_KIND_MANAGED, flags));
 }
 
+/* ROCm's hipHostMalloc: NULL first, then only coherent together with
+ * non-coherent is refused; other bits pass through to the allocation's
+ * flags. */
 static hipError_t host_alloc(enum hipsvm_api api, void **ptr, size_t size, unsigned flags)
 {
 	if (!ptr)
 		return hipErrorInvalidValue;
-	if ((flags & ~(unsigned)HOST_MALLOC_FLAGS) ||
-	    ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)))
+	*ptr = NULL;
+	if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent))
 		return hipErrorInvalidValue;
 	if (size == 0) {
 		*ptr = NULL;
@@ -221,9 +221,10 @@ SIM_API hipError_t hipHostGetDevicePointer(void **dptr, void *hptr, unsigned int
 	struct sim_alloc a;
 
 	sim_init();
-	if (!dptr || !hptr || flags)
+	(void)flags;	/* ROCm does not look at them */
+	if (!dptr || !hptr)
 		return sim_ret(hipErrorInvalidValue);
-	if (!sim_lookup(hptr, &a) || (a.kind != HIPSVM_KIND_HOST && a.kind != HIPSVM_KIND_REGISTERED))
+	if (!sim_lookup(hptr, &a))
 		return sim_ret(hipErrorInvalidValue);
 	*dptr = hptr;	/* one address space: the device sees the host address */
 	return sim_ret(hipSuccess);
@@ -236,7 +237,8 @@ SIM_API hipError_t hipHostGetFlags(unsigned int *flags, void *hptr)
 	sim_init();
 	if (!flags || !hptr)
 		return sim_ret(hipErrorInvalidValue);
-	if (!sim_lookup(hptr, &a) || (a.kind != HIPSVM_KIND_HOST && a.kind != HIPSVM_KIND_REGISTERED))
+	/* ROCm: the flags of any HIP memory (getMemFlags() >> 16) */
+	if (!sim_lookup(hptr, &a))
 		return sim_ret(hipErrorInvalidValue);
 	*flags = a.flags;
 	return sim_ret(hipSuccess);

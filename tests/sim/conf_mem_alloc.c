@@ -229,3 +229,37 @@ Test(mem_alloc, map_matches_brute_force)
 			cr_assert_eq(hipFree(base[i]), hipSuccess);
 	(void)live;
 }
+
+/* hipHostMalloc: only coherent with non-coherent is refused (and *ptr is
+ * NULL then); other bits are kept in the allocation's flags. */
+Test(mem_alloc, hipHostMalloc_flags)
+{
+	unsigned fl = 0;
+	void *p = (void *)1;
+
+	cr_expect_eq(hipHostMalloc(&p, 64, hipHostMallocCoherent | hipHostMallocNonCoherent),
+		     hipErrorInvalidValue);
+	cr_expect_null(p);
+	cr_assert_eq(hipHostMalloc(&p, 64, 0x100), hipSuccess);
+	cr_assert_eq(hipHostGetFlags(&fl, p), hipSuccess);
+	cr_expect_eq(fl, 0x100);
+	hipHostFree(p);
+}
+
+/* hipHostGetDevicePointer / hipHostGetFlags: any HIP memory; the flags
+ * argument is not looked at; unknown memory is hipErrorInvalidValue. */
+Test(mem_alloc, hipHostGetDevicePointer_any_memory)
+{
+	void *d = dmalloc(64), *dp = NULL;
+	unsigned fl = 9;
+	int x;
+
+	cr_expect_eq(hipHostGetDevicePointer(&dp, (char *)d + 8, 5), hipSuccess);
+	cr_expect_eq(dp, (char *)d + 8);
+	cr_expect_eq(hipHostGetFlags(&fl, d), hipSuccess);
+	cr_expect_eq(fl, 0);
+	cr_expect_eq(hipHostGetDevicePointer(&dp, &x, 0), hipErrorInvalidValue);
+	cr_expect_eq(hipHostGetDevicePointer(NULL, d, 0), hipErrorInvalidValue);
+	cr_expect_eq(hipHostGetFlags(&fl, &x), hipErrorInvalidValue);
+	hipFree(d);
+}
