@@ -3,8 +3,8 @@
  * ipc.c - IPC memory handles between processes (ROCm's hipIpcGetMemHandle,
  * hipIpcOpenMemHandle, hipIpcCloseMemHandle over ROCclr's IpcCreate,
  * IpcAttach and IpcDetach). A real share: the first handle of an allocation
- * moves its pages into a memfd, mapped over the same addresses (the
- * resident pages are copied, the untouched ones are zero either way), and
+ * moves its pages into a memfd, mapped over the same addresses (the pages
+ * that hold data are copied, the untouched ones are zero either way), and
  * the handle carries the exporter's pid, the memfd's descriptor number and
  * inode, the allocation's size and the pointer's offset in it. The importer
  * opens /proc/<pid>/fd/<n> (or takes the descriptor with pidfd_getfd),
@@ -64,9 +64,14 @@ static void note_shared(struct sim_alloc *a, void *arg)
 	a->ipc_ino = n->ino;
 }
 
-/* Copies the resident pages of [base, base + len) to the memfd. */
-static int copy_resident(int fd, uintptr_t base, size_t len)
+/* Copies the pages of [base, base + len) that hold data to the memfd. A
+ * page that is not resident is either untouched (zero: the memfd's pages
+ * are zero already, and reading it commits nothing) or swapped out (read
+ * back and copied), so only a non-resident page that reads as zero is left
+ * out: the memfd commits no more than the allocation did. */
+static int copy_data(int fd, uintptr_t base, size_t len)
 {
+	static const unsigned char zero[SIM_PAGE];
 	unsigned char v[64];
 	size_t off, k;
 
@@ -78,8 +83,9 @@ static int copy_resident(int fd, uintptr_t base, size_t len)
 		for (k = 0; k * SIM_PAGE < n; k++) {
 			const void *src = (const void *)(base + off + k * SIM_PAGE);
 
-			if ((v[k] & 1) &&
-			    pwrite(fd, src, SIM_PAGE, (off_t)(off + k * SIM_PAGE)) != (ssize_t)SIM_PAGE)
+			if (!(v[k] & 1) && memcmp(src, zero, SIM_PAGE) == 0)
+				continue;
+			if (pwrite(fd, src, SIM_PAGE, (off_t)(off + k * SIM_PAGE)) != (ssize_t)SIM_PAGE)
 				return -EIO;
 		}
 	}
@@ -103,7 +109,7 @@ static int share(const struct sim_alloc *a, uint64_t *ino)
 	fd = memfd_create("hipsvm-ipc", MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, (off_t)a->maplen) != 0 || copy_resident(fd, a->base, a->maplen) != 0 ||
+	if (ftruncate(fd, (off_t)a->maplen) != 0 || copy_data(fd, a->base, a->maplen) != 0 ||
 	    fstat(fd, &st) != 0 ||
 	    raw_mmap((void *)a->base, a->maplen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd) ==
 	    MAP_FAILED) {
