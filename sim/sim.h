@@ -85,6 +85,10 @@ struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
  * costs O(k log n). */
 struct sim_alloc *sim_map_ceil(uintptr_t addr);
 struct sim_alloc *sim_map_next(const struct sim_alloc *a);
+/* memmap.c; caller holds map_lock for writing. Insert: 0 or -EEXIST (an
+ * allocation starts there already). */
+int sim_map_insert(struct sim_alloc *a);
+void sim_map_remove(struct sim_alloc *a);
 /* Inserts an allocation that is already mapped at base (an IPC import):
  * maplen bytes are munmapped when it dies. HIP error. */
 hipError_t sim_alloc_adopt(void *base, size_t size, size_t maplen, enum hipsvm_kind kind, int ctx,
