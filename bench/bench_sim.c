@@ -8,7 +8,11 @@
  *   - drain latency on an empty ring and with 1,000 pending faults
  *     (hipsvm_cp_drain in the runtime, and "drain 0" over the hook socket)
  *   - hipMalloc + hipFree pairs per second
- * Run: build/sim/bench_sim [runs]   (HIPSVM_SIM_* options apply)
+ *   - one hipMalloc(256) with 1K and with 1M allocations live (median of
+ *     1001 calls, each freed again so that the count stays put), and the
+ *     time to make the million
+ * Run: build/sim/bench_sim [runs] [live]   (HIPSVM_SIM_* options apply;
+ * live: the large count, 1000000 unless given)
  */
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>
@@ -73,6 +77,52 @@ static int socket_drain(int fd)
 		len += (size_t)r;
 	}
 	return strncmp(buf, "ok drain 0=ok", 13) == 0 ? 0 : -1;
+}
+
+#define LIVE_SAMPLES 1001
+
+/* The median cost of one hipMalloc(256) with n allocations live. */
+static int live_cost(unsigned long n, const char *total_label)
+{
+	static double v[LIVE_SAMPLES];
+	void **live = calloc(n ? n : 1, sizeof(*live));
+	uint64_t t0, made;
+	unsigned long k;
+	char what[64];
+	void *p;
+	int i, rc = 0;
+
+	if (!live)
+		return 1;
+	t0 = now_ns();
+	for (k = 0; k < n; k++)
+		if (hipMalloc(&live[k], 256) != hipSuccess) {
+			fprintf(stderr, "bench_sim: hipMalloc #%lu failed\n", k + 1);
+			rc = 1;
+			n = k;
+			goto out;
+		}
+	made = now_ns() - t0;
+	for (i = 0; i < LIVE_SAMPLES; i++) {
+		t0 = now_ns();
+		if (hipMalloc(&p, 256) != hipSuccess) {
+			rc = 1;
+			goto out;
+		}
+		v[i] = (double)(now_ns() - t0);
+		hipFree(p);
+	}
+	snprintf(what, sizeof(what), "hipMalloc(256), %lu live", n);
+	row(what, median(v, LIVE_SAMPLES), "M calls/s", 1e3 / median(v, LIVE_SAMPLES));
+	if (total_label) {
+		snprintf(what, sizeof(what), "%s (%lu)", total_label, n);
+		row(what, (double)made / (double)n, "s total", (double)made / 1e9);
+	}
+out:
+	for (k = 0; k < n; k++)
+		hipFree(live[k]);
+	free(live);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -145,6 +195,9 @@ int main(int argc, char **argv)
 		v[i] = (double)(now_ns() - t0) / pairs;
 	}
 	row("hipMalloc(4K) + hipFree pair", median(v, runs), "M pairs/s", 1e3 / median(v, runs));
+	if (live_cost(1000, NULL) || live_cost(argc > 2 ? strtoul(argv[2], NULL, 10) : 1000000,
+					       "hipMalloc(256) x live, total"))
+		return 1;
 	hipFree(m);
 	return 0;
 }

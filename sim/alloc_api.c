@@ -7,9 +7,8 @@
  */
 #include "sim.h"
 
-#define HOST_MALLOC_FLAGS (hipHostMallocPortable | hipHostMallocMapped | \
-			   hipHostMallocWriteCombined | hipHostMallocNumaUser | \
-			   hipHostMallocCoherent | hipHostMallocNonCoherent)
+#include <unistd.h>
+
 #define DEVICE_MALLOC_UNCACHED 0x3	/* hipDeviceMallocUncached in later headers */
 #define HOST_REGISTER_FLAGS (hipHostRegisterPortable | hipHostRegisterMapped | \
 			     hipHostRegisterIoMemory | hipExtHostRegisterCoarseGrained)
@@ -101,12 +100,15 @@ SIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
 				 HIPSVM_KIND_MANAGED, flags));
 }
 
+/* ROCm's hipHostMalloc: NULL first, then only coherent together with
+ * non-coherent is refused; other bits pass through to the allocation's
+ * flags. */
 static hipError_t host_alloc(enum hipsvm_api api, void **ptr, size_t size, unsigned flags)
 {
 	if (!ptr)
 		return hipErrorInvalidValue;
-	if ((flags & ~(unsigned)HOST_MALLOC_FLAGS) ||
-	    ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)))
+	*ptr = NULL;
+	if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent))
 		return hipErrorInvalidValue;
 	if (size == 0) {
 		*ptr = NULL;
@@ -159,22 +161,12 @@ SIM_API hipError_t hipFreeHost(void *ptr)
 	return sim_ret(sim_free(ptr, true));
 }
 
+/* ROCm's hipMallocAsync: from the current pool of the stream's device
+ * (pool.c), and a size of 0 is an error there. */
 SIM_API hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
 {
-	struct sim_stream *s;
-
 	sim_init();
-	if (!ptr)
-		return sim_ret(hipErrorInvalidValue);
-	s = sim_stream_get(stream);
-	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
-	if (size == 0) {
-		*ptr = NULL;
-		return sim_ret(hipSuccess);
-	}
-	return sim_ret(alloc_via(HIPSVM_API_MALLOC_ASYNC, sim_stream_device(s), ptr, size,
-				 HIPSVM_KIND_DEVICE, 0));
+	return sim_ret(sim_pool_malloc(ptr, size, NULL, stream));
 }
 
 SIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
@@ -186,23 +178,29 @@ SIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 		return sim_ret(hipErrorInvalidValue);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		return sim_ret(hipErrorInvalidValue);
 	/* Stream order: work queued before the free may still use the memory. */
 	sim_stream_wait(s);
-	return sim_ret(sim_free(ptr, false));
+	return sim_ret(sim_pool_free(ptr));
 }
 
+/* ROCm pins the range (hsa_amd_memory_lock): more than the machine's
+ * memory, or pages that are not mapped, fail with hipErrorOutOfMemory. An
+ * address registered before is not refused: a second registration at the
+ * same address succeeds and adds nothing, as ROCm's map keeps the first. */
 SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
 {
 	struct hipsvm_context *c;
 	struct sim_alloc *a;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 	sim_init();
 	if (!ptr || size == 0 || (flags & ~(unsigned)HOST_REGISTER_FLAGS) ||
 	    (uintptr_t)ptr + size < (uintptr_t)ptr)
 		return sim_ret(hipErrorInvalidValue);
-	if (sim_map_overlaps((uintptr_t)ptr, size))
-		return sim_ret(hipErrorHostMemoryAlreadyRegistered);
+	if ((pages > 0 && psz > 0 && size / (size_t)psz > (size_t)pages) ||
+	    !sim_range_mapped((uintptr_t)ptr, (uintptr_t)ptr + size))
+		return sim_ret(hipErrorOutOfMemory);
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_HOST_REGISTER, sim_current_device());
 	if (!c)
 		return sim_ret(hipErrorInvalidDevice);
@@ -223,9 +221,10 @@ SIM_API hipError_t hipHostGetDevicePointer(void **dptr, void *hptr, unsigned int
 	struct sim_alloc a;
 
 	sim_init();
-	if (!dptr || !hptr || flags)
+	(void)flags;	/* ROCm does not look at them */
+	if (!dptr || !hptr)
 		return sim_ret(hipErrorInvalidValue);
-	if (!sim_lookup(hptr, &a) || (a.kind != HIPSVM_KIND_HOST && a.kind != HIPSVM_KIND_REGISTERED))
+	if (!sim_lookup(hptr, &a))
 		return sim_ret(hipErrorInvalidValue);
 	*dptr = hptr;	/* one address space: the device sees the host address */
 	return sim_ret(hipSuccess);
@@ -238,7 +237,8 @@ SIM_API hipError_t hipHostGetFlags(unsigned int *flags, void *hptr)
 	sim_init();
 	if (!flags || !hptr)
 		return sim_ret(hipErrorInvalidValue);
-	if (!sim_lookup(hptr, &a) || (a.kind != HIPSVM_KIND_HOST && a.kind != HIPSVM_KIND_REGISTERED))
+	/* ROCm: the flags of any HIP memory (getMemFlags() >> 16) */
+	if (!sim_lookup(hptr, &a))
 		return sim_ret(hipErrorInvalidValue);
 	*flags = a.flags;
 	return sim_ret(hipSuccess);

@@ -390,7 +390,11 @@ int sim_gpus_init(void)
 			g->wake[r].gpu = g;
 		}
 		pthread_mutex_init(&g->pt_lock, NULL);
-		g->capacity = (size_t)sim.opt.num[HIPSVM_O_SIM_MEM];
+		/* 64 GiB, an MI210's, unless HIPSVM_SIM_MEM says otherwise: only
+		 * address space, reserved per allocation and never committed
+		 * until touched */
+		g->capacity = sim.opt.from_env[HIPSVM_O_SIM_MEM]
+			? (size_t)sim.opt.num[HIPSVM_O_SIM_MEM] : SIM_DEFAULT_MEM;
 		sim.gpu[i] = g;
 	}
 	return 0;
@@ -434,15 +438,17 @@ void sim_gpu_start_handlers(void)
 /* Caller holds pt_lock. Clears the lazily mapped pages of [start, end). */
 static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 {
-	size_t k;
+	struct sim_alloc *a;
 
 	pthread_rwlock_rdlock(&sim.map_lock);
-	for (k = 0; k < sim.nmap; k++) {
-		struct sim_alloc *a = sim.map[k];
+	a = sim_map_find(start);
+	if (!a)
+		a = sim_map_ceil(start);
+	for (; a && a->base < end; a = sim_map_next(a)) {
 		uintptr_t lo, hi, p;
 		uint64_t *bits = a->bits[g->index];
 
-		if (!bits || a->base >= end || a->base + a->size <= start)
+		if (!bits || a->base + a->size <= start)
 			continue;
 		lo = start > a->base ? start : a->base;
 		hi = end < a->base + a->size ? end : a->base + a->size;

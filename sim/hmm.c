@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hmm.c - pointer attributes, advice and prefetch on managed memory
- * (ROCm's hip_hmm.cpp). Advice is bookkeeping only: it is recorded and read
- * back by hipMemRangeGetAttribute; placement does not change. A prefetch to
+ * (ROCm's hip_hmm.cpp). Advice is bookkeeping only: each call is recorded
+ * over its range in the allocations it touches and read back by
+ * hipMemRangeGetAttribute, page by page; placement does not change. Any
+ * mapped host range takes advice, as the driver's SVM does. A prefetch to
  * a GPU maps the range on that GPU in stream order, without faults, as
  * svm_range_validate does.
  */
 #include "sim.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define CPU_BIT 63
 
@@ -34,60 +37,96 @@ SIM_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const vo
 	return sim_ret(hipSuccess);
 }
 
+#define ADV_PREFETCH 1000	/* a prefetch record, next to the advice values */
+
+struct sim_advice {
+	uintptr_t start, end;
+	int what;			/* a hipMemoryAdvise, or ADV_PREFETCH */
+	int dev;
+};
+
 static bool valid_location(int dev)
 {
 	return dev == hipCpuDeviceId || sim_gpu(dev) != NULL;
 }
 
-static hipError_t managed_range(const void *p, size_t n, struct sim_alloc *a)
+static bool advice_ok(int advice)
 {
-	if (!p || n == 0)
-		return hipErrorInvalidValue;
-	if (!sim_lookup(p, a) || a->kind != HIPSVM_KIND_MANAGED ||
-	    (uintptr_t)p + n < (uintptr_t)p || (uintptr_t)p + n > a->base + a->size)
-		return hipErrorInvalidValue;
-	return hipSuccess;
+	return (advice >= hipMemAdviseSetReadMostly && advice <= hipMemAdviseUnsetAccessedBy) ||
+	       advice == hipMemAdviseSetCoarseGrain || advice == hipMemAdviseUnsetCoarseGrain;
 }
 
-struct advice {
-	int advice;
-	int dev;
-};
-
-static void apply_advice(struct sim_alloc *a, void *arg)
+/* Caller holds map_lock for writing. */
+static bool add_record(struct sim_alloc *a, uintptr_t lo, uintptr_t hi, int what, int dev)
 {
-	const struct advice *v = arg;
-	unsigned bit = v->dev == hipCpuDeviceId ? CPU_BIT : (unsigned)v->dev;
+	struct sim_advice *r;
 
-	switch (v->advice) {
-	case hipMemAdviseSetReadMostly: a->read_mostly = 1; break;
-	case hipMemAdviseUnsetReadMostly: a->read_mostly = 0; break;
-	case hipMemAdviseSetPreferredLocation: a->preferred = v->dev; break;
-	case hipMemAdviseUnsetPreferredLocation: a->preferred = hipInvalidDeviceId; break;
-	case hipMemAdviseSetAccessedBy: a->accessed_by |= UINT64_C(1) << bit; break;
-	case hipMemAdviseUnsetAccessedBy: a->accessed_by &= ~(UINT64_C(1) << bit); break;
-	default: break;		/* coarse/fine grain: the simulator is coherent */
+	if (lo < a->base)
+		lo = a->base;
+	if (hi > a->base + a->size)
+		hi = a->base + a->size;
+	if (lo >= hi)
+		return true;
+	r = realloc(a->adv, (a->nadv + 1) * sizeof(*r));
+	if (!r)
+		return false;
+	a->adv = r;
+	r[a->nadv++] = (struct sim_advice){ lo, hi, what, dev };
+	return true;
+}
+
+/* Records what over [lo, hi) in every allocation it touches. Device
+ * memory refuses advice (no_device: the range holds none, checked first):
+ * its CPU mapping is the device's (VM_IO | VM_PFNMAP), which the KFD's SVM
+ * does not take. */
+static hipError_t record_range(uintptr_t lo, uintptr_t hi, int what, int dev, bool no_device)
+{
+	struct sim_alloc *a, *first;
+	hipError_t e = hipSuccess;
+
+	pthread_rwlock_wrlock(&sim.map_lock);
+	first = sim_map_find(lo);
+	if (!first)
+		first = sim_map_ceil(lo);
+	for (a = first; no_device && a && a->base < hi; a = sim_map_next(a))
+		if (a->kind == HIPSVM_KIND_DEVICE)
+			e = hipErrorInvalidValue;
+	for (a = first; e == hipSuccess && a && a->base < hi; a = sim_map_next(a))
+		if (!add_record(a, lo, hi, what, dev))
+			e = hipErrorOutOfMemory;
+	pthread_rwlock_unlock(&sim.map_lock);
+	return e;
+}
+
+/* The KFD's SVM takes any range of the process's address space that is
+ * mapped (mincore tells, for anonymous and file memory alike). */
+bool sim_range_mapped(uintptr_t lo, uintptr_t hi)
+{
+	unsigned char v[64];
+	uintptr_t p = lo & ~(uintptr_t)(SIM_PAGE - 1);
+
+	while (p < hi) {
+		size_t n = hi - p < sizeof(v) * SIM_PAGE ? hi - p : sizeof(v) * SIM_PAGE;
+
+		if (mincore((void *)p, n, v) != 0)
+			return false;
+		p += (n + SIM_PAGE - 1) & ~(size_t)(SIM_PAGE - 1);
 	}
+	return true;
 }
 
+/* ROCm: any host range goes to the driver's SVM; the device must be the
+ * CPU or a GPU; every failure is hipErrorInvalidValue. */
 SIM_API hipError_t hipMemAdvise(const void *ptr, size_t count, hipMemoryAdvise advice, int device)
 {
-	struct advice v = { (int)advice, device };
-	struct sim_alloc a;
-	hipError_t e;
+	uintptr_t lo = (uintptr_t)ptr, hi = lo + count;
 
 	sim_init();
-	if ((advice < hipMemAdviseSetReadMostly || advice > hipMemAdviseUnsetAccessedBy) &&
-	    advice != hipMemAdviseSetCoarseGrain && advice != hipMemAdviseUnsetCoarseGrain)
+	if (!ptr || count == 0 || !valid_location(device) || !advice_ok((int)advice) || hi < lo)
 		return sim_ret(hipErrorInvalidValue);
-	e = managed_range(ptr, count, &a);
-	if (e != hipSuccess)
-		return sim_ret(e);
-	if (!valid_location(device))
-		return sim_ret(hipErrorInvalidDevice);
-	if (!sim_update(ptr, apply_advice, &v))
+	if (!sim_range_mapped(lo, hi))
 		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+	return sim_ret(record_range(lo, hi, (int)advice, device, true));
 }
 
 struct prefetch_op {
@@ -104,28 +143,26 @@ static void prefetch_run(struct sim_op *op)
 		sim_gpu_map_range(sim_gpu(p->dev), p->start, p->end);
 }
 
-static void note_prefetch(struct sim_alloc *a, void *arg)
-{
-	a->last_prefetch = *(int *)arg;
-}
-
+/* ROCm: HIP memory of any kind, the range inside it; a destroyed stream is
+ * hipErrorContextIsDestroyed. */
 SIM_API hipError_t hipMemPrefetchAsync(const void *ptr, size_t count, int device, hipStream_t stream)
 {
 	struct prefetch_op *op;
 	struct sim_stream *s;
 	struct sim_alloc a;
-	hipError_t e;
 
 	sim_init();
-	e = managed_range(ptr, count, &a);
-	if (e != hipSuccess)
-		return sim_ret(e);
-	if (!valid_location(device))
-		return sim_ret(hipErrorInvalidDevice);
+	if (!ptr || count == 0)
+		return sim_ret(hipErrorInvalidValue);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
-	sim_update(ptr, note_prefetch, &device);
+		return sim_ret(hipErrorContextIsDestroyed);
+	if (!sim_lookup(ptr, &a) || (uintptr_t)ptr + count < (uintptr_t)ptr ||
+	    (uintptr_t)ptr + count > a.base + a.size)
+		return sim_ret(hipErrorInvalidValue);
+	if (!valid_location(device))
+		return sim_ret(hipErrorInvalidDevice);
+	record_range((uintptr_t)ptr, (uintptr_t)ptr + count, ADV_PREFETCH, device, false);
 	op = calloc(1, sizeof(*op));
 	if (!op)
 		return sim_ret(hipErrorOutOfMemory);
@@ -137,70 +174,189 @@ SIM_API hipError_t hipMemPrefetchAsync(const void *ptr, size_t count, int device
 	return sim_ret(hipSuccess);
 }
 
+/* The state of one address: the records that cover it, replayed. */
+struct page_state {
+	int read_mostly, preferred, prefetch;
+	uint64_t accessed;	/* bit per GPU; bit 63: the CPU */
+};
+
+static unsigned loc_bit(int dev)
+{
+	return dev == hipCpuDeviceId ? CPU_BIT : (unsigned)dev;
+}
+
+static struct page_state state_at(const struct sim_alloc *a, uintptr_t x)
+{
+	struct page_state st = { 0, hipInvalidDeviceId, hipInvalidDeviceId, 0 };
+	unsigned i;
+
+	for (i = 0; i < a->nadv; i++) {
+		const struct sim_advice *r = &a->adv[i];
+
+		if (x < r->start || x >= r->end)
+			continue;
+		switch (r->what) {
+		case hipMemAdviseSetReadMostly: st.read_mostly = 1; break;
+		case hipMemAdviseUnsetReadMostly: st.read_mostly = 0; break;
+		case hipMemAdviseSetPreferredLocation: st.preferred = r->dev; break;
+		case hipMemAdviseUnsetPreferredLocation: st.preferred = hipInvalidDeviceId; break;
+		case hipMemAdviseSetAccessedBy: st.accessed |= UINT64_C(1) << loc_bit(r->dev); break;
+		case hipMemAdviseUnsetAccessedBy: st.accessed &= ~(UINT64_C(1) << loc_bit(r->dev)); break;
+		case ADV_PREFETCH: st.prefetch = r->dev; break;
+		default: break;	/* coarse/fine grain: the simulator is coherent */
+		}
+	}
+	return st;
+}
+
+/* The range's state as the KFD reports it: read-mostly only if every page
+ * is, a location only if every page agrees (hipInvalidDeviceId otherwise),
+ * accessed-by the devices every page has. */
+struct range_query {
+	uintptr_t lo, hi;
+	struct page_state st;
+};
+
+static void range_state(struct sim_alloc *a, void *arg)
+{
+	struct range_query *q = arg;
+	struct page_state s;
+	uintptr_t x = q->lo;
+	unsigned i;
+	bool first = true;
+
+	for (;;) {
+		uintptr_t next = q->hi;
+
+		s = state_at(a, x);
+		if (first) {
+			q->st = s;
+			first = false;
+		} else {
+			q->st.read_mostly &= s.read_mostly;
+			if (q->st.preferred != s.preferred)
+				q->st.preferred = hipInvalidDeviceId;
+			if (q->st.prefetch != s.prefetch)
+				q->st.prefetch = hipInvalidDeviceId;
+			q->st.accessed &= s.accessed;
+		}
+		/* the next place where some record starts or ends */
+		for (i = 0; i < a->nadv; i++) {
+			if (a->adv[i].start > x && a->adv[i].start < next)
+				next = a->adv[i].start;
+			if (a->adv[i].end > x && a->adv[i].end < next)
+				next = a->adv[i].end;
+		}
+		if (next >= q->hi)
+			break;
+		x = next;
+	}
+}
+
+static hipError_t managed_range(const void *p, size_t n, struct sim_alloc *a)
+{
+	if (!p || n == 0)
+		return hipErrorInvalidValue;
+	if (!sim_lookup(p, a) || a->kind != HIPSVM_KIND_MANAGED ||
+	    (uintptr_t)p + n < (uintptr_t)p || (uintptr_t)p + n > a->base + a->size)
+		return hipErrorInvalidValue;
+	return hipSuccess;
+}
+
+/* ROCclr's GetSvmAttributes: one int for every attribute but AccessedBy,
+ * which takes a multiple of 4 bytes (the GPUs first, then the CPU, the rest
+ * hipInvalidDeviceId). */
 static hipError_t range_attribute(void *data, size_t size, hipMemRangeAttribute attr,
-				  const struct sim_alloc *a)
+				  const struct page_state *st)
 {
 	int *out = data;
 	size_t n = size / sizeof(int), i = 0;
 	unsigned d;
 
-	if (!data || size < sizeof(int) || size % sizeof(int))
+	if (!data)
 		return hipErrorInvalidValue;
 	switch (attr) {
 	case hipMemRangeAttributeReadMostly:
-		out[0] = a->read_mostly;
-		break;
 	case hipMemRangeAttributePreferredLocation:
-		out[0] = a->preferred;
-		break;
 	case hipMemRangeAttributeLastPrefetchLocation:
-		out[0] = a->last_prefetch;
-		break;
 	case hipMemRangeAttributeCoherencyMode:
-		out[0] = hipMemRangeCoherencyModeFineGrain;
-		break;
+		if (size != sizeof(int))
+			return hipErrorInvalidValue;
+		out[0] = attr == hipMemRangeAttributeReadMostly ? st->read_mostly
+			: attr == hipMemRangeAttributePreferredLocation ? st->preferred
+			: attr == hipMemRangeAttributeLastPrefetchLocation ? st->prefetch
+			: hipMemRangeCoherencyModeFineGrain;
+		return hipSuccess;
 	case hipMemRangeAttributeAccessedBy:
-		if ((a->accessed_by >> CPU_BIT) & 1)
-			out[i++] = hipCpuDeviceId;
+		if (size % sizeof(int))
+			return hipErrorInvalidValue;
 		for (d = 0; d < sim.ngpu && i < n; d++)
-			if ((a->accessed_by >> d) & 1)
+			if ((st->accessed >> d) & 1)
 				out[i++] = (int)d;
+		if (i < n && ((st->accessed >> CPU_BIT) & 1))
+			out[i++] = hipCpuDeviceId;
 		for (; i < n; i++)
 			out[i] = hipInvalidDeviceId;
-		break;
+		return hipSuccess;
 	default:
 		return hipErrorInvalidValue;
 	}
+}
+
+static hipError_t query(const void *ptr, size_t count, struct page_state *st)
+{
+	struct range_query q = { (uintptr_t)ptr, (uintptr_t)ptr + count, { 0 } };
+	struct sim_alloc a;
+	hipError_t e = managed_range(ptr, count, &a);
+
+	if (e != hipSuccess)
+		return e;
+	if (!sim_update(ptr, range_state, &q))
+		return hipErrorInvalidValue;
+	*st = q.st;
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipMemRangeGetAttribute(void *data, size_t size, hipMemRangeAttribute attr,
 					   const void *ptr, size_t count)
 {
-	struct sim_alloc a;
+	struct page_state st;
 	hipError_t e;
 
 	sim_init();
-	e = managed_range(ptr, count, &a);
+	if (!data || size == 0 || !ptr || count == 0)
+		return sim_ret(hipErrorInvalidValue);
+	e = query(ptr, count, &st);
 	if (e == hipSuccess)
-		e = range_attribute(data, size, attr, &a);
+		e = range_attribute(data, size, attr, &st);
 	return sim_ret(e);
 }
 
 SIM_API hipError_t hipMemRangeGetAttributes(void **data, size_t *sizes, hipMemRangeAttribute *attrs,
 					    size_t num, const void *ptr, size_t count)
 {
-	struct sim_alloc a;
+	struct page_state st;
 	hipError_t e;
 	size_t i;
 
 	sim_init();
-	if (!data || !sizes || !attrs || num == 0)
+	if (!data || !sizes || !attrs || num == 0 || !ptr || count == 0)
 		return sim_ret(hipErrorInvalidValue);
-	e = managed_range(ptr, count, &a);
+	e = query(ptr, count, &st);
 	for (i = 0; i < num && e == hipSuccess; i++)
-		e = range_attribute(data[i], sizes[i], attrs[i], &a);
+		e = range_attribute(data[i], sizes[i], attrs[i], &st);
 	return sim_ret(e);
+}
+
+/* ROCm 5.2.3 checks the arguments and does nothing else. */
+SIM_API hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length,
+					   unsigned int flags)
+{
+	(void)flags;
+	sim_init();
+	if (!stream || !dev_ptr || length == 0)
+		return sim_ret(hipErrorInvalidValue);
+	return sim_ret(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)

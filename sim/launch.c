@@ -134,11 +134,11 @@ SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev
 	pthread_mutex_unlock(&reg_lock);
 }
 
-/* Device variables are not simulated: the program's host shadow is the
- * only copy (hipMemcpyToSymbol is not provided). */
+/* Device variables get device memory of their own on first use (symbol.c). */
 SIM_API void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
 			      size_t size, int constant, int global)
 {
+	sim_symbol_register(var, dev_var, size);
 }
 
 /* A __managed__ variable: managed memory holding the initial value. */

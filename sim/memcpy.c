@@ -5,7 +5,10 @@
  * the stream's worker (the synchronous calls wait for the null stream first
  * and then copy on the calling thread). A range that starts inside an
  * allocation must end inside it: hipErrorInvalidValue otherwise, as ROCm
- * answers for a copy past the end of a buffer.
+ * answers for a copy past the end of a buffer. A fill must be inside HIP
+ * memory altogether (ihipMemset_validate). A synchronous call on the null
+ * stream first waits for every blocking stream of the device, as ROCm's null
+ * stream does.
  */
 #include "sim.h"
 
@@ -22,8 +25,10 @@ static hipError_t check_range(const void *p, size_t n)
 	return hipSuccess;
 }
 
-static hipError_t check_copy(void *dst, const void *src, size_t n, int kind)
+hipError_t sim_check_copy(void *dst, const void *src, size_t n, int kind)
 {
+	struct sim_alloc a;
+
 	if (kind < hipMemcpyHostToHost || kind > hipMemcpyDefault)
 		return hipErrorInvalidMemcpyDirection;
 	if (n == 0)
@@ -32,7 +37,51 @@ static hipError_t check_copy(void *dst, const void *src, size_t n, int kind)
 		return hipErrorInvalidValue;
 	if (check_range(dst, n) != hipSuccess || check_range(src, n) != hipSuccess)
 		return hipErrorInvalidValue;
+	/* neither side HIP memory: only a host-to-host (or default) copy */
+	if (!sim_lookup(dst, &a) && !sim_lookup(src, &a) && kind != hipMemcpyHostToHost &&
+	    kind != hipMemcpyDefault)
+		return hipErrorInvalidValue;
 	return hipSuccess;
+}
+
+/* A fill must lie inside one piece of HIP memory. */
+static hipError_t check_fill(const void *p, size_t n)
+{
+	struct sim_alloc a;
+
+	if (!p)
+		return hipErrorInvalidValue;
+	if (!sim_lookup(p, &a))
+		return hipErrorInvalidValue;
+	if ((uintptr_t)p + n < (uintptr_t)p || (uintptr_t)p + n > a.base + a.size)
+		return hipErrorInvalidValue;
+	return hipSuccess;
+}
+
+hipError_t sim_run_op(hipStream_t stream, bool sync, struct sim_op *op)
+{
+	struct sim_stream *s = sim_stream_get(stream);
+	hipError_t e;
+
+	if (!s) {
+		free(op);
+		return hipErrorInvalidHandle;
+	}
+	if (!sync) {
+		sim_stream_enqueue(s, op);
+		return hipSuccess;
+	}
+	if (!stream)
+		sim_stream_wait_blocking(sim_stream_device(s));
+	e = sim_stream_wait(s);
+	op->fn(op);
+	free(op);
+	return e;
+}
+
+hipStream_t sim_spt_stream(void)
+{
+	return hipStreamPerThread;
 }
 
 struct copy_op {
@@ -85,6 +134,8 @@ static hipError_t submit(hipStream_t stream, bool sync, void *dst, const void *s
 	if (n == 0)
 		return hipSuccess;
 	if (sync) {
+		if (!stream)
+			sim_stream_wait_blocking(sim_stream_device(s));
 		e = sim_stream_wait(s);
 		if (elem)
 			fill(dst, (uint32_t)value, n, elem);
@@ -105,12 +156,21 @@ static hipError_t submit(hipStream_t stream, bool sync, void *dst, const void *s
 	return hipSuccess;
 }
 
+hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync)
+{
+	hipError_t e = sim_check_copy(dst, src, n, kind);
+
+	if (e == hipSuccess)
+		e = submit(s, sync, dst, src, n, -1, 0);
+	return e;
+}
+
 static hipError_t copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync)
 {
 	hipError_t e;
 
 	sim_init();
-	e = check_copy(dst, src, n, kind);
+	e = sim_check_copy(dst, src, n, kind);
 	if (e == hipSuccess)
 		e = submit(s, sync, dst, src, n, -1, 0);
 	return sim_ret(e);
@@ -190,7 +250,7 @@ static hipError_t set(void *dst, int value, size_t count, unsigned elem, hipStre
 		return sim_ret(hipSuccess);
 	if (!dst || count > SIZE_MAX / elem)
 		return sim_ret(hipErrorInvalidValue);
-	e = check_range(dst, count * elem);
+	e = check_fill(dst, count * elem);
 	if (e == hipSuccess)
 		e = submit(s, sync, dst, NULL, count, value, elem);
 	return sim_ret(e);
@@ -236,4 +296,20 @@ SIM_API hipError_t hipMemsetD32(hipDeviceptr_t dst, int v, size_t count)
 SIM_API hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int v, size_t count, hipStream_t s)
 {
 	return set(dst, v, count, 4, s, false);
+}
+
+SIM_API hipError_t hipMemcpy_spt(void *dst, const void *src, size_t n, hipMemcpyKind kind)
+{
+	return copy(dst, src, n, kind, sim_spt_stream(), true);
+}
+
+SIM_API hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+				      hipStream_t s)
+{
+	return copy(dst, src, n, kind, s ? s : sim_spt_stream(), false);
+}
+
+SIM_API hipError_t hipMemset_spt(void *dst, int value, size_t n)
+{
+	return set(dst, value, n, 1, sim_spt_stream(), true);
 }

@@ -4,9 +4,8 @@
  *
  * Every allocation is its own mmap (page granularity, so hipMalloc results
  * are 4096-aligned, more than the 256 HIP promises), so that a program's
- * munmap of a managed range is a real unmap. The map is a sorted array under
- * sim.map_lock; it is small (one entry per live allocation) and lookups are a
- * binary search.
+ * munmap of a managed range is a real unmap. The map itself (an AVL tree,
+ * O(log n)) is memmap.c's.
  *
  * Free follows ROCclr's svmFree: remove from the map first (under the lock,
  * so that a concurrent allocation reusing the address cannot be freed by
@@ -19,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static uintptr_t page_down(uintptr_t p)
 {
@@ -30,66 +30,7 @@ static uintptr_t alloc_end(const struct sim_alloc *a)
 	return (a->base + a->size + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1);
 }
 
-/* Index of the first entry whose base is above addr. */
-static size_t upper_bound(uintptr_t addr)
-{
-	size_t lo = 0, hi = sim.nmap;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (page_down(sim.map[mid]->base) <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-struct sim_alloc *sim_map_find(uintptr_t addr)
-{
-	size_t i = upper_bound(addr);
-	struct sim_alloc *a;
-
-	if (i == 0)
-		return NULL;
-	a = sim.map[i - 1];
-	return addr < alloc_end(a) ? a : NULL;
-}
-
-/* Caller holds map_lock for writing. */
-static int map_insert(struct sim_alloc *a)
-{
-	size_t i;
-
-	if (sim.nmap == sim.capmap) {
-		size_t cap = sim.capmap ? sim.capmap * 2 : 64;
-		struct sim_alloc **m = realloc(sim.map, cap * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		sim.map = m;
-		sim.capmap = cap;
-	}
-	i = upper_bound(a->base);
-	memmove(&sim.map[i + 1], &sim.map[i], (sim.nmap - i) * sizeof(*sim.map));
-	sim.map[i] = a;
-	sim.nmap++;
-	return 0;
-}
-
-static void map_remove(struct sim_alloc *a)
-{
-	size_t i;
-
-	for (i = upper_bound(a->base); i-- > 0;) {
-		if (sim.map[i] == a) {
-			memmove(&sim.map[i], &sim.map[i + 1], (sim.nmap - i - 1) * sizeof(*sim.map));
-			sim.nmap--;
-			return;
-		}
-	}
-}
+static uint32_t next_uid;	/* ROCm's amd::Memory unique ids count from 1 */
 
 static uint64_t gpu_bit(int dev)
 {
@@ -122,7 +63,7 @@ static bool charges_device(enum hipsvm_kind k)
 	return k == HIPSVM_KIND_DEVICE;
 }
 
-static hipError_t charge(int dev, size_t bytes)
+hipError_t sim_charge(int dev, size_t bytes)
 {
 	struct sim_gpu *g = sim_gpu(dev);
 	hipError_t e = hipSuccess;
@@ -138,7 +79,7 @@ static hipError_t charge(int dev, size_t bytes)
 	return e;
 }
 
-static void uncharge(int dev, size_t bytes)
+void sim_uncharge(int dev, size_t bytes)
 {
 	struct sim_gpu *g = sim_gpu(dev);
 
@@ -167,7 +108,7 @@ hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device
 	if (!a)
 		return hipErrorOutOfMemory;
 	if (charges_device(kind)) {
-		e = charge(device, maplen);
+		e = sim_charge(device, maplen);
 		if (e != hipSuccess) {
 			free(a);
 			return e;
@@ -178,7 +119,7 @@ hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device
 		p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) {
-			uncharge(device, a->charged);
+			sim_uncharge(device, a->charged);
 			free(a);
 			return hipErrorOutOfMemory;
 		}
@@ -190,18 +131,84 @@ hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device
 	a->ctx = ctx;
 	a->device = device;
 	a->flags = flags;
-	a->preferred = hipInvalidDeviceId;
-	a->last_prefetch = hipInvalidDeviceId;
+	a->ipc_fd = -1;
+	a->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
 	placement(a);
 	pthread_rwlock_wrlock(&sim.map_lock);
-	err = map_insert(a);
+	err = sim_map_insert(a);
 	pthread_rwlock_unlock(&sim.map_lock);
 	if (err) {
+		/* a second registration of the same address: ROCm's map keeps
+		 * the first and the call succeeds */
 		sim_alloc_destroy(a);
+		if (err == -EEXIST && kind == HIPSVM_KIND_REGISTERED) {
+			*out = NULL;
+			return hipSuccess;
+		}
 		return hipErrorOutOfMemory;
 	}
 	*out = a;
 	return hipSuccess;
+}
+
+hipError_t sim_alloc_adopt(void *base, size_t size, size_t maplen, enum hipsvm_kind kind, int ctx,
+			   int device, unsigned role, void *owner, struct sim_alloc **out)
+{
+	struct sim_alloc *a = calloc(1, sizeof(*a));
+	int err;
+
+	if (!a)
+		return hipErrorOutOfMemory;
+	a->base = (uintptr_t)base;
+	a->size = size;
+	a->maplen = maplen;
+	a->kind = kind;
+	a->ctx = ctx;
+	a->device = device;
+	a->ipc_fd = -1;
+	a->role = role;
+	a->owner = owner;
+	a->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
+	placement(a);
+	pthread_rwlock_wrlock(&sim.map_lock);
+	err = sim_map_insert(a);
+	pthread_rwlock_unlock(&sim.map_lock);
+	if (err) {
+		free(a);
+		return hipErrorOutOfMemory;
+	}
+	*out = a;
+	return hipSuccess;
+}
+
+struct sim_alloc *sim_map_take(const void *p, unsigned role)
+{
+	struct sim_alloc *a;
+
+	pthread_rwlock_wrlock(&sim.map_lock);
+	a = sim_map_find((uintptr_t)p);
+	if (a && a->base == (uintptr_t)p && a->role == role && a->kind != HIPSVM_KIND_REGISTERED)
+		sim_map_remove(a);
+	else
+		a = NULL;
+	pthread_rwlock_unlock(&sim.map_lock);
+	return a;
+}
+
+bool sim_alloc_set_role(const void *p, unsigned role, void *owner)
+{
+	struct sim_alloc *a;
+
+	pthread_rwlock_wrlock(&sim.map_lock);
+	a = sim_map_find((uintptr_t)p);
+	if (a && a->base == (uintptr_t)p) {
+		a->role = role;
+		a->owner = owner;
+	} else {
+		a = NULL;
+	}
+	pthread_rwlock_unlock(&sim.map_lock);
+	return a != NULL;
 }
 
 static size_t npages(const struct sim_alloc *a)
@@ -274,12 +281,13 @@ static bool release_page(struct sim_alloc *a, size_t i)
 void sim_map_release_unmapped(uintptr_t start, uintptr_t end)
 {
 	unsigned char v[64];
-	size_t k;
+	struct sim_alloc *a;
 
 	pthread_rwlock_rdlock(&sim.map_lock);
-	k = upper_bound(start);
-	for (k = k ? k - 1 : 0; k < sim.nmap && page_down(sim.map[k]->base) < end; k++) {
-		struct sim_alloc *a = sim.map[k];
+	a = sim_map_find(start);
+	if (!a)
+		a = sim_map_ceil(start);
+	for (; a && page_down(a->base) < end; a = sim_map_next(a)) {
 		uintptr_t p, next, lo, hi;
 
 		if (!a->maplen || alloc_end(a) <= start)
@@ -337,12 +345,15 @@ void sim_alloc_destroy(struct sim_alloc *a)
 		pthread_mutex_unlock(&g->pt_lock);
 		free(bits);
 	}
-	uncharge(a->device, a->charged);
+	sim_uncharge(a->device, a->charged);
 	if (a->maplen)
 		unmap_owned(a);
+	if (a->ipc_fd >= 0)
+		close(a->ipc_fd);
 	for (d = 0; d < HIPSVM_MAX_GPUS; d++)
 		free(a->bits[d]);
 	free(a->released);
+	free(a->adv);
 	free(a);
 }
 
@@ -357,12 +368,15 @@ hipError_t sim_free(void *ptr, bool sync)
 		sim_device_sync(-1);
 	pthread_rwlock_wrlock(&sim.map_lock);
 	a = sim_map_find((uintptr_t)ptr);
-	if (!a || a->base != (uintptr_t)ptr || a->kind == HIPSVM_KIND_REGISTERED) {
+	if (!a || a->base != (uintptr_t)ptr || a->kind == HIPSVM_KIND_REGISTERED ||
+	    (a->role != SIM_ROLE_PLAIN && a->role != SIM_ROLE_POOL && a->role != SIM_ROLE_IPC)) {
 		pthread_rwlock_unlock(&sim.map_lock);
 		return hipErrorInvalidValue;
 	}
-	map_remove(a);
+	sim_map_remove(a);
 	pthread_rwlock_unlock(&sim.map_lock);
+	if (a->role == SIM_ROLE_POOL)
+		sim_pool_forget(a);
 	sim_alloc_destroy(a);
 	return hipSuccess;
 }
@@ -378,7 +392,7 @@ hipError_t sim_unregister(void *ptr)
 		pthread_rwlock_unlock(&sim.map_lock);
 		return hipErrorHostMemoryNotRegistered;
 	}
-	map_remove(a);
+	sim_map_remove(a);
 	pthread_rwlock_unlock(&sim.map_lock);
 	sim_alloc_destroy(a);
 	return hipSuccess;
@@ -387,12 +401,15 @@ hipError_t sim_unregister(void *ptr)
 /* Does [p, p + n) overlap a live allocation? */
 bool sim_map_overlaps(uintptr_t p, size_t n)
 {
-	size_t k;
+	struct sim_alloc *a;
 	bool r = false;
 
 	pthread_rwlock_rdlock(&sim.map_lock);
-	for (k = 0; k < sim.nmap && !r; k++)
-		r = sim.map[k]->base < p + n && p < sim.map[k]->base + sim.map[k]->size;
+	a = sim_map_find(p);
+	if (!a)
+		a = sim_map_ceil(p);
+	for (; a && a->base < p + n && !r; a = sim_map_next(a))
+		r = p < a->base + a->size;
 	pthread_rwlock_unlock(&sim.map_lock);
 	return r;
 }
@@ -426,51 +443,4 @@ bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void 
 		a = NULL;
 	pthread_rwlock_unlock(&sim.map_lock);
 	return a != NULL;
-}
-
-/* What a fork child could not free: the parent's map was being changed by a
- * thread that does not exist here. Kept reachable, not freed. */
-struct kept_map {
-	struct kept_map *next;
-	struct sim_alloc **map;
-	size_t n;
-};
-static struct kept_map *kept;
-
-/* atfork child (before the fresh initialisation drops the parent's state):
- * the parent's allocations are not this process's runtime's any more, but
- * their memory stays mapped for the program. Only a lock that no thread
- * held at the fork says that the array and its entries are whole (a writer
- * may have been between a realloc and its store, or inside a memmove):
- * trylock, never wait, since its holder does not exist here. */
-void sim_map_abandon(void)
-{
-	struct kept_map *km;
-	size_t k;
-	unsigned d;
-
-	if (!sim.map)
-		return;
-	if (pthread_rwlock_trywrlock(&sim.map_lock) == 0) {
-		for (k = 0; k < sim.nmap; k++) {
-			struct sim_alloc *a = sim.map[k];
-
-			if (!a)
-				continue;
-			for (d = 0; d < HIPSVM_MAX_GPUS; d++)
-				free(a->bits[d]);
-			free(a->released);
-			free(a);
-		}
-		free(sim.map);
-		pthread_rwlock_unlock(&sim.map_lock);
-	} else {
-		km = malloc(sizeof(*km));
-		if (km) {
-			*km = (struct kept_map){ kept, sim.map, sim.nmap };
-			kept = km;
-		}
-	}
-	sim.map = NULL;
-	sim.nmap = sim.capmap = 0;
 }

@@ -35,6 +35,7 @@
 #define SIM_LOG_LEN 64
 #define SIM_ZAP_MAX 256
 #define SIM_RES_SLOTS 4096u
+#define SIM_DEFAULT_MEM ((size_t)64 << 30)	/* per GPU, when HIPSVM_SIM_MEM is not set */
 
 /* ---- memory.c: the allocation map ---- */
 struct sim_alloc {
@@ -53,14 +54,59 @@ struct sim_alloc {
 	 * no longer part of the allocation. Installed and set atomically
 	 * under map_lock for reading (memory.c). */
 	uint64_t *released;
-	/* hipMemAdvise / hipMemPrefetchAsync state */
-	int read_mostly;
-	int preferred;			/* device, hipCpuDeviceId, or hipInvalidDeviceId */
-	int last_prefetch;
-	uint64_t accessed_by;		/* bit per device; bit 63: the CPU */
+	/* hipMemAdvise and hipMemPrefetchAsync, in call order, each over its
+	 * own range (hmm.c); under map_lock */
+	struct sim_advice *adv;
+	unsigned nadv;
+	/* the map's AVL tree, by base (memory.c); under map_lock */
+	struct sim_alloc *left, *right;
+	int height;
+	/* what else the allocation is (pool.c, vmm.c, ipc.c, array.c) */
+	unsigned role;
+	void *owner;			/* the pool, VMM handle or array of that role */
+	int ipc_fd;			/* exported: the memfd, or -1 */
+	uint32_t uid;			/* HIP_POINTER_ATTRIBUTE_BUFFER_ID */
+	uint64_t ipc_ino;
+};
+
+/* sim_alloc.role */
+enum sim_role {
+	SIM_ROLE_PLAIN = 0,
+	SIM_ROLE_POOL,		/* from a stream-ordered pool: owner = the pool */
+	SIM_ROLE_VMM,		/* hipMemCreate: owner = the handle */
+	SIM_ROLE_IPC,		/* opened from an IPC handle: hipIpcCloseMemHandle frees it */
+	SIM_ROLE_ARRAY,		/* an array's storage: owner = the array */
+	SIM_ROLE_SYMBOL,	/* a device variable's storage */
 };
 
 struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
+/* The allocation with the lowest base >= addr, or > addr; NULL at the end.
+ * Caller holds map_lock. O(log n) each, so a walk over k allocations
+ * costs O(k log n). */
+struct sim_alloc *sim_map_ceil(uintptr_t addr);
+struct sim_alloc *sim_map_next(const struct sim_alloc *a);
+/* memmap.c; caller holds map_lock for writing. Insert: 0 or -EEXIST (an
+ * allocation starts there already). */
+int sim_map_insert(struct sim_alloc *a);
+void sim_map_remove(struct sim_alloc *a);
+/* Inserts an allocation that is already mapped at base (an IPC import):
+ * maplen bytes are munmapped when it dies. HIP error. */
+hipError_t sim_alloc_adopt(void *base, size_t size, size_t maplen, enum hipsvm_kind kind, int ctx,
+			   int device, unsigned role, void *owner, struct sim_alloc **out);
+/* The allocation starting exactly at p, out of the map, to be destroyed by
+ * the caller (with no lock held); NULL when none. role: only that role. */
+struct sim_alloc *sim_map_take(const void *p, unsigned role);
+/* Sets role and owner of the allocation starting at p (under the lock). */
+bool sim_alloc_set_role(const void *p, unsigned role, void *owner);
+/* pool.c: a pool allocation freed with hipFree leaves its pool. */
+void sim_pool_forget(struct sim_alloc *a);
+/* hipMallocAsync (pool NULL: the stream's device's current pool) and
+ * hipFreeAsync's bookkeeping. HIP errors, as ROCm answers them. */
+hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream);
+hipError_t sim_pool_free(void *ptr);
+/* Device memory accounting: hipErrorOutOfMemory past the capacity. */
+hipError_t sim_charge(int dev, size_t bytes);
+void sim_uncharge(int dev, size_t bytes);
 /* Creates and inserts; HIP error. */
 hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device,
 			 unsigned flags, void *user_ptr, struct sim_alloc **out);
@@ -169,8 +215,8 @@ struct sim_state {
 	uint64_t ts_start;
 	uint32_t ring_size;
 	pthread_rwlock_t map_lock;
-	struct sim_alloc **map;		/* sorted by base */
-	size_t nmap, capmap;
+	struct sim_alloc *map_root;	/* AVL tree by base (memory.c) */
+	size_t nmap;
 	pthread_mutex_t mem_lock;	/* device memory accounting */
 	char socket_name[HIPSVM_OPT_STR_MAX + 32];
 	bool quiet;
@@ -205,6 +251,35 @@ void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op);
 hipError_t sim_stream_wait(struct sim_stream *s);
 hipError_t sim_device_sync(int dev);	/* -1: every device */
 void sim_stream_set_error(struct sim_stream *s, hipError_t e);
+/* Waits until every blocking stream of dev is idle (the null stream's
+ * barrier), leaving their errors alone. */
+void sim_stream_wait_blocking(int dev);
+
+/* ---- array.c ---- */
+struct sim_array_info {
+	uint8_t *mem;			/* the elements, rows packed */
+	size_t elem, row, rows, slices;	/* bytes per element and per row; counts */
+};
+/* The layout of a live array handle; false for anything else. */
+bool sim_array_get(const hipArray *h, struct sim_array_info *out);
+
+/* ---- memcpy.c: shared by the copy and fill files ---- */
+/* Runs op in stream order: queued when !sync; otherwise after the stream
+ * (and, on the null stream, every blocking stream of its device) is idle,
+ * on the calling thread. op is freed with free() either way. */
+hipError_t sim_run_op(hipStream_t stream, bool sync, struct sim_op *op);
+/* The stream of the _spt calls: the per-thread default stream. */
+hipStream_t sim_spt_stream(void);
+/* ROCm's validation of a linear copy (ihipMemcpy_validate) and kind. */
+hipError_t sim_check_copy(void *dst, const void *src, size_t n, int kind);
+hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync);
+
+/* ---- hmm.c ---- */
+/* Is every page of [lo, hi) mapped in this process? */
+bool sim_range_mapped(uintptr_t lo, uintptr_t hi);
+
+/* ---- symbol.c: __hipRegisterVar's variables ---- */
+void sim_symbol_register(const void *host_var, const char *name, size_t size);
 
 /* ---- launch.c ---- */
 void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err);

@@ -33,6 +33,7 @@ void sim_streams_reset(void);
 void sim_events_reset(void);
 void sim_hook_reset(void);
 void sim_launch_reset(void);
+void sim_pools_reset(void);
 
 void sim_warn(const char *fmt, ...)
 {
@@ -143,6 +144,7 @@ static void do_init(void)
 	sim_streams_reset();
 	sim_events_reset();
 	sim_launch_reset();
+	sim_pools_reset();
 	sim_hook_reset();
 	if (sim_gpus_init() != 0) {
 		sim_warn("cannot allocate the simulated GPUs' rings; running with none");

@@ -313,3 +313,23 @@ SIM_API hipError_t hipStreamGetPriority(hipStream_t h, int *prio)
 	*prio = s->priority;
 	return hipSuccess;
 }
+
+/* The null stream's implicit barrier (memcpy.c: a synchronous copy or fill
+ * on the null stream first waits for every blocking stream of its device,
+ * as ROCm's null stream does). Waits without taking the streams' errors,
+ * which belong to their own synchronisation. */
+void sim_stream_wait_blocking(int dev)
+{
+	struct sim_stream *s;
+
+	pthread_mutex_lock(&reg_lock);
+	for (s = streams; s; s = s->next) {
+		if (s->device != dev || (s->flags & hipStreamNonBlocking))
+			continue;
+		pthread_mutex_lock(&s->lock);
+		while (s->pending)
+			pthread_cond_wait(&s->idle, &s->lock);
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&reg_lock);
+}

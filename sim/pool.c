@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool.c - stream-ordered memory pools (ROCm's hip_mempool.cpp and
+ * hip_mempool_impl.cpp). A pool hands out device allocations (made through
+ * the allocation map like hipMalloc's, so they take the page-fault path) and
+ * keeps the ones freed with hipFreeAsync for reuse: the first free block at
+ * least as large as asked, as ROCm's free heap does. Its memory goes back to
+ * the device only at hipMemPoolTrimTo and hipMemPoolDestroy (ROCm also
+ * releases above the threshold when a stream synchronises; the simulator
+ * keeps it until then). Frees wait for their stream, so every free block is
+ * safe to reuse at once.
+ *
+ * Answers follow ROCm 5.2.3 even where they are odd: an allocation the
+ * device cannot hold gives hipSuccess and NULL; setting
+ * hipMemPoolAttrReservedMemHigh to 0 fails (a missing break there); the
+ * export, import and access calls succeed without doing anything (no
+ * implementation). Pool handles are checked against the live pools, so a
+ * bad handle is hipErrorInvalidValue rather than a crash.
+ *
+ * Locking: pool_lock is a leaf; nothing is allocated, freed or waited for
+ * under it.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define POOL_MAGIC 0x504f4f4cu	/* "POOL" */
+
+struct blk {
+	struct sim_pool *pool;
+	uintptr_t p;
+	size_t size;
+	bool free;
+	struct blk *prev, *next;	/* the free list, oldest first */
+};
+
+struct sim_pool {
+	uint32_t magic;
+	int device;
+	bool is_default, destroyed;
+	unsigned refs;			/* the handle, and each busy block */
+	struct blk *free_head, *free_tail;
+	uint64_t busy, busy_high, freed, freed_high, threshold;
+	int32_t ev_dep, opportunistic, internal_dep;
+	struct sim_pool *next;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_pool *pools;
+static struct sim_pool *def_pool[HIPSVM_MAX_GPUS], *cur_pool[HIPSVM_MAX_GPUS];
+
+/* A fork child's runtime starts over (state.c): the parent's pools name
+ * allocations that this runtime no longer knows. Kept, not freed. */
+void sim_pools_reset(void)
+{
+	pthread_mutex_init(&pool_lock, NULL);
+	pools = NULL;
+	memset(def_pool, 0, sizeof(def_pool));
+	memset(cur_pool, 0, sizeof(cur_pool));
+}
+
+static struct sim_pool *pool_new(int dev, bool is_default)
+{
+	struct sim_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->magic = POOL_MAGIC;
+	p->device = dev;
+	p->is_default = is_default;
+	p->refs = 1;
+	p->ev_dep = p->opportunistic = p->internal_dep = 1;
+	p->next = pools;
+	pools = p;
+	return p;
+}
+
+/* Caller holds pool_lock. */
+static bool pool_live(const struct sim_pool *p)
+{
+	const struct sim_pool *q;
+
+	for (q = pools; q; q = q->next)
+		if (q == p)
+			return !q->destroyed;
+	return false;
+}
+
+/* Caller holds pool_lock. The device's default pool, made on first use. */
+static struct sim_pool *default_of(int dev)
+{
+	if (!def_pool[dev])
+		def_pool[dev] = pool_new(dev, true);
+	return def_pool[dev];
+}
+
+static struct sim_pool *current_of(int dev)
+{
+	return cur_pool[dev] ? cur_pool[dev] : default_of(dev);
+}
+
+/* Caller holds pool_lock: drop one reference, free a destroyed pool with
+ * none left. */
+static void unref(struct sim_pool *p)
+{
+	struct sim_pool **pp;
+
+	if (--p->refs || !p->destroyed)
+		return;
+	for (pp = &pools; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	p->magic = 0;
+	free(p);
+}
+
+static void free_unlink(struct sim_pool *p, struct blk *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		p->free_head = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	else
+		p->free_tail = b->prev;
+	b->prev = b->next = NULL;
+	b->free = false;
+	p->freed -= b->size;
+}
+
+static void free_push(struct sim_pool *p, struct blk *b)
+{
+	b->free = true;
+	b->next = NULL;
+	b->prev = p->free_tail;
+	if (p->free_tail)
+		p->free_tail->next = b;
+	else
+		p->free_head = b;
+	p->free_tail = b;
+	p->freed += b->size;
+	if (p->freed > p->freed_high)
+		p->freed_high = p->freed;
+}
+
+/* Gives back free blocks, oldest first, while more than keep bytes are
+ * held. The blocks leave the map and are destroyed with no lock held. */
+static void release_free(struct sim_pool *p, uint64_t keep)
+{
+	for (;;) {
+		struct sim_alloc *a;
+		struct blk *b;
+
+		pthread_mutex_lock(&pool_lock);
+		b = p->freed > keep ? p->free_head : NULL;
+		if (b)
+			free_unlink(p, b);
+		pthread_mutex_unlock(&pool_lock);
+		if (!b)
+			return;
+		a = sim_map_take((void *)b->p, SIM_ROLE_POOL);
+		if (a)
+			sim_alloc_destroy(a);
+		free(b);
+	}
+}
+
+/* MemoryPool::AllocateMemory: NULL when the device cannot hold it. */
+static void *pool_alloc(struct sim_pool *p, size_t size)
+{
+	struct hipsvm_context *c;
+	struct sim_alloc *a;
+	struct blk *b;
+
+	pthread_mutex_lock(&pool_lock);
+	for (b = p->free_head; b && b->size < size; b = b->next)
+		;
+	if (b) {
+		free_unlink(p, b);
+		p->busy += b->size;
+		if (p->busy > p->busy_high)
+			p->busy_high = p->busy;
+		p->refs++;
+		pthread_mutex_unlock(&pool_lock);
+		return (void *)b->p;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	b = calloc(1, sizeof(*b));
+	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC_ASYNC, p->device);
+	if (!b || !c || sim_alloc_new(size, HIPSVM_KIND_DEVICE, c->id, p->device, 0, NULL, &a) !=
+	    hipSuccess) {
+		free(b);
+		return NULL;
+	}
+	b->pool = p;
+	b->p = a->base;
+	b->size = size;
+	pthread_mutex_lock(&pool_lock);
+	p->busy += size;
+	if (p->busy > p->busy_high)
+		p->busy_high = p->busy;
+	p->refs++;
+	pthread_mutex_unlock(&pool_lock);
+	sim_alloc_set_role((void *)b->p, SIM_ROLE_POOL, b);
+	return (void *)b->p;
+}
+
+void sim_pool_forget(struct sim_alloc *a)
+{
+	struct blk *b = a->owner;
+	struct sim_pool *p;
+
+	if (!b)
+		return;
+	pthread_mutex_lock(&pool_lock);
+	p = b->pool;
+	if (b->free) {
+		free_unlink(p, b);
+	} else {
+		p->busy -= b->size;
+		unref(p);
+	}
+	pthread_mutex_unlock(&pool_lock);
+	free(b);
+}
+
+/* hipFreeAsync: a busy pool block goes back to its pool; anything else is
+ * freed as hipFree would (ROCm's ihipFree), a pool's free block included. */
+hipError_t sim_pool_free(void *ptr)
+{
+	struct sim_alloc a;
+	struct blk *b;
+
+	if (!sim_lookup(ptr, &a) || a.base != (uintptr_t)ptr)
+		return hipErrorInvalidValue;
+	if (a.role == SIM_ROLE_POOL && a.owner) {
+		b = a.owner;
+		pthread_mutex_lock(&pool_lock);
+		if (!b->free && b->p == (uintptr_t)ptr) {
+			b->pool->busy -= b->size;
+			free_push(b->pool, b);
+			unref(b->pool);
+			pthread_mutex_unlock(&pool_lock);
+			return hipSuccess;
+		}
+		pthread_mutex_unlock(&pool_lock);
+	}
+	return sim_free(ptr, false);
+}
+
+/* hipMallocAsync and hipMallocFromPoolAsync; pool NULL: the device's
+ * current pool. */
+hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream)
+{
+	struct sim_stream *s;
+	struct sim_pool *p = (struct sim_pool *)pool;
+	int dev;
+
+	if (!ptr || size == 0)
+		return hipErrorInvalidValue;
+	s = sim_stream_get(stream);
+	if (!s)
+		return hipErrorInvalidValue;
+	dev = sim_stream_device(s);
+	pthread_mutex_lock(&pool_lock);
+	if (!p)
+		p = sim_gpu(dev) ? current_of(dev) : NULL;
+	else if (!pool_live(p))
+		p = NULL;
+	pthread_mutex_unlock(&pool_lock);
+	if (!p)
+		return hipErrorInvalidValue;
+	*ptr = pool_alloc(p, size);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool,
+					  hipStream_t stream)
+{
+	sim_init();
+	if (!mem_pool)
+		return sim_ret(hipErrorInvalidValue);
+	return sim_ret(sim_pool_malloc(dev_ptr, size, mem_pool, stream));
+}
+
+static bool device_ok(int device)
+{
+	return device >= 0 && (unsigned)device < sim.ngpu;
+}
+
+SIM_API hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
+{
+	sim_init();
+	if (!mem_pool || !device_ok(device))
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&pool_lock);
+	*mem_pool = (hipMemPool_t)default_of(device);
+	pthread_mutex_unlock(&pool_lock);
+	return sim_ret(*mem_pool ? hipSuccess : hipErrorOutOfMemory);
+}
+
+SIM_API hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
+{
+	sim_init();
+	if (!mem_pool || !device_ok(device))
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&pool_lock);
+	*mem_pool = (hipMemPool_t)current_of(device);
+	pthread_mutex_unlock(&pool_lock);
+	return sim_ret(*mem_pool ? hipSuccess : hipErrorOutOfMemory);
+}
+
+SIM_API hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
+{
+	struct sim_pool *p = (struct sim_pool *)mem_pool;
+	hipError_t e = hipSuccess;
+
+	sim_init();
+	if (!mem_pool || !device_ok(device))
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&pool_lock);
+	if (pool_live(p))
+		cur_pool[device] = p;
+	else
+		e = hipErrorInvalidValue;
+	pthread_mutex_unlock(&pool_lock);
+	return sim_ret(e);
+}
+
+SIM_API hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *props)
+{
+	struct sim_pool *p;
+
+	sim_init();
+	if (!mem_pool || !props)
+		return sim_ret(hipErrorInvalidValue);
+	if (props->location.type != hipMemLocationTypeDevice || !device_ok(props->location.id))
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&pool_lock);
+	p = pool_new(props->location.id, false);
+	pthread_mutex_unlock(&pool_lock);
+	if (!p)
+		return sim_ret(hipErrorInvalidValue);
+	*mem_pool = (hipMemPool_t)p;
+	return sim_ret(hipSuccess);
+}
+
+/* Releases what the threshold lets go, points the device back at its
+ * default pool, drops the handle's reference: blocks still in use keep the
+ * pool alive until they are freed. A default pool stays (the device keeps
+ * pointing at it). */
+SIM_API hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
+{
+	struct sim_pool *p = (struct sim_pool *)mem_pool;
+	bool live;
+
+	sim_init();
+	if (!mem_pool)
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&pool_lock);
+	live = pool_live(p);
+	pthread_mutex_unlock(&pool_lock);
+	if (!live)
+		return sim_ret(hipErrorInvalidValue);
+	release_free(p, p->threshold);
+	pthread_mutex_lock(&pool_lock);
+	if (cur_pool[p->device] == p)
+		cur_pool[p->device] = NULL;
+	if (!p->is_default) {
+		p->destroyed = true;
+		unref(p);
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
+{
+	struct sim_pool *p = (struct sim_pool *)mem_pool;
+	bool live;
+
+	sim_init();
+	if (!mem_pool)
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&pool_lock);
+	live = pool_live(p);
+	pthread_mutex_unlock(&pool_lock);
+	if (!live)
+		return sim_ret(hipErrorInvalidValue);
+	release_free(p, min_bytes_to_hold);
+	return sim_ret(hipSuccess);
+}
+
+/* MemoryPool::SetAttribute, reproduced case by case. */
+static hipError_t set_attr(struct sim_pool *p, hipMemPoolAttr attr, const void *value)
+{
+	uint64_t reset;
+
+	switch (attr) {
+	case hipMemPoolReuseFollowEventDependencies:
+		p->ev_dep = *(const int32_t *)value;
+		return hipSuccess;
+	case hipMemPoolReuseAllowOpportunistic:
+		p->opportunistic = *(const int32_t *)value;
+		return hipSuccess;
+	case hipMemPoolReuseAllowInternalDependencies:
+		p->internal_dep = *(const int32_t *)value;
+		return hipSuccess;
+	case hipMemPoolAttrReleaseThreshold:
+		p->threshold = *(const uint64_t *)value;
+		return hipSuccess;
+	case hipMemPoolAttrReservedMemHigh:
+		/* ROCm 5.2.3 resets the mark for 0 and then falls through
+		 * into the next case, which refuses: every value fails */
+		reset = *(const uint64_t *)value;
+		if (reset == 0)
+			p->freed_high = 0;
+		return hipErrorInvalidValue;
+	case hipMemPoolAttrUsedMemHigh:
+		reset = *(const uint64_t *)value;
+		if (reset != 0)
+			return hipErrorInvalidValue;
+		p->busy_high = 0;
+		return hipSuccess;
+	default:	/* the current values, and what is unknown */
+		return hipErrorInvalidValue;
+	}
+}
+
+static hipError_t get_attr(const struct sim_pool *p, hipMemPoolAttr attr, void *value)
+{
+	switch (attr) {
+	case hipMemPoolReuseFollowEventDependencies:
+		*(int32_t *)value = p->ev_dep != 0;
+		return hipSuccess;
+	case hipMemPoolReuseAllowOpportunistic:
+		*(int32_t *)value = p->opportunistic != 0;
+		return hipSuccess;
+	case hipMemPoolReuseAllowInternalDependencies:
+		*(int32_t *)value = p->internal_dep != 0;
+		return hipSuccess;
+	case hipMemPoolAttrReleaseThreshold:
+		*(uint64_t *)value = p->threshold;
+		return hipSuccess;
+	case hipMemPoolAttrReservedMemCurrent:
+		*(uint64_t *)value = p->busy + p->freed;
+		return hipSuccess;
+	case hipMemPoolAttrReservedMemHigh:
+		*(uint64_t *)value = p->busy + p->freed_high;
+		return hipSuccess;
+	case hipMemPoolAttrUsedMemCurrent:
+		*(uint64_t *)value = p->busy;
+		return hipSuccess;
+	case hipMemPoolAttrUsedMemHigh:
+		*(uint64_t *)value = p->busy_high;
+		return hipSuccess;
+	default:
+		return hipErrorInvalidValue;
+	}
+}
+
+static hipError_t attr_call(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value, bool set)
+{
+	struct sim_pool *p = (struct sim_pool *)mem_pool;
+	hipError_t e;
+
+	if (!mem_pool || !value)
+		return hipErrorInvalidValue;
+	pthread_mutex_lock(&pool_lock);
+	if (!pool_live(p))
+		e = hipErrorInvalidValue;
+	else
+		e = set ? set_attr(p, attr, value) : get_attr(p, attr, value);
+	pthread_mutex_unlock(&pool_lock);
+	return e;
+}
+
+SIM_API hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
+{
+	sim_init();
+	return sim_ret(attr_call(mem_pool, attr, value, true));
+}
+
+SIM_API hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
+{
+	sim_init();
+	return sim_ret(attr_call(mem_pool, attr, value, false));
+}
+
+/* ROCm 5.2.3 has no implementation of these: success, nothing written. */
+SIM_API hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list,
+				       size_t count)
+{
+	(void)mem_pool, (void)desc_list, (void)count;
+	sim_init();
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool,
+				       hipMemLocation *location)
+{
+	(void)flags, (void)mem_pool, (void)location;
+	sim_init();
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool,
+						     hipMemAllocationHandleType handle_type,
+						     unsigned int flags)
+{
+	(void)shared_handle, (void)mem_pool, (void)handle_type, (void)flags;
+	sim_init();
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle,
+						       hipMemAllocationHandleType handle_type,
+						       unsigned int flags)
+{
+	(void)mem_pool, (void)shared_handle, (void)handle_type, (void)flags;
+	sim_init();
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
+{
+	(void)export_data, (void)dev_ptr;
+	sim_init();
+	return sim_ret(hipSuccess);
+}
+
+SIM_API hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
+					   hipMemPoolPtrExportData *export_data)
+{
+	(void)dev_ptr, (void)mem_pool, (void)export_data;
+	sim_init();
+	return sim_ret(hipSuccess);
+}

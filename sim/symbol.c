@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbol.c - device variables (__device__ and __constant__ globals) for
+ * hipGetSymbolAddress, hipGetSymbolSize and hipMemcpy{To,From}Symbol*
+ * (ROCm's PlatformState::getStatGlobalVar and ihipMemcpySymbol_validate).
+ * __hipRegisterVar (launch.c) records each variable by the address of its
+ * host shadow; the first use on a device gives it device memory of its own
+ * (through the allocation map, so it takes the page-fault path) holding the
+ * shadow's initial value, as the code object's copy would. A symbol that
+ * was never registered is hipErrorInvalidSymbol.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define SYM_NAME_MAX 128
+
+struct sym {
+	const void *host;
+	size_t size;
+	char name[SYM_NAME_MAX];
+	void *dev[HIPSVM_MAX_GPUS];
+	pid_t pid[HIPSVM_MAX_GPUS];	/* the process whose runtime made dev[] */
+	struct sym *next;
+};
+
+static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sym *syms;
+
+void sim_symbol_register(const void *host_var, const char *name, size_t size)
+{
+	struct sym *s;
+
+	if (!host_var)
+		return;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return;
+	s->host = host_var;
+	s->size = size;
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
+	pthread_mutex_lock(&sym_lock);
+	s->next = syms;
+	syms = s;
+	pthread_mutex_unlock(&sym_lock);
+}
+
+/* The symbol's storage on the current device; a HIP error. */
+static hipError_t resolve(const void *symbol, void **dptr, size_t *size)
+{
+	int dev = sim_current_device();
+	struct hipsvm_context *c;
+	struct sim_alloc *a;
+	hipError_t e = hipSuccess;
+	struct sym *s;
+
+	if (!sim_gpu(dev))
+		return hipErrorInvalidDevice;
+	pthread_mutex_lock(&sym_lock);
+	for (s = syms; s && s->host != symbol; s = s->next)
+		;
+	if (!s) {
+		e = hipErrorInvalidSymbol;
+	} else if (!s->dev[dev] || s->pid[dev] != getpid()) {
+		c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC, dev);
+		e = c ? sim_alloc_new(s->size ? s->size : 1, HIPSVM_KIND_DEVICE, c->id, dev, 0, NULL,
+				      &a) : hipErrorInvalidDevice;
+		if (e == hipSuccess) {
+			memcpy((void *)a->base, s->host, s->size);
+			sim_alloc_set_role((void *)a->base, SIM_ROLE_SYMBOL, s);
+			s->dev[dev] = (void *)a->base;
+			s->pid[dev] = getpid();
+		}
+	}
+	if (e == hipSuccess) {
+		*dptr = s->dev[dev];
+		*size = s->size;
+	}
+	pthread_mutex_unlock(&sym_lock);
+	return e;
+}
+
+SIM_API hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
+{
+	size_t n;
+
+	sim_init();
+	if (!devPtr)
+		return sim_ret(hipErrorInvalidValue);
+	return sim_ret(resolve(symbol, devPtr, &n));
+}
+
+SIM_API hipError_t hipGetSymbolSize(size_t *size, const void *symbol)
+{
+	void *p;
+
+	sim_init();
+	if (!size)
+		return sim_ret(hipErrorInvalidValue);
+	return sim_ret(resolve(symbol, &p, size));
+}
+
+/* ihipMemcpySymbol_validate: the symbol's storage plus offset, with the
+ * copy inside the symbol. */
+static hipError_t at(const void *symbol, size_t n, size_t offset, void **p)
+{
+	size_t size;
+	hipError_t e = resolve(symbol, p, &size);
+
+	if (e != hipSuccess)
+		return e;
+	if (offset > size || n > size - offset)
+		return hipErrorInvalidValue;
+	*p = (char *)*p + offset;
+	return hipSuccess;
+}
+
+static hipError_t to_symbol(const void *symbol, const void *src, size_t n, size_t offset, int kind,
+			    hipStream_t s, bool sync)
+{
+	void *p;
+	hipError_t e;
+
+	sim_init();
+	e = at(symbol, n, offset, &p);
+	if (e == hipSuccess)
+		e = sim_copy(p, src, n, kind, s, sync);
+	return sim_ret(e);
+}
+
+static hipError_t from_symbol(void *dst, const void *symbol, size_t n, size_t offset, int kind,
+			      hipStream_t s, bool sync)
+{
+	void *p;
+	hipError_t e;
+
+	sim_init();
+	e = at(symbol, n, offset, &p);
+	if (e == hipSuccess)
+		e = sim_copy(dst, p, n, kind, s, sync);
+	return sim_ret(e);
+}
+
+SIM_API hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes,
+				     size_t offset, hipMemcpyKind kind)
+{
+	return to_symbol(symbol, src, sizeBytes, offset, kind, NULL, true);
+}
+
+SIM_API hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes,
+					 size_t offset, hipMemcpyKind kind)
+{
+	return to_symbol(symbol, src, sizeBytes, offset, kind, sim_spt_stream(), true);
+}
+
+SIM_API hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes,
+					  size_t offset, hipMemcpyKind kind, hipStream_t stream)
+{
+	return to_symbol(symbol, src, sizeBytes, offset, kind, stream, false);
+}
+
+SIM_API hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes,
+				       size_t offset, hipMemcpyKind kind)
+{
+	return from_symbol(dst, symbol, sizeBytes, offset, kind, NULL, true);
+}
+
+SIM_API hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes,
+					   size_t offset, hipMemcpyKind kind)
+{
+	return from_symbol(dst, symbol, sizeBytes, offset, kind, sim_spt_stream(), true);
+}
+
+SIM_API hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes,
+					    size_t offset, hipMemcpyKind kind, hipStream_t stream)
+{
+	return from_symbol(dst, symbol, sizeBytes, offset, kind, stream, false);
+}

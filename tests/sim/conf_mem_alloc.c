@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* conf_mem_alloc.c - allocation calls against ROCm 5.2.3 (hip_memory.cpp,
+ * hip_mempool.cpp), the allocation map at scale and the 64 GiB default. */
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "conf_mem.h"
+
+TestSuite(mem_alloc, .timeout = 120);
+
+/* ihipMalloc: size 0 is success and NULL. */
+Test(mem_alloc, hipMalloc_zero_is_null)
+{
+	void *p = (void *)1;
+
+	cr_expect_eq(hipMalloc(&p, 0), hipSuccess);
+	cr_expect_null(p);
+}
+
+/* hipMemGetInfo: an MI210's 64 GiB per GPU unless HIPSVM_SIM_MEM says. */
+Test(mem_alloc, hipMemGetInfo_total_is_64GiB)
+{
+	size_t f = 0, t = 0;
+
+	cr_assert_eq(hipMemGetInfo(&f, &t), hipSuccess);
+	cr_expect_eq(t, 64 * GIB);
+	cr_expect_eq(f, 64 * GIB);
+}
+
+/* hipMalloc: the 262,145th page-rounded allocation (past 1 GiB) succeeds. */
+Test(mem_alloc, hipMalloc_262145_pages_fit)
+{
+	const size_t n = 262145;
+	void **v = calloc(n, sizeof(*v));
+	size_t i, f, t;
+
+	cr_assert(v);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(hipMalloc(&v[i], 4096), hipSuccess, "allocation #%zu", i + 1);
+	cr_assert_eq(hipMemGetInfo(&f, &t), hipSuccess);
+	cr_expect_eq(t - f, n * 4096);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(hipFree(v[i]), hipSuccess);
+	free(v);
+}
+
+/* ihipMalloc: beyond the device's memory is hipErrorOutOfMemory. */
+Test(mem_alloc, hipMalloc_beyond_device_fails)
+{
+	void *p;
+
+	cr_expect_eq(hipMalloc(&p, 65 * GIB), hipErrorOutOfMemory);
+}
+
+/* HIPSVM_SIM_MEM still sets the size. */
+Test(mem_alloc, hipMemGetInfo_follows_HIPSVM_SIM_MEM)
+{
+	size_t f, t;
+	void *p;
+
+	setenv("HIPSVM_SIM_MEM", "64M", 1);
+	cr_assert_eq(hipMemGetInfo(&f, &t), hipSuccess);
+	cr_expect_eq(t, 64 * MIB);
+	cr_expect_eq(hipMalloc(&p, 65 * MIB), hipErrorOutOfMemory);
+}
+
+/* hipHostRegister: no "already registered" check; ROCm's map keeps the
+ * first registration, one hipHostUnregister removes it. */
+Test(mem_alloc, hipHostRegister_twice_succeeds)
+{
+	char *buf = aligned_alloc(4096, 8192);
+
+	cr_assert(buf);
+	cr_expect_eq(hipHostRegister(buf, 8192, 0), hipSuccess);
+	cr_expect_eq(hipHostRegister(buf, 8192, 0), hipSuccess);
+	cr_expect_eq(hipHostRegister(buf + 4096, 4096, 0), hipSuccess, "an overlapping range");
+	cr_expect_eq(hipHostUnregister(buf + 4096), hipSuccess);
+	cr_expect_eq(hipHostUnregister(buf), hipSuccess);
+	cr_expect_eq(hipHostUnregister(buf), hipErrorHostMemoryNotRegistered);
+	free(buf);
+}
+
+/* ihipHostRegister: pinning more than the machine has fails. */
+Test(mem_alloc, hipHostRegister_beyond_memory_fails)
+{
+	char *buf = aligned_alloc(4096, 8192);
+	size_t huge = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) * 2;
+
+	cr_assert(buf);
+	cr_expect_eq(hipHostRegister(buf, huge, 0), hipErrorOutOfMemory);
+	free(buf);
+}
+
+/* ihipHostRegister: pages that are not mapped cannot be pinned. */
+Test(mem_alloc, hipHostRegister_unmapped_fails)
+{
+	char *p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert(p != MAP_FAILED);
+	munmap(p + 4096, 4096);
+	cr_expect_eq(hipHostRegister(p, 3 * 4096, 0), hipErrorOutOfMemory);
+	cr_expect_eq(hipHostRegister(p, 4096, 0), hipSuccess);
+	cr_expect_eq(hipHostUnregister(p), hipSuccess);
+	munmap(p, 3 * 4096);
+}
+
+/* hipMemGetAddressRange: the allocation holding the pointer. */
+Test(mem_alloc, hipMemGetAddressRange_interior)
+{
+	char *d = dmalloc(1000), x;
+	void *base = NULL;
+	size_t size = 0;
+
+	cr_assert_eq(hipMemGetAddressRange(&base, &size, d + 999), hipSuccess);
+	cr_expect_eq(base, d);
+	cr_expect_eq(size, 1000);
+	cr_expect_eq(hipMemGetAddressRange(&base, &size, &x), hipErrorInvalidDevicePointer);
+	hipFree(d);
+	cr_expect_eq(hipMemGetAddressRange(&base, &size, d), hipErrorInvalidDevicePointer);
+}
+
+/* hipMallocAsync: size 0 and a NULL pointer are hipErrorInvalidValue. */
+Test(mem_alloc, hipMallocAsync_zero_is_invalid)
+{
+	void *p;
+
+	cr_expect_eq(hipMallocAsync(&p, 0, NULL), hipErrorInvalidValue);
+	cr_expect_eq(hipMallocAsync(NULL, 16, NULL), hipErrorInvalidValue);
+}
+
+/* hipFreeAsync: the block goes back to the pool; a second free frees it
+ * for good (ihipFree); a third fails. */
+Test(mem_alloc, hipFreeAsync_twice)
+{
+	void *p;
+
+	cr_assert_eq(hipMallocAsync(&p, 4096, NULL), hipSuccess);
+	cr_expect_eq(hipFreeAsync(p, NULL), hipSuccess);
+	cr_expect_eq(hipFreeAsync(p, NULL), hipSuccess);
+	cr_expect_eq(hipFreeAsync(p, NULL), hipErrorInvalidValue);
+	cr_expect_eq(hipFreeAsync(NULL, NULL), hipErrorInvalidValue);
+}
+
+/* hipMemAllocPitch: hipMallocPitch's answers, rows 256-aligned. */
+Test(mem_alloc, hipMemAllocPitch_aligned)
+{
+	void *p = (void *)1;
+	size_t pitch = 0;
+
+	cr_assert_eq(hipMemAllocPitch(&p, &pitch, 300, 7, 4), hipSuccess);
+	cr_expect_eq(pitch, 512);
+	cr_expect_eq(hipsvmSimIsMapped(0, p), 1, "device memory in GPU 0's page table");
+	cr_expect_eq(hipFree(p), hipSuccess);
+	cr_expect_eq(hipMemAllocPitch(&p, &pitch, 0, 7, 4), hipSuccess);
+	cr_expect_null(p);
+	cr_expect_eq(hipMemAllocPitch(NULL, &pitch, 1, 1, 4), hipErrorInvalidValue);
+}
+
+/* hipMalloc3D: pitch, xsize, ysize; a zero extent is NULL and success. */
+Test(mem_alloc, hipMalloc3D_fields)
+{
+	hipPitchedPtr pp;
+	void *base;
+	size_t size;
+
+	cr_assert_eq(hipMalloc3D(&pp, make_hipExtent(100, 5, 3)), hipSuccess);
+	cr_expect_eq(pp.pitch, 256);
+	cr_expect_eq(pp.xsize, 100);
+	cr_expect_eq(pp.ysize, 5);
+	cr_assert_eq(hipMemGetAddressRange(&base, &size, pp.ptr), hipSuccess);
+	cr_expect_eq(size, 256 * 5 * 3);
+	cr_expect_eq(hipFree(pp.ptr), hipSuccess);
+	cr_expect_eq(hipMalloc3D(&pp, make_hipExtent(0, 5, 3)), hipSuccess);
+	cr_expect_null(pp.ptr);
+	cr_expect_eq(hipMalloc3D(NULL, make_hipExtent(1, 1, 1)), hipErrorInvalidValue);
+}
+
+/* The map against a brute-force list: random allocations and frees, then
+ * hipMemGetAddressRange at random addresses inside and around them
+ * (MemObjMap::FindMemObj's answers). */
+Test(mem_alloc, map_matches_brute_force)
+{
+	enum { N = 3000, OPS = 20000 };
+	static char *base[N];
+	static size_t len[N];
+	uint64_t seed = 0x5eed0010u, s;
+	unsigned i, k, live = 0;
+
+	s = seed;
+	printf("map_matches_brute_force: seed %#llx\n", (unsigned long long)seed);
+	for (k = 0; k < OPS; k++) {
+		i = (unsigned)(conf_rand(&s) % N);
+		if (base[i]) {
+			cr_assert_eq(hipFree(base[i]), hipSuccess);
+			base[i] = NULL;
+			live--;
+		} else {
+			len[i] = 1 + conf_rand(&s) % (3 * 4096);
+			cr_assert_eq(hipMalloc((void **)&base[i], len[i]), hipSuccess);
+			live++;
+		}
+		if (k % 7 == 0) {
+			unsigned j = (unsigned)(conf_rand(&s) % N), m, hit = N;
+			char *probe;
+			void *b = NULL;
+			size_t sz = 0;
+			hipError_t e;
+
+			if (!base[j])
+				continue;
+			probe = base[j] + conf_rand(&s) % (len[j] + 4096);
+			for (m = 0; m < N; m++)
+				if (base[m] && probe >= base[m] && probe < base[m] + len[m])
+					hit = m;
+			e = hipMemGetAddressRange(&b, &sz, probe);
+			if (hit == N) {
+				cr_expect_eq(e, hipErrorInvalidDevicePointer, "probe %p (seed %#llx)",
+					     (void *)probe, (unsigned long long)seed);
+			} else {
+				cr_expect_eq(e, hipSuccess);
+				cr_expect_eq(b, base[hit]);
+				cr_expect_eq(sz, len[hit]);
+			}
+		}
+	}
+	for (i = 0; i < N; i++)
+		if (base[i])
+			cr_assert_eq(hipFree(base[i]), hipSuccess);
+	(void)live;
+}
+
+/* hipHostMalloc: only coherent with non-coherent is refused (and *ptr is
+ * NULL then); other bits are kept in the allocation's flags. */
+Test(mem_alloc, hipHostMalloc_flags)
+{
+	unsigned fl = 0;
+	void *p = (void *)1;
+
+	cr_expect_eq(hipHostMalloc(&p, 64, hipHostMallocCoherent | hipHostMallocNonCoherent),
+		     hipErrorInvalidValue);
+	cr_expect_null(p);
+	cr_assert_eq(hipHostMalloc(&p, 64, 0x100), hipSuccess);
+	cr_assert_eq(hipHostGetFlags(&fl, p), hipSuccess);
+	cr_expect_eq(fl, 0x100);
+	hipHostFree(p);
+}
+
+/* hipHostGetDevicePointer / hipHostGetFlags: any HIP memory; the flags
+ * argument is not looked at; unknown memory is hipErrorInvalidValue. */
+Test(mem_alloc, hipHostGetDevicePointer_any_memory)
+{
+	void *d = dmalloc(64), *dp = NULL;
+	unsigned fl = 9;
+	int x;
+
+	cr_expect_eq(hipHostGetDevicePointer(&dp, (char *)d + 8, 5), hipSuccess);
+	cr_expect_eq(dp, (char *)d + 8);
+	cr_expect_eq(hipHostGetFlags(&fl, d), hipSuccess);
+	cr_expect_eq(fl, 0);
+	cr_expect_eq(hipHostGetDevicePointer(&dp, &x, 0), hipErrorInvalidValue);
+	cr_expect_eq(hipHostGetDevicePointer(NULL, d, 0), hipErrorInvalidValue);
+	cr_expect_eq(hipHostGetFlags(&fl, &x), hipErrorInvalidValue);
+	hipFree(d);
+}
