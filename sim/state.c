@@ -115,11 +115,12 @@ static void do_init(void)
 	n = hipsvm_options_load(&sim.opt, environ, errs, 16);
 	if (n > 0)
 		report_option_errors(errs, n, 16);
-	sim.ngpu = (unsigned)sim.opt.num[HIPSVM_O_SIM_GPUS];
-	if (sim.ngpu < 1)
-		sim.ngpu = 1;
-	if (sim.ngpu > HIPSVM_MAX_GPUS)
-		sim.ngpu = HIPSVM_MAX_GPUS;
+	sim.nphys = (unsigned)sim.opt.num[HIPSVM_O_SIM_GPUS];
+	if (sim.nphys < 1)
+		sim.nphys = 1;
+	if (sim.nphys > HIPSVM_MAX_GPUS)
+		sim.nphys = HIPSVM_MAX_GPUS;
+	sim.ngpu = sim_visible_devices(sim.nphys, sim.phys);
 	sim.xnack = sim.opt.num[HIPSVM_O_SIM_XNACK] != 0;
 	sim.retry_cam = sim.opt.num[HIPSVM_O_SIM_RETRY_CAM] != 0;
 	sim.apu = sim.opt.num[HIPSVM_O_SIM_APU] != 0;
@@ -132,7 +133,7 @@ static void do_init(void)
 	for (i = 0; i < sim.ngpu; i++) {
 		info[i].svm_capable = true;
 		info[i].atomics = true;
-		info[i].fine_grained_system = (fgs >> i) & 1;
+		info[i].fine_grained_system = (fgs >> sim.phys[i]) & 1;
 		info[i].custom_host_alloc = false;
 	}
 	hipsvm_ctxset_init(&sim.ctx, sim.ngpu, info);
@@ -140,6 +141,7 @@ static void do_init(void)
 	pthread_rwlock_init(&sim.map_lock, NULL);
 	pthread_mutex_init(&sim.mem_lock, NULL);
 	sim_streams_reset();
+	sim_peer_reset();
 	sim_events_reset();
 	sim_launch_reset();
 	sim_hook_reset();

@@ -319,8 +319,8 @@ Test(api, streams_and_events)
 	cr_expect_eq(hipEventDestroy(b), hipSuccess);
 	cr_expect_eq(hipEventDestroy(nt), hipSuccess);
 	cr_expect_eq(hipStreamDestroy(s), hipSuccess);
-	cr_expect_eq(hipStreamDestroy(s), hipErrorInvalidHandle);
-	cr_expect_eq(hipStreamSynchronize((hipStream_t)&ms), hipErrorInvalidHandle);
+	cr_expect_eq(hipStreamDestroy(s), hipErrorContextIsDestroyed);
+	cr_expect_eq(hipStreamSynchronize((hipStream_t)&ms), hipErrorContextIsDestroyed);
 }
 
 Test(api, pitch_and_async_alloc)
