@@ -334,6 +334,9 @@ const char *sim_func_lookup(const void *host_fn, const void **info)
 	return f->name;
 }
 
+/* ROCm 5.2's order (ihipLaunchKernel, then the module launch checks): an
+ * unknown kernel, a grid of more than 2^32-1 work-items in a dimension, a
+ * zero size, too many threads in a block. */
 SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
 				   size_t shmem, hipStream_t stream)
 {
@@ -343,11 +346,15 @@ SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void *
 	(void)shmem;
 	sim_init();
 	sim_launch_notice();
-	if ((uint64_t)block.x * block.y * block.z > 1024 || !block.x || !block.y || !block.z ||
-	    !grid.x || !grid.y || !grid.z)
-		return sim_ret(hipErrorInvalidConfiguration);
 	name = sim_func_lookup(fn, &info);
 	if (!name)
 		return sim_ret(hipErrorInvalidDeviceFunction);
+	if ((uint64_t)grid.x * block.x > UINT32_MAX || (uint64_t)grid.y * block.y > UINT32_MAX ||
+	    (uint64_t)grid.z * block.z > UINT32_MAX)
+		return sim_ret(hipErrorInvalidConfiguration);
+	if (!block.x || !block.y || !block.z || !grid.x || !grid.y || !grid.z)
+		return sim_ret(hipErrorInvalidValue);
+	if ((uint64_t)block.x * block.y * block.z > 1024)
+		return sim_ret(hipErrorInvalidConfiguration);
 	return sim_ret(sim_launch_enqueue(name, info, args, NULL, 0, stream));
 }

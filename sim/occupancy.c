@@ -292,12 +292,17 @@ SIM_API hipError_t hipLaunchByPtr(const void *f)
 		return sim_ret(hipErrorMissingConfiguration);
 	call.configured = false;
 	b = call.block;
-	if ((uint64_t)b.x * b.y * b.z > 1024 || !b.x || !b.y || !b.z ||
-	    !call.grid.x || !call.grid.y || !call.grid.z)
-		return sim_ret(hipErrorInvalidConfiguration);
+	/* hipLaunchKernel's checks, in its order */
 	name = sim_func_lookup(f, &info);
 	if (!name)
 		return sim_ret(hipErrorInvalidDeviceFunction);
+	if ((uint64_t)call.grid.x * b.x > UINT32_MAX || (uint64_t)call.grid.y * b.y > UINT32_MAX ||
+	    (uint64_t)call.grid.z * b.z > UINT32_MAX)
+		return sim_ret(hipErrorInvalidConfiguration);
+	if (!b.x || !b.y || !b.z || !call.grid.x || !call.grid.y || !call.grid.z)
+		return sim_ret(hipErrorInvalidValue);
+	if ((uint64_t)b.x * b.y * b.z > 1024)
+		return sim_ret(hipErrorInvalidConfiguration);
 	return sim_ret(sim_launch_enqueue(name, info, NULL, call.buf, call.len, call.stream));
 }
 
