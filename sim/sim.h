@@ -3,7 +3,7 @@
  * sim.h - internal declarations of the simulated runtime, grouped by the file
  * that defines them.
  *
- * Locking (INTERPOSER.md: the shim's munmap hook runs inside our munmap and
+ * Locking (the shim's munmap hook runs inside our munmap and
  * talks to our hook server, which needs our handler threads):
  *   - sim.map_lock (rwlock): the allocation map. Never held across mmap,
  *     munmap, madvise, a wait on a stream, or a call that takes a GPU lock.

@@ -3,8 +3,8 @@
  * state.c - process-wide state: options, GPUs, contexts, and the one-time
  * initialisation that a fork child must be able to run again.
  *
- * pthread_once cannot be re-armed in a fork child (INTERPOSER.md: a once that
- * ran in the parent never runs again in the child), so initialisation is a
+ * pthread_once cannot be re-armed in a fork child (a once that ran in the
+ * parent never runs again in the child), so initialisation is a
  * flag plus a mutex that the atfork child handler resets. Threads do not
  * survive fork: the child starts its own handlers and hook server, under a
  * socket name with its own pid, over fresh state. The parent's state is

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sim_api.c - the simulator's host API against ROCm's answers
- * (HIP-BEHAVIOUR.md, one test per line of its table, and the rest of the
- * subset). Criterion forks each test, so each one starts a fresh runtime
+ * test_sim_api.c - the simulator's host API against ROCm's answers (one
+ * test per behaviour of the basic subset). Criterion forks each test, so each one starts a fresh runtime
  * and may set HIPSVM_SIM_* before its first HIP call.
  */
 #include <hip/hip_runtime_api.h>
