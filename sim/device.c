@@ -93,9 +93,9 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 
 SIM_API hipError_t hipInit(unsigned int flags)
 {
+	/* ROCm 5.2 ignores the flags (reserved) */
+	(void)flags;
 	sim_init();
-	if (flags != 0)
-		return sim_ret(hipErrorInvalidValue);
 	return sim_ret(sim.ngpu ? hipSuccess : hipErrorNoDevice);
 }
 
@@ -297,12 +297,20 @@ SIM_API hipError_t hipDeviceSynchronize(void)
 	return sim_ret(sim_device_sync(sim_current_device()));
 }
 
+/* ROCm 5.2 destroys every stream created on the current device (their
+ * handles become unknown: hipErrorContextIsDestroyed after), once their
+ * work is done. */
 SIM_API hipError_t hipDeviceReset(void)
 {
+	int dev;
+
 	sim_init();
 	if (!sim.ngpu)
 		return sim_ret(hipErrorNoDevice);
-	return sim_ret(sim_device_sync(sim_current_device()));
+	dev = sim_current_device();
+	sim_device_sync(dev);
+	sim_streams_destroy_device(dev);
+	return hipSuccess;
 }
 
 static unsigned dev_flags[HIPSVM_MAX_GPUS];

@@ -230,6 +230,8 @@ hipError_t sim_device_sync(int dev);	/* -1: every device */
 void sim_stream_set_error(struct sim_stream *s, hipError_t e);
 /* Does dev have a stream (its null stream included)? ROCm's "active". */
 int sim_device_active(int dev);
+/* hipDeviceReset: destroys dev's streams (not its null stream). */
+void sim_streams_destroy_device(int dev);
 /* The stream for a handle as ROCm resolves it: NULL and hipStreamPerThread
  * name the current device's null stream; *destroyed tells a handle that is
  * not (or no longer) a stream. */

@@ -278,6 +278,40 @@ SIM_API hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
 	return hipSuccess;
 }
 
+static void stream_free(struct sim_stream *s)
+{
+	/* Pending work completes first, as on a GPU. */
+	sim_stream_wait(s);
+	pthread_mutex_lock(&s->lock);
+	s->exiting = true;
+	pthread_cond_signal(&s->work);
+	pthread_mutex_unlock(&s->lock);
+	if (s->started)
+		pthread_join(s->thread, NULL);
+	free(s);
+}
+
+void sim_streams_destroy_device(int dev)
+{
+	struct sim_stream **pp, *s, *gone = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	for (pp = &streams; (s = *pp);) {
+		if (s->device == dev) {
+			*pp = s->next;
+			s->next = gone;
+			gone = s;
+		} else {
+			pp = &s->next;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	while ((s = gone)) {
+		gone = s->next;
+		stream_free(s);
+	}
+}
+
 SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 {
 	struct sim_stream *s = (struct sim_stream *)h, **pp;
@@ -297,15 +331,7 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 	pthread_mutex_unlock(&reg_lock);
 	if (!found)
 		return sim_ret(hipErrorContextIsDestroyed);
-	/* Pending work completes first, as on a GPU. */
-	sim_stream_wait(s);
-	pthread_mutex_lock(&s->lock);
-	s->exiting = true;
-	pthread_cond_signal(&s->work);
-	pthread_mutex_unlock(&s->lock);
-	if (s->started)
-		pthread_join(s->thread, NULL);
-	free(s);
+	stream_free(s);
 	return hipSuccess;
 }
 

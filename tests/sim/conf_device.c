@@ -296,3 +296,27 @@ Test(conf_device, hipDeviceGetStreamPriorityRange)
 	cr_expect_eq(hi, -1);
 	ASSERT_OK(hipDeviceGetStreamPriorityRange(NULL, NULL));
 }
+
+/* hipInit: the flags are reserved and ignored in ROCm 5.2. */
+Test(conf_device, hipInit_ignores_flags)
+{
+	EXPECT_HIP(hipInit(0), hipSuccess);
+	EXPECT_HIP(hipInit(7), hipSuccess);
+}
+
+/* hipDeviceReset: the current device's streams are destroyed (their work
+ * done first); other devices' streams live on. */
+Test(conf_device, hipDeviceReset_destroys_streams)
+{
+	hipStream_t s0, s1;
+
+	ASSERT_OK(hipSetDevice(1));
+	ASSERT_OK(hipStreamCreate(&s1));
+	ASSERT_OK(hipSetDevice(0));
+	ASSERT_OK(hipStreamCreate(&s0));
+	ASSERT_OK(hipDeviceReset());
+	EXPECT_HIP(hipStreamQuery(s0), hipErrorContextIsDestroyed);
+	EXPECT_HIP(hipStreamQuery(s1), hipSuccess);
+	ASSERT_OK(hipStreamSynchronize(NULL));
+	ASSERT_OK(hipStreamDestroy(s1));
+}

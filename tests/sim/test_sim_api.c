@@ -176,7 +176,7 @@ Test(api, versions_and_init)
 	int v = 0;
 
 	cr_expect_eq(hipInit(0), hipSuccess);
-	cr_expect_eq(hipInit(1), hipErrorInvalidValue);
+	cr_expect_eq(hipInit(1), hipSuccess);	/* ROCm 5.2 ignores the flags */
 	cr_expect_eq(hipDriverGetVersion(&v), hipSuccess);
 	cr_expect_eq(v, 50221153);
 	cr_expect_eq(hipRuntimeGetVersion(&v), hipSuccess);
