@@ -10,7 +10,15 @@
 
 #define SIM_HIP_VERSION 50221153	/* what Debian's libamdhip64.so.5 answers */
 
-static void fill_props(int dev, hipDeviceProp_t *p)
+/* Stand-ins for the HDP flush registers whose addresses ROCm reports. */
+static unsigned int hdp_regs[HIPSVM_MAX_GPUS][2];
+
+int sim_pci_bus(int dev)
+{
+	return 0x10 + sim.phys[dev];
+}
+
+void sim_fill_props(int dev, hipDeviceProp_t *p)
 {
 	struct sim_gpu *g = sim.gpu[dev];
 
@@ -38,15 +46,35 @@ static void fill_props(int dev, hipDeviceProp_t *p)
 	p->clockInstructionRate = 1000000;
 	p->concurrentKernels = 1;
 	p->pciDomainID = 0;
-	p->pciBusID = 0x10 + dev;
+	p->pciBusID = sim_pci_bus(dev);
 	p->pciDeviceID = 0;
 	p->maxSharedMemoryPerMultiProcessor = 65536;
-	p->isMultiGpuBoard = sim.ngpu > 1;
+	p->isMultiGpuBoard = 0;		/* ROCm 5.2 leaves it 0 */
 	p->canMapHostMemory = 1;
 	p->gcnArch = 910;
 	p->integrated = sim.apu;
 	p->cooperativeLaunch = 1;
 	p->cooperativeMultiDeviceLaunch = 1;
+	p->cooperativeMultiDeviceUnmatchedFunc = 1;
+	p->cooperativeMultiDeviceUnmatchedGridDim = 1;
+	p->cooperativeMultiDeviceUnmatchedBlockDim = 1;
+	p->cooperativeMultiDeviceUnmatchedSharedMem = 1;
+	p->kernelExecTimeoutEnabled = 0;
+	p->hdpMemFlushCntl = &hdp_regs[dev][0];
+	p->hdpRegFlushCntl = &hdp_regs[dev][1];
+	p->arch.hasGlobalInt32Atomics = 1;
+	p->arch.hasGlobalFloatAtomicExch = 1;
+	p->arch.hasSharedInt32Atomics = 1;
+	p->arch.hasSharedFloatAtomicExch = 1;
+	p->arch.hasFloatAtomicAdd = 1;
+	p->arch.hasGlobalInt64Atomics = 1;
+	p->arch.hasSharedInt64Atomics = 1;
+	p->arch.hasDoubles = 1;
+	p->arch.hasWarpVote = 1;
+	p->arch.hasWarpBallot = 1;
+	p->arch.hasWarpShuffle = 1;
+	p->arch.hasThreadFenceSystem = 1;
+	p->arch.has3dGrid = 1;
 	p->maxTexture1DLinear = 1 << 27;
 	p->maxTexture1D = 16384;
 	p->maxTexture2D[0] = p->maxTexture2D[1] = 16384;
@@ -65,9 +93,9 @@ static void fill_props(int dev, hipDeviceProp_t *p)
 
 SIM_API hipError_t hipInit(unsigned int flags)
 {
+	/* ROCm 5.2 ignores the flags (reserved) */
+	(void)flags;
 	sim_init();
-	if (flags != 0)
-		return sim_ret(hipErrorInvalidValue);
 	return sim_ret(sim.ngpu ? hipSuccess : hipErrorNoDevice);
 }
 
@@ -119,9 +147,7 @@ SIM_API hipError_t hipGetDevice(int *dev)
 SIM_API hipError_t hipDeviceGet(hipDevice_t *d, int ordinal)
 {
 	sim_init();
-	if (!d)
-		return sim_ret(hipErrorInvalidValue);
-	if (!sim_gpu(ordinal))
+	if (!d || !sim_gpu(ordinal))	/* ROCm: both hipErrorInvalidDevice */
 		return sim_ret(hipErrorInvalidDevice);
 	*d = ordinal;
 	return hipSuccess;
@@ -134,7 +160,7 @@ SIM_API hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int dev)
 		return sim_ret(hipErrorInvalidValue);
 	if (!sim_gpu(dev))
 		return sim_ret(hipErrorInvalidDevice);
-	fill_props(dev, prop);
+	sim_fill_props(dev, prop);
 	return hipSuccess;
 }
 
@@ -143,27 +169,32 @@ SIM_API hipError_t hipDeviceGetName(char *name, int len, hipDevice_t dev)
 	hipDeviceProp_t p;
 
 	sim_init();
-	if (!name || len <= 0)
-		return sim_ret(hipErrorInvalidValue);
 	if (!sim_gpu(dev))
 		return sim_ret(hipErrorInvalidDevice);
-	fill_props(dev, &p);
-	snprintf(name, (size_t)len, "%s", p.name);
+	if (!name || len <= 0)
+		return sim_ret(hipErrorInvalidValue);
+	sim_fill_props(dev, &p);
+	if (strlen(p.name) > (size_t)len - 1)	/* no truncation, as ROCm */
+		return sim_ret(hipErrorInvalidValue);
+	memcpy(name, p.name, strlen(p.name) + 1);
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t dev)
 {
 	sim_init();
-	if (!bytes)
-		return sim_ret(hipErrorInvalidValue);
 	if (!sim_gpu(dev))
 		return sim_ret(hipErrorInvalidDevice);
+	if (!bytes)
+		return sim_ret(hipErrorInvalidValue);
 	*bytes = sim.gpu[dev]->capacity;
 	return hipSuccess;
 }
 
-static int attribute(const hipDeviceProp_t *p, hipDeviceAttribute_t attr, int *v)
+/* The attributes ROCm 5.2's hipDeviceGetAttribute answers, and only those
+ * (others, such as hipDeviceAttributeUnifiedAddressing, are
+ * hipErrorInvalidValue there too). */
+static int attribute(int dev, const hipDeviceProp_t *p, hipDeviceAttribute_t attr, int *v)
 {
 	switch (attr) {
 	case hipDeviceAttributeMaxThreadsPerBlock: *v = p->maxThreadsPerBlock; break;
@@ -174,7 +205,8 @@ static int attribute(const hipDeviceProp_t *p, hipDeviceAttribute_t attr, int *v
 	case hipDeviceAttributeMaxGridDimY: *v = p->maxGridSize[1]; break;
 	case hipDeviceAttributeMaxGridDimZ: *v = p->maxGridSize[2]; break;
 	case hipDeviceAttributeMaxSharedMemoryPerBlock: *v = (int)p->sharedMemPerBlock; break;
-	case hipDeviceAttributeTotalConstantMemory: *v = (int)p->totalConstMem; break;
+	case hipDeviceAttributeTotalConstantMemory:
+		*v = p->totalConstMem > INT32_MAX ? INT32_MAX : (int)p->totalConstMem; break;
 	case hipDeviceAttributeWarpSize: *v = p->warpSize; break;
 	case hipDeviceAttributeMaxRegistersPerBlock: *v = p->regsPerBlock; break;
 	case hipDeviceAttributeClockRate: *v = p->clockRate; break;
@@ -186,36 +218,57 @@ static int attribute(const hipDeviceProp_t *p, hipDeviceAttribute_t attr, int *v
 	case hipDeviceAttributeMaxThreadsPerMultiProcessor: *v = p->maxThreadsPerMultiProcessor; break;
 	case hipDeviceAttributeComputeCapabilityMajor: *v = p->major; break;
 	case hipDeviceAttributeComputeCapabilityMinor: *v = p->minor; break;
-	case hipDeviceAttributeConcurrentKernels: *v = p->concurrentKernels; break;
 	case hipDeviceAttributePciBusId: *v = p->pciBusID; break;
+	case hipDeviceAttributeConcurrentKernels: *v = p->concurrentKernels; break;
 	case hipDeviceAttributePciDeviceId: *v = p->pciDeviceID; break;
-	case hipDeviceAttributePciDomainID: *v = p->pciDomainID; break;
 	case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
 		*v = (int)p->maxSharedMemoryPerMultiProcessor; break;
 	case hipDeviceAttributeIsMultiGpuBoard: *v = p->isMultiGpuBoard; break;
-	case hipDeviceAttributeIntegrated: *v = p->integrated; break;
 	case hipDeviceAttributeCooperativeLaunch: *v = p->cooperativeLaunch; break;
 	case hipDeviceAttributeCooperativeMultiDeviceLaunch: *v = p->cooperativeMultiDeviceLaunch; break;
+	case hipDeviceAttributeIntegrated: *v = p->integrated; break;
+	case hipDeviceAttributeMaxTexture1DWidth: *v = p->maxTexture1D; break;
+	case hipDeviceAttributeMaxTexture2DWidth: *v = p->maxTexture2D[0]; break;
+	case hipDeviceAttributeMaxTexture2DHeight: *v = p->maxTexture2D[1]; break;
+	case hipDeviceAttributeMaxTexture3DWidth: *v = p->maxTexture3D[0]; break;
+	case hipDeviceAttributeMaxTexture3DHeight: *v = p->maxTexture3D[1]; break;
+	case hipDeviceAttributeMaxTexture3DDepth: *v = p->maxTexture3D[2]; break;
+	/* ROCm stores the register's address through the int pointer: the
+	 * caller passes room for a pointer. */
+	case hipDeviceAttributeHdpMemFlushCntl:
+		memcpy(v, &p->hdpMemFlushCntl, sizeof(p->hdpMemFlushCntl)); break;
+	case hipDeviceAttributeHdpRegFlushCntl:
+		memcpy(v, &p->hdpRegFlushCntl, sizeof(p->hdpRegFlushCntl)); break;
+	case hipDeviceAttributeMaxPitch:
+		*v = p->memPitch > INT32_MAX ? INT32_MAX : (int)p->memPitch; break;
+	case hipDeviceAttributeTextureAlignment: *v = (int)p->textureAlignment; break;
+	case hipDeviceAttributeTexturePitchAlignment: *v = (int)p->texturePitchAlignment; break;
+	case hipDeviceAttributeKernelExecTimeout: *v = p->kernelExecTimeoutEnabled; break;
 	case hipDeviceAttributeCanMapHostMemory: *v = p->canMapHostMemory; break;
 	case hipDeviceAttributeEccEnabled: *v = p->ECCEnabled; break;
-	case hipDeviceAttributeIsLargeBar: *v = p->isLargeBar; break;
+	case hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc:
+		*v = p->cooperativeMultiDeviceUnmatchedFunc; break;
+	case hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim:
+		*v = p->cooperativeMultiDeviceUnmatchedGridDim; break;
+	case hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim:
+		*v = p->cooperativeMultiDeviceUnmatchedBlockDim; break;
+	case hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem:
+		*v = p->cooperativeMultiDeviceUnmatchedSharedMem; break;
+	case hipDeviceAttributeAsicRevision: *v = p->asicRevision; break;
 	case hipDeviceAttributeManagedMemory: *v = p->managedMemory; break;
 	case hipDeviceAttributeDirectManagedMemAccessFromHost: *v = p->directManagedMemAccessFromHost; break;
 	case hipDeviceAttributeConcurrentManagedAccess: *v = p->concurrentManagedAccess; break;
 	case hipDeviceAttributePageableMemoryAccess: *v = p->pageableMemoryAccess; break;
 	case hipDeviceAttributePageableMemoryAccessUsesHostPageTables:
 		*v = p->pageableMemoryAccessUsesHostPageTables; break;
-	case hipDeviceAttributeUnifiedAddressing: *v = 1; break;
-	case hipDeviceAttributeTextureAlignment: *v = (int)p->textureAlignment; break;
-	case hipDeviceAttributeTexturePitchAlignment: *v = (int)p->texturePitchAlignment; break;
-	case hipDeviceAttributeMaxPitch: *v = (int)p->memPitch; break;
-	case hipDeviceAttributeClockInstructionRate: *v = p->clockInstructionRate; break;
-	case hipDeviceAttributeGcnArch: *v = p->gcnArch; break;
-	case hipDeviceAttributeHostNativeAtomicSupported: *v = 1; break;
+	/* the GPU's own info, not in the properties */
+	case hipDeviceAttributeCanUseStreamWaitValue: *v = 1; break;
+	case hipDeviceAttributeImageSupport: *v = 1; break;
+	case hipDeviceAttributePhysicalMultiProcessorCount: *v = 104; break;
 	case hipDeviceAttributeFineGrainSupport: *v = 1; break;
 	case hipDeviceAttributeMemoryPoolsSupported: *v = 1; break;
-	case hipDeviceAttributeAsicRevision: *v = p->asicRevision; break;
 	default:
+		(void)dev;
 		return -EINVAL;
 	}
 	return 0;
@@ -230,8 +283,8 @@ SIM_API hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr, 
 		return sim_ret(hipErrorInvalidValue);
 	if (!sim_gpu(dev))
 		return sim_ret(hipErrorInvalidDevice);
-	fill_props(dev, &p);
-	if (attribute(&p, attr, value))
+	sim_fill_props(dev, &p);
+	if (attribute(dev, &p, attr, value))
 		return sim_ret(hipErrorInvalidValue);
 	return hipSuccess;
 }
@@ -244,29 +297,46 @@ SIM_API hipError_t hipDeviceSynchronize(void)
 	return sim_ret(sim_device_sync(sim_current_device()));
 }
 
+/* ROCm 5.2 destroys every stream created on the current device (their
+ * handles become unknown: hipErrorContextIsDestroyed after), once their
+ * work is done. */
 SIM_API hipError_t hipDeviceReset(void)
 {
+	int dev;
+
 	sim_init();
 	if (!sim.ngpu)
 		return sim_ret(hipErrorNoDevice);
-	return sim_ret(sim_device_sync(sim_current_device()));
-}
-
-SIM_API hipError_t hipSetDeviceFlags(unsigned flags)
-{
-	sim_init();
-	if (flags & ~0x1fu)
-		return sim_ret(hipErrorInvalidValue);
+	dev = sim_current_device();
+	sim_device_sync(dev);
+	sim_streams_destroy_device(dev);
 	return hipSuccess;
 }
 
-SIM_API hipError_t hipDeviceCanAccessPeer(int *can, int dev, int peer)
+static unsigned dev_flags[HIPSVM_MAX_GPUS];
+
+SIM_API hipError_t hipSetDeviceFlags(unsigned flags)
+{
+	const unsigned known = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+
+	sim_init();
+	if (flags & ~known)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim.ngpu)
+		return sim_ret(hipErrorNoDevice);
+	/* ROCm keeps the scheduling bits only */
+	__atomic_store_n(&dev_flags[sim_current_device()], flags & hipDeviceScheduleMask,
+			 __ATOMIC_RELAXED);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipGetDeviceFlags(unsigned int *flags)
 {
 	sim_init();
-	if (!can)
+	if (!flags)
 		return sim_ret(hipErrorInvalidValue);
-	if (!sim_gpu(dev) || !sim_gpu(peer))
-		return sim_ret(hipErrorInvalidDevice);
-	*can = dev != peer;
+	if (!sim.ngpu)
+		return sim_ret(hipErrorNoDevice);
+	*flags = __atomic_load_n(&dev_flags[sim_current_device()], __ATOMIC_RELAXED);
 	return hipSuccess;
 }

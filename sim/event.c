@@ -3,13 +3,22 @@
  * event.c - events. A record is an operation in the stream's FIFO that
  * stamps CLOCK_MONOTONIC when it runs; handles are checked against a
  * registry (hipErrorInvalidHandle for a bad or destroyed one).
+ *
+ * As in ROCm 5.2 an event belongs to the device current when it was
+ * created: recording it on another device's stream, or timing two events of
+ * different devices, is hipErrorInvalidHandle. Interprocess events keep
+ * their state in a shared memory segment (event_ipc.c) that another process
+ * opens through hipIpcOpenEventHandle.
  */
 #include "sim.h"
+#include "event_ipc.h"
 
 #include <stdlib.h>
 
 struct sim_event {
 	unsigned flags;
+	int device;
+	struct sim_ipc_event *ipc;	/* interprocess events, once shared */
 	bool recorded;
 	bool done;
 	uint64_t t_ns;
@@ -42,17 +51,17 @@ static hipError_t event_create(hipEvent_t *out, unsigned flags)
 	const unsigned known = hipEventBlockingSync | hipEventDisableTiming |
 			       hipEventInterprocess | hipEventReleaseToDevice |
 			       hipEventReleaseToSystem;
+	const unsigned release = hipEventReleaseToDevice | hipEventReleaseToSystem;
 
 	sim_init();
-	if (!out || (flags & ~known))
-		return hipErrorInvalidValue;
-	/* an interprocess event must not record timing (as CUDA and ROCm) */
-	if ((flags & hipEventInterprocess) && !(flags & hipEventDisableTiming))
+	/* ROCm 5.2: unknown flags, or both release scopes at once */
+	if (!out || (flags & ~known) || (flags & release) == release)
 		return hipErrorInvalidValue;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return hipErrorOutOfMemory;
 	e->flags = flags;
+	e->device = sim_current_device();
 	pthread_mutex_lock(&ev_lock);
 	e->next = events;
 	events = e;
@@ -93,6 +102,8 @@ SIM_API hipError_t hipEventDestroy(hipEvent_t h)
 	while (e->recorded && !e->done)
 		pthread_cond_wait(&ev_cond, &ev_lock);
 	pthread_mutex_unlock(&ev_lock);
+	if (e->ipc)
+		sim_ipc_event_close(e->ipc);
 	free(e);
 	return hipSuccess;
 }
@@ -100,12 +111,16 @@ SIM_API hipError_t hipEventDestroy(hipEvent_t h)
 struct record_op {
 	struct sim_op op;
 	struct sim_event *e;
+	uint64_t ipc_seq;
 };
 
 static void record_run(struct sim_op *op)
 {
-	struct sim_event *e = ((struct record_op *)op)->e;
+	struct record_op *r = (struct record_op *)op;
+	struct sim_event *e = r->e;
 
+	if (e->ipc && r->ipc_seq)
+		sim_ipc_event_complete(e->ipc, r->ipc_seq);
 	pthread_mutex_lock(&ev_lock);
 	e->t_ns = sim_now_ns();
 	e->done = true;
@@ -123,22 +138,30 @@ SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
 	sim_init();
 	pthread_mutex_lock(&ev_lock);
 	ok = e && event_live(e);
-	if (ok) {
-		e->recorded = true;
-		e->done = false;
-	}
 	pthread_mutex_unlock(&ev_lock);
 	if (!ok)
 		return sim_ret(hipErrorInvalidHandle);
 	s = sim_stream_get(stream);
+	if (!s)
+		return sim_ret(hipErrorInvalidHandle);
+	if (sim_stream_device(s) != e->device)
+		return sim_ret(hipErrorInvalidHandle);
 	op = calloc(1, sizeof(*op));
-	if (!s || !op) {
+	if (!op)
+		return sim_ret(hipErrorOutOfMemory);
+	if ((e->flags & hipEventInterprocess) && !e->ipc &&
+	    sim_ipc_event_create(e->device, &e->ipc) != 0) {
 		free(op);
-		record_run(&(struct record_op){ .e = e }.op);
-		return sim_ret(s ? hipErrorOutOfMemory : hipErrorInvalidHandle);
+		return sim_ret(hipErrorInvalidConfiguration);
 	}
+	pthread_mutex_lock(&ev_lock);
+	e->recorded = true;
+	e->done = false;
+	pthread_mutex_unlock(&ev_lock);
 	op->op.fn = record_run;
 	op->e = e;
+	if (e->ipc)
+		op->ipc_seq = sim_ipc_event_record(e->ipc);
 	sim_stream_enqueue(s, &op->op);
 	return hipSuccess;
 }
@@ -156,6 +179,8 @@ SIM_API hipError_t hipEventSynchronize(hipEvent_t h)
 	while (e->recorded && !e->done)
 		pthread_cond_wait(&ev_cond, &ev_lock);
 	pthread_mutex_unlock(&ev_lock);
+	if (e->ipc)	/* another process's records too */
+		sim_ipc_event_wait(e->ipc);
 	return hipSuccess;
 }
 
@@ -168,6 +193,8 @@ SIM_API hipError_t hipEventQuery(hipEvent_t h)
 	pthread_mutex_lock(&ev_lock);
 	if (!e || !event_live(e))
 		r = hipErrorInvalidHandle;
+	else if (e->ipc)
+		r = sim_ipc_event_done(e->ipc) ? hipSuccess : hipErrorNotReady;
 	else
 		r = (e->recorded && !e->done) ? hipErrorNotReady : hipSuccess;
 	pthread_mutex_unlock(&ev_lock);
@@ -182,8 +209,10 @@ SIM_API hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
 	sim_init();
 	if (!ms)
 		return sim_ret(hipErrorInvalidValue);
+	if (!s || !t)
+		return sim_ret(hipErrorInvalidHandle);
 	pthread_mutex_lock(&ev_lock);
-	if (!s || !t || !event_live(s) || !event_live(t))
+	if (!event_live(s) || !event_live(t) || s->device != t->device)
 		r = hipErrorInvalidHandle;
 	else if ((s->flags | t->flags) & hipEventDisableTiming)
 		r = hipErrorInvalidHandle;
@@ -206,10 +235,19 @@ static void wait_run(struct sim_op *op)
 {
 	struct sim_event *e = ((struct wait_op *)op)->e;
 
+	struct sim_ipc_event *ipc;
+
 	pthread_mutex_lock(&ev_lock);
 	while (event_live(e) && e->recorded && !e->done)
 		pthread_cond_wait(&ev_cond, &ev_lock);
+	ipc = event_live(e) ? e->ipc : NULL;
 	pthread_mutex_unlock(&ev_lock);
+	/* An opened event's records are made by another process; the event
+	 * is not destroyed under a queued wait (hipEventDestroy would have to
+	 * find it live, and its own wait_ops hold no reference: a program that
+	 * destroys an event with waits queued gets what ROCm gives it). */
+	if (ipc)
+		sim_ipc_event_wait(ipc);
 }
 
 SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned int flags)
@@ -220,13 +258,17 @@ SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned
 	bool ok;
 
 	sim_init();
+	if (!e)
+		return sim_ret(hipErrorInvalidHandle);
 	if (flags)
 		return sim_ret(hipErrorInvalidValue);
-	pthread_mutex_lock(&ev_lock);
-	ok = e && event_live(e);
-	pthread_mutex_unlock(&ev_lock);
 	s = sim_stream_get(stream);
-	if (!ok || !s)
+	if (!s)
+		return sim_ret(hipErrorContextIsDestroyed);
+	pthread_mutex_lock(&ev_lock);
+	ok = event_live(e);
+	pthread_mutex_unlock(&ev_lock);
+	if (!ok)
 		return sim_ret(hipErrorInvalidHandle);
 	op = calloc(1, sizeof(*op));
 	if (!op)
@@ -235,4 +277,47 @@ SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned
 	op->e = e;
 	sim_stream_enqueue(s, &op->op);
 	return hipSuccess;
+}
+
+/* ---- interprocess handles ---- */
+
+SIM_API hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t h)
+{
+	struct sim_event *e = (struct sim_event *)h;
+	hipError_t r = hipSuccess;
+
+	sim_init();
+	if (!handle || !e)
+		return sim_ret(hipErrorInvalidValue);
+	pthread_mutex_lock(&ev_lock);
+	if (!event_live(e))
+		r = hipErrorInvalidHandle;
+	else if (!(e->flags & hipEventInterprocess))	/* ROCm: not an IPC event */
+		r = hipErrorInvalidConfiguration;
+	else if (!e->ipc && sim_ipc_event_create(e->device, &e->ipc) != 0)
+		r = hipErrorInvalidConfiguration;
+	else
+		sim_ipc_event_handle(e->ipc, handle);
+	pthread_mutex_unlock(&ev_lock);
+	return sim_ret(r);
+}
+
+SIM_API hipError_t hipIpcOpenEventHandle(hipEvent_t *out, hipIpcEventHandle_t handle)
+{
+	struct sim_event *e;
+	hipError_t r;
+	int err;
+
+	sim_init();
+	if (!out)
+		return sim_ret(hipErrorInvalidValue);
+	r = event_create(out, hipEventDisableTiming | hipEventInterprocess);
+	if (r != hipSuccess)
+		return sim_ret(r);
+	e = (struct sim_event *)*out;
+	err = sim_ipc_event_open(&handle, &e->ipc, &e->device);
+	if (err == 0)
+		return hipSuccess;
+	/* As ROCm, the event stays created; the error says why it is unusable. */
+	return sim_ret(err == -EEXIST ? hipErrorInvalidContext : hipErrorInvalidValue);
 }

@@ -244,63 +244,117 @@ static void add_range(struct touch_op *t, uintptr_t value, bool write)
 	t->n++;
 }
 
-static void collect(struct touch_op *t, const struct sim_func *f, void **args)
+/* The buffer arguments of a launch, from the argument array (args[i] points
+ * at argument i) or from a packed kernarg buffer (argument i at its
+ * metadata offset). */
+static void collect(struct touch_op *t, const char *name, const void *info_v, void **args,
+		    const uint8_t *buf, size_t buflen)
 {
 #ifdef HIPSVM_HAVE_CODEOBJ
+	const struct hipsvm_kernel_info *info = info_v;
 	unsigned i;
 
-	if (f->info && args) {
-		for (i = 0; i < f->info->nargs; i++) {
-			const struct hipsvm_karg *k = &f->info->args[i];
+	if (info && (args || buf)) {
+		for (i = 0; i < info->nargs; i++) {
+			const struct hipsvm_karg *k = &info->args[i];
 			uintptr_t v;
 
-			if (!args[i] || k->size != sizeof(void *))
+			if (k->size != sizeof(void *))
 				continue;
 			if (!k->global_buffer && k->offset % 8)
 				continue;
-			memcpy(&v, args[i], sizeof(v));
+			if (args) {
+				if (!args[i])
+					continue;
+				memcpy(&v, args[i], sizeof(v));
+			} else {
+				if ((size_t)k->offset + sizeof(v) > buflen)
+					continue;
+				memcpy(&v, buf + k->offset, sizeof(v));
+			}
 			add_range(t, v, !k->read_only);
 		}
 		return;
 	}
+#else
+	(void)info_v;
+	(void)buf;
+	(void)buflen;
 #endif
 	(void)args;
 	if (!__atomic_exchange_n(&warned_meta, 1, __ATOMIC_RELAXED))
-		sim_warn("no argument metadata for kernel %s: its launch touches no memory", f->name);
+		sim_warn("no argument metadata for kernel %s: its launch touches no memory", name);
 }
 
-SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
-				   size_t shmem, hipStream_t stream)
+hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
+			      const void *kernarg, size_t kernarg_size, hipStream_t stream)
 {
-	static uint32_t notice;
-	struct sim_func *f;
 	struct sim_stream *s;
 	struct touch_op *t;
 
-	sim_init();
-	if (!sim.quiet && !__atomic_exchange_n(&notice, 1, __ATOMIC_RELAXED))
-		sim_warn("simulated GPUs do not run kernel code: a launch only touches the "
-			 "memory its buffer arguments point to");
-	if ((uint64_t)block.x * block.y * block.z > 1024 || !block.x || !block.y || !block.z ||
-	    !grid.x || !grid.y || !grid.z)
-		return sim_ret(hipErrorInvalidConfiguration);
-	pthread_mutex_lock(&reg_lock);
-	for (f = funcs; f && f->host_fn != fn; f = f->next)
-		;
-	pthread_mutex_unlock(&reg_lock);
-	if (!f)
-		return sim_ret(hipErrorInvalidDeviceFunction);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		return hipErrorInvalidHandle;
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return sim_ret(hipErrorOutOfMemory);
+		return hipErrorOutOfMemory;
 	t->op.fn = touch_run;
 	t->s = s;
 	t->dev = sim_stream_device(s);
-	snprintf(t->name, sizeof(t->name), "%s", f->name);
-	collect(t, f, args);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	collect(t, name, info, args, kernarg, kernarg_size);
 	sim_stream_enqueue(s, &t->op);
 	return hipSuccess;
+}
+
+void sim_launch_notice(void)
+{
+	static uint32_t notice;
+
+	if (!sim.quiet && !__atomic_exchange_n(&notice, 1, __ATOMIC_RELAXED))
+		sim_warn("simulated GPUs do not run kernel code: a launch only touches the "
+			 "memory its buffer arguments point to");
+}
+
+const char *sim_func_lookup(const void *host_fn, const void **info)
+{
+	struct sim_func *f;
+
+	pthread_mutex_lock(&reg_lock);
+	for (f = funcs; f && f->host_fn != host_fn; f = f->next)
+		;
+	pthread_mutex_unlock(&reg_lock);
+	if (!f)
+		return NULL;
+#ifdef HIPSVM_HAVE_CODEOBJ
+	*info = f->info;
+#else
+	*info = NULL;
+#endif
+	return f->name;
+}
+
+/* ROCm 5.2's order (ihipLaunchKernel, then the module launch checks): an
+ * unknown kernel, a grid of more than 2^32-1 work-items in a dimension, a
+ * zero size, too many threads in a block. */
+SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
+				   size_t shmem, hipStream_t stream)
+{
+	const void *info;
+	const char *name;
+
+	(void)shmem;
+	sim_init();
+	sim_launch_notice();
+	name = sim_func_lookup(fn, &info);
+	if (!name)
+		return sim_ret(hipErrorInvalidDeviceFunction);
+	if ((uint64_t)grid.x * block.x > UINT32_MAX || (uint64_t)grid.y * block.y > UINT32_MAX ||
+	    (uint64_t)grid.z * block.z > UINT32_MAX)
+		return sim_ret(hipErrorInvalidConfiguration);
+	if (!block.x || !block.y || !block.z || !grid.x || !grid.y || !grid.z)
+		return sim_ret(hipErrorInvalidValue);
+	if ((uint64_t)block.x * block.y * block.z > 1024)
+		return sim_ret(hipErrorInvalidConfiguration);
+	return sim_ret(sim_launch_enqueue(name, info, args, NULL, 0, stream));
 }

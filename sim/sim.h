@@ -3,7 +3,7 @@
  * sim.h - internal declarations of the simulated runtime, grouped by the file
  * that defines them.
  *
- * Locking (INTERPOSER.md: the shim's munmap hook runs inside our munmap and
+ * Locking (the shim's munmap hook runs inside our munmap and
  * talks to our hook server, which needs our handler threads):
  *   - sim.map_lock (rwlock): the allocation map. Never held across mmap,
  *     munmap, madvise, a wait on a stream, or a call that takes a GPU lock.
@@ -208,7 +208,9 @@ int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);
 /* ---- state.c: process-wide state ---- */
 struct sim_state {
 	struct hipsvm_options opt;
-	unsigned ngpu;
+	unsigned ngpu;			/* visible devices (visible.c) */
+	unsigned nphys;			/* simulated GPUs before the filters */
+	int phys[HIPSVM_MAX_GPUS];	/* device -> physical index */
 	struct sim_gpu *gpu[HIPSVM_MAX_GPUS];
 	struct hipsvm_ctxset ctx;
 	bool xnack, retry_cam, apu;
@@ -233,6 +235,27 @@ static inline struct sim_gpu *sim_gpu(int dev)
 void sim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int sim_current_device(void);
 void sim_set_current_device(int dev);
+
+/* ---- device.c ---- */
+void sim_fill_props(int dev, hipDeviceProp_t *p);
+int sim_pci_bus(int dev);	/* the PCI bus number of a visible device */
+/* ctx.c: a device's primary context handle; peer.c: forget peer state */
+hipCtx_t sim_ctx_of(int dev);
+void sim_peer_reset(void);
+
+/* ---- visible.c ---- */
+/* Applies ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES (or
+ * CUDA_VISIBLE_DEVICES) to nphys GPUs: fills phys[] and returns the count. */
+unsigned sim_visible_devices(unsigned nphys, int *phys);
+/* The 16 characters of a physical GPU's uuid (not NUL-terminated). */
+void sim_uuid_of(int phys, char out[16]);
+
+/* ---- notsup.c ---- */
+/* hipErrorNotSupported, recorded; says once per function (once points at
+ * that function's flag) that the simulator does not provide it, unless
+ * HIPSVM_SIM_QUIET. */
+hipError_t sim_notsup(const char *fn, uint32_t *once);
+#define SIM_NOTSUP() ({ static uint32_t once_; sim_notsup(__func__, &once_); })
 
 /* ---- errors.c ---- */
 hipError_t sim_ret(hipError_t e);	/* records e as the last error, returns it */
@@ -281,8 +304,33 @@ bool sim_range_mapped(uintptr_t lo, uintptr_t hi);
 /* ---- symbol.c: __hipRegisterVar's variables ---- */
 void sim_symbol_register(const void *host_var, const char *name, size_t size);
 
+/* Does dev have a stream (its null stream included)? ROCm's "active". */
+int sim_device_active(int dev);
+/* hipDeviceReset: destroys dev's streams (not its null stream). */
+void sim_streams_destroy_device(int dev);
+/* The stream for a handle as ROCm resolves it: NULL and hipStreamPerThread
+ * name the current device's null stream; *destroyed tells a handle that is
+ * not (or no longer) a stream. */
+struct sim_stream *sim_stream_lookup(hipStream_t h, bool *destroyed);
+unsigned sim_stream_flags(const struct sim_stream *s);
+/* hipStreamCreateWithFlags' checks and creation (not recorded). */
+hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio);
+/* The CU mask a stream was created with (at most 4 words); words kept. */
+void sim_stream_set_cu_mask(struct sim_stream *s, const uint32_t *mask, unsigned words);
+unsigned sim_stream_cu_mask(const struct sim_stream *s, uint32_t *mask);
+
 /* ---- launch.c ---- */
 void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err);
+/* Queues a launch of kernel name on stream: the pages of the allocations
+ * its buffer arguments point to are touched from the stream's device. info
+ * is the kernel's struct hipsvm_kernel_info (NULL: none); the arguments come
+ * from args (one pointer per argument) or, when args is NULL, from a packed
+ * kernarg buffer. hipErrorInvalidHandle for a bad stream. Not recorded. */
+hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
+			      const void *kernarg, size_t kernarg_size, hipStream_t stream);
+/* The registered kernel of a host stub: its name and *info; NULL if none. */
+const char *sim_func_lookup(const void *host_fn, const void **info);
+void sim_launch_notice(void);	/* once: kernels are not run */
 
 /* ---- futex helpers (gpu.c) ---- */
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);

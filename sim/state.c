@@ -3,8 +3,8 @@
  * state.c - process-wide state: options, GPUs, contexts, and the one-time
  * initialisation that a fork child must be able to run again.
  *
- * pthread_once cannot be re-armed in a fork child (INTERPOSER.md: a once that
- * ran in the parent never runs again in the child), so initialisation is a
+ * pthread_once cannot be re-armed in a fork child (a once that ran in the
+ * parent never runs again in the child), so initialisation is a
  * flag plus a mutex that the atfork child handler resets. Threads do not
  * survive fork: the child starts its own handlers and hook server, under a
  * socket name with its own pid, over fresh state. The parent's state is
@@ -117,11 +117,12 @@ static void do_init(void)
 	n = hipsvm_options_load(&sim.opt, environ, errs, 16);
 	if (n > 0)
 		report_option_errors(errs, n, 16);
-	sim.ngpu = (unsigned)sim.opt.num[HIPSVM_O_SIM_GPUS];
-	if (sim.ngpu < 1)
-		sim.ngpu = 1;
-	if (sim.ngpu > HIPSVM_MAX_GPUS)
-		sim.ngpu = HIPSVM_MAX_GPUS;
+	sim.nphys = (unsigned)sim.opt.num[HIPSVM_O_SIM_GPUS];
+	if (sim.nphys < 1)
+		sim.nphys = 1;
+	if (sim.nphys > HIPSVM_MAX_GPUS)
+		sim.nphys = HIPSVM_MAX_GPUS;
+	sim.ngpu = sim_visible_devices(sim.nphys, sim.phys);
 	sim.xnack = sim.opt.num[HIPSVM_O_SIM_XNACK] != 0;
 	sim.retry_cam = sim.opt.num[HIPSVM_O_SIM_RETRY_CAM] != 0;
 	sim.apu = sim.opt.num[HIPSVM_O_SIM_APU] != 0;
@@ -134,7 +135,7 @@ static void do_init(void)
 	for (i = 0; i < sim.ngpu; i++) {
 		info[i].svm_capable = true;
 		info[i].atomics = true;
-		info[i].fine_grained_system = (fgs >> i) & 1;
+		info[i].fine_grained_system = (fgs >> sim.phys[i]) & 1;
 		info[i].custom_host_alloc = false;
 	}
 	hipsvm_ctxset_init(&sim.ctx, sim.ngpu, info);
@@ -142,6 +143,7 @@ static void do_init(void)
 	pthread_rwlock_init(&sim.map_lock, NULL);
 	pthread_mutex_init(&sim.mem_lock, NULL);
 	sim_streams_reset();
+	sim_peer_reset();
 	sim_events_reset();
 	sim_launch_reset();
 	sim_pools_reset();

@@ -8,8 +8,12 @@
  * streams here).
  *
  * Handles are checked against a registry, so a bad or destroyed handle gets
- * hipErrorInvalidHandle rather than a crash. Registry and stream locks are
- * leaves: the operations themselves run with no lock held.
+ * an error rather than a crash: hipErrorContextIsDestroyed from the stream
+ * calls, as ROCm 5.2 answers for a handle it does not know. Registry and
+ * stream locks are leaves: the operations themselves run with no lock held.
+ *
+ * Priorities are ROCm 5.2's three: -1 (high), 0 (normal), 1 (low); a
+ * requested priority is clamped to them.
  */
 #include "sim.h"
 
@@ -21,6 +25,8 @@ struct sim_stream {
 	unsigned flags;
 	int priority;
 	bool is_null;
+	uint32_t cu_mask[4];		/* hipExtStreamCreateWithCUMask; 0s: none */
+	unsigned cu_words;
 	pthread_mutex_t lock;
 	pthread_cond_t work, idle;
 	struct sim_op *head, *tail;
@@ -79,6 +85,46 @@ struct sim_stream *sim_stream_get(hipStream_t h)
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return s;
+}
+
+struct sim_stream *sim_stream_lookup(hipStream_t h, bool *destroyed)
+{
+	struct sim_stream *s = sim_stream_get(h);
+
+	*destroyed = !s && h && h != hipStreamPerThread;
+	return s;
+}
+
+unsigned sim_stream_flags(const struct sim_stream *s)
+{
+	return s->flags;
+}
+
+int sim_device_active(int dev)
+{
+	struct sim_stream *s;
+	int active;
+
+	pthread_mutex_lock(&reg_lock);
+	active = dev >= 0 && dev < HIPSVM_MAX_GPUS && null_streams[dev] != NULL;
+	for (s = streams; s && !active; s = s->next)
+		active = s->device == dev;
+	pthread_mutex_unlock(&reg_lock);
+	return active;
+}
+
+void sim_stream_set_cu_mask(struct sim_stream *s, const uint32_t *mask, unsigned words)
+{
+	if (words > 4)
+		words = 4;
+	memcpy(s->cu_mask, mask, words * sizeof(uint32_t));
+	s->cu_words = words;
+}
+
+unsigned sim_stream_cu_mask(const struct sim_stream *s, uint32_t *mask)
+{
+	memcpy(mask, s->cu_mask, sizeof(s->cu_mask));
+	return s->cu_words;
 }
 
 int sim_stream_device(const struct sim_stream *s)
@@ -188,12 +234,12 @@ hipError_t sim_device_sync(int dev)
 	return e;
 }
 
-static hipError_t create(hipStream_t *out, unsigned flags, int prio)
+hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 {
 	struct sim_stream *s;
 
 	sim_init();
-	if (!out || (flags & ~(unsigned)hipStreamNonBlocking))
+	if (!out || (flags != hipStreamDefault && flags != hipStreamNonBlocking))
 		return hipErrorInvalidValue;
 	if (!sim.ngpu)
 		return hipErrorNoDevice;
@@ -210,27 +256,60 @@ static hipError_t create(hipStream_t *out, unsigned flags, int prio)
 
 SIM_API hipError_t hipStreamCreate(hipStream_t *s)
 {
-	return sim_ret(create(s, hipStreamDefault, 0));
+	return sim_ret(sim_stream_create(s, hipStreamDefault, 0));
 }
 
 SIM_API hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags)
 {
-	return sim_ret(create(s, flags, 0));
+	return sim_ret(sim_stream_create(s, flags, 0));
 }
 
 SIM_API hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int flags, int prio)
 {
-	/* priorities range over [-1, 0]: clamp as ROCm does */
-	return sim_ret(create(s, flags, prio < -1 ? -1 : prio > 0 ? 0 : prio));
+	return sim_ret(sim_stream_create(s, flags, prio <= -1 ? -1 : prio >= 1 ? 1 : 0));
 }
 
 SIM_API hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
 {
 	if (least)
-		*least = 0;
+		*least = 1;
 	if (greatest)
 		*greatest = -1;
 	return hipSuccess;
+}
+
+static void stream_free(struct sim_stream *s)
+{
+	/* Pending work completes first, as on a GPU. */
+	sim_stream_wait(s);
+	pthread_mutex_lock(&s->lock);
+	s->exiting = true;
+	pthread_cond_signal(&s->work);
+	pthread_mutex_unlock(&s->lock);
+	if (s->started)
+		pthread_join(s->thread, NULL);
+	free(s);
+}
+
+void sim_streams_destroy_device(int dev)
+{
+	struct sim_stream **pp, *s, *gone = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	for (pp = &streams; (s = *pp);) {
+		if (s->device == dev) {
+			*pp = s->next;
+			s->next = gone;
+			gone = s;
+		} else {
+			pp = &s->next;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	while ((s = gone)) {
+		gone = s->next;
+		stream_free(s);
+	}
 }
 
 SIM_API hipError_t hipStreamDestroy(hipStream_t h)
@@ -239,7 +318,7 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 	bool found = false;
 
 	sim_init();
-	if (!h || h == hipStreamPerThread)
+	if (!h || h == hipStreamPerThread)	/* ROCm: InvalidHandle, InvalidResourceHandle */
 		return sim_ret(hipErrorInvalidHandle);
 	pthread_mutex_lock(&reg_lock);
 	for (pp = &streams; *pp; pp = &(*pp)->next) {
@@ -251,16 +330,8 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 	}
 	pthread_mutex_unlock(&reg_lock);
 	if (!found)
-		return sim_ret(hipErrorInvalidHandle);
-	/* Pending work completes first, as on a GPU. */
-	sim_stream_wait(s);
-	pthread_mutex_lock(&s->lock);
-	s->exiting = true;
-	pthread_cond_signal(&s->work);
-	pthread_mutex_unlock(&s->lock);
-	if (s->started)
-		pthread_join(s->thread, NULL);
-	free(s);
+		return sim_ret(hipErrorContextIsDestroyed);
+	stream_free(s);
 	return hipSuccess;
 }
 
@@ -271,7 +342,7 @@ SIM_API hipError_t hipStreamSynchronize(hipStream_t h)
 	sim_init();
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
 	return sim_ret(sim_stream_wait(s));
 }
 
@@ -282,7 +353,7 @@ SIM_API hipError_t hipStreamQuery(hipStream_t h)
 	sim_init();
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
 	return sim_ret(stream_busy(s) ? hipErrorNotReady : hipSuccess);
 }
 
@@ -291,11 +362,12 @@ SIM_API hipError_t hipStreamGetFlags(hipStream_t h, unsigned int *flags)
 	struct sim_stream *s;
 
 	sim_init();
-	if (!flags)
+	/* ROCm: the null stream has no flags to report */
+	if (!flags || !h)
 		return sim_ret(hipErrorInvalidValue);
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		return sim_ret(hipErrorContextIsDestroyed);
 	*flags = s->flags;
 	return hipSuccess;
 }
@@ -307,9 +379,13 @@ SIM_API hipError_t hipStreamGetPriority(hipStream_t h, int *prio)
 	sim_init();
 	if (!prio)
 		return sim_ret(hipErrorInvalidValue);
+	if (!h) {		/* ROCm: the null stream is normal priority */
+		*prio = 0;
+		return hipSuccess;
+	}
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		return sim_ret(hipErrorContextIsDestroyed);
 	*prio = s->priority;
 	return hipSuccess;
 }

@@ -254,7 +254,7 @@ Test(faults, fgs_mask_orders_host_context)
 	int o[8], n;
 
 	/* default 0x1: GPU 0 has fine-grained system memory, so it swaps
-	 * places with the first GPU that has not (SPEC section 2) */
+	 * places with the first GPU that has not (docs/design.md) */
 	n = hipsvmSimSvmOrder(o, 8);
 	cr_assert_eq(n, 4);
 	cr_expect(o[0] == 1 && o[1] == 0 && o[2] == 2 && o[3] == 3, "order %d %d %d %d",

@@ -90,7 +90,7 @@ static void expect_accounted(int dev)
  * thread may mmap into the hole (under ASan its own bookkeeping does, within
  * a few calls). The simulator forgets the pages the unmap took at the drain
  * that follows it, but a page reused before that drain is a new mapping
- * that a fault newer than the checkpoint restores normally (SPEC section 3),
+ * that a fault newer than the checkpoint restores normally (docs/kernel.md),
  * not a stale one: such pages are left out of the checks below. */
 /* Under ASan a page of the hole may also have been taken and given back
  * again (its allocator maps and unmaps bookkeeping of its own) between the

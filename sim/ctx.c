@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctx.c - the driver-style context API. As in ROCm 5.2 a context is a
+ * device's primary context: hipCtxCreate returns that device's handle and
+ * pushes it, and each thread keeps its own stack of contexts whose top is
+ * the current device. Calls ROCm 5.2 leaves unimplemented (cache and shared
+ * memory configs, flags, API version, hipCtxSynchronize) answer
+ * hipErrorNotSupported there too, without a message here.
+ */
+#include "sim.h"
+
+#define CTX_STACK 64
+
+struct ihipCtx_t {
+	int device;
+};
+
+static struct ihipCtx_t ctxs[HIPSVM_MAX_GPUS];
+static __thread struct ihipCtx_t *stack[CTX_STACK];
+static __thread unsigned depth;
+
+static int ctx_device(hipCtx_t c)
+{
+	struct ihipCtx_t *x = (struct ihipCtx_t *)c;
+
+	if (x < ctxs || x >= ctxs + HIPSVM_MAX_GPUS || !sim_gpu((int)(x - ctxs)))
+		return -1;
+	return (int)(x - ctxs);
+}
+
+hipCtx_t sim_ctx_of(int dev)
+{
+	ctxs[dev].device = dev;
+	return &ctxs[dev];
+}
+
+static void push(hipCtx_t c)
+{
+	if (depth == CTX_STACK) {	/* drop the bottom rather than fail */
+		memmove(stack, stack + 1, (CTX_STACK - 1) * sizeof(stack[0]));
+		depth--;
+	}
+	stack[depth++] = c;
+}
+
+SIM_API hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t dev)
+{
+	(void)flags;
+	sim_init();
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidValue);
+	if (!ctx)
+		return sim_ret(hipErrorInvalidValue);
+	*ctx = sim_ctx_of(dev);
+	push(*ctx);
+	sim_set_current_device(dev);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxDestroy(hipCtx_t ctx)
+{
+	sim_init();
+	if (!ctx)
+		return sim_ret(hipErrorInvalidValue);
+	if (ctx_device(ctx) < 0)
+		return sim_ret(hipErrorInvalidContext);
+	if (depth && stack[depth - 1] == ctx)
+		depth--;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxSetCurrent(hipCtx_t ctx)
+{
+	int dev;
+
+	sim_init();
+	if (!ctx) {
+		if (depth)
+			depth--;
+		return hipSuccess;
+	}
+	dev = ctx_device(ctx);
+	if (dev < 0)
+		return sim_ret(hipErrorInvalidContext);
+	sim_set_current_device(dev);
+	if (depth)
+		depth--;
+	push(ctx);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
+{
+	sim_init();
+	/* ROCm writes through ctx unchecked; a NULL gets an error here. */
+	if (!ctx)
+		return sim_ret(hipErrorInvalidValue);
+	if (!sim.ngpu)
+		return sim_ret(hipErrorNoDevice);
+	*ctx = sim_ctx_of(sim_current_device());
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxPushCurrent(hipCtx_t ctx)
+{
+	int dev;
+
+	sim_init();
+	dev = ctx ? ctx_device(ctx) : -1;
+	if (dev < 0)
+		return sim_ret(hipErrorInvalidContext);
+	sim_set_current_device(dev);
+	push(ctx);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
+{
+	sim_init();
+	if (!depth)
+		return sim_ret(hipErrorInvalidContext);
+	if (ctx)
+		*ctx = stack[depth - 1];
+	depth--;
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxGetDevice(hipDevice_t *dev)
+{
+	sim_init();
+	if (!dev)
+		return sim_ret(hipErrorInvalidValue);
+	*dev = sim_current_device();
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *cfg)
+{
+	sim_init();
+	if (!cfg)
+		return sim_ret(hipErrorInvalidValue);
+	*cfg = hipSharedMemBankSizeFourByte;
+	return hipSuccess;
+}
+
+/* Unimplemented in ROCm 5.2: hipErrorNotSupported whatever the arguments. */
+SIM_API hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *version)
+{
+	(void)ctx;
+	(void)version;
+	sim_init();
+	return sim_ret(hipErrorNotSupported);
+}
+
+SIM_API hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cfg)
+{
+	(void)cfg;
+	sim_init();
+	return sim_ret(hipErrorNotSupported);
+}
+
+SIM_API hipError_t hipCtxSetCacheConfig(hipFuncCache_t cfg)
+{
+	(void)cfg;
+	sim_init();
+	return sim_ret(hipErrorNotSupported);
+}
+
+SIM_API hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig cfg)
+{
+	(void)cfg;
+	sim_init();
+	return sim_ret(hipErrorNotSupported);
+}
+
+SIM_API hipError_t hipCtxSynchronize(void)
+{
+	sim_init();
+	return sim_ret(hipErrorNotSupported);
+}
+
+SIM_API hipError_t hipCtxGetFlags(unsigned int *flags)
+{
+	(void)flags;
+	sim_init();
+	return sim_ret(hipErrorNotSupported);
+}
+
+/* ROCm 5.2 accepts these and does nothing. */
+SIM_API hipError_t hipCtxEnablePeerAccess(hipCtx_t peer, unsigned int flags)
+{
+	(void)peer;
+	(void)flags;
+	sim_init();
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipCtxDisablePeerAccess(hipCtx_t peer)
+{
+	(void)peer;
+	sim_init();
+	return hipSuccess;
+}
+
+/* ---- primary contexts ---- */
+
+SIM_API hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
+{
+	sim_init();
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	if (flags)
+		*flags = 0;
+	if (active)
+		*active = sim_device_active(dev);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
+{
+	sim_init();
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *ctx, hipDevice_t dev)
+{
+	sim_init();
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	if (!ctx)
+		return sim_ret(hipErrorInvalidValue);
+	*ctx = sim_ctx_of(dev);
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
+{
+	(void)dev;
+	sim_init();
+	return hipSuccess;
+}
+
+SIM_API hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
+{
+	(void)flags;
+	sim_init();
+	if (!sim_gpu(dev))
+		return sim_ret(hipErrorInvalidDevice);
+	return sim_ret(hipErrorContextAlreadyInUse);
+}

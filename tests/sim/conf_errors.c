@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conf_errors.c - error names, API names and the other small services,
+ * against ROCm 5.2.3 (hip_error.cpp, hip_intercept.cpp, hiprtc.cpp).
+ */
+#include "conf.h"
+
+#include <hip/amd_detail/hip_prof_str.h>
+#include <hip/hiprtc.h>
+#include <stdio.h>
+
+/* Every code ROCm 5.2's hipGetErrorName knows, with its name. */
+static const struct {
+	hipError_t code;
+	const char *name;
+} known[] = {
+	{ hipSuccess, "hipSuccess" },
+	{ hipErrorInvalidValue, "hipErrorInvalidValue" },
+	{ hipErrorOutOfMemory, "hipErrorOutOfMemory" },
+	{ hipErrorNotInitialized, "hipErrorNotInitialized" },
+	{ hipErrorDeinitialized, "hipErrorDeinitialized" },
+	{ hipErrorProfilerDisabled, "hipErrorProfilerDisabled" },
+	{ hipErrorProfilerNotInitialized, "hipErrorProfilerNotInitialized" },
+	{ hipErrorProfilerAlreadyStarted, "hipErrorProfilerAlreadyStarted" },
+	{ hipErrorProfilerAlreadyStopped, "hipErrorProfilerAlreadyStopped" },
+	{ hipErrorInvalidConfiguration, "hipErrorInvalidConfiguration" },
+	{ hipErrorInvalidSymbol, "hipErrorInvalidSymbol" },
+	{ hipErrorInvalidDevicePointer, "hipErrorInvalidDevicePointer" },
+	{ hipErrorInvalidMemcpyDirection, "hipErrorInvalidMemcpyDirection" },
+	{ hipErrorInsufficientDriver, "hipErrorInsufficientDriver" },
+	{ hipErrorMissingConfiguration, "hipErrorMissingConfiguration" },
+	{ hipErrorPriorLaunchFailure, "hipErrorPriorLaunchFailure" },
+	{ hipErrorInvalidDeviceFunction, "hipErrorInvalidDeviceFunction" },
+	{ hipErrorNoDevice, "hipErrorNoDevice" },
+	{ hipErrorInvalidDevice, "hipErrorInvalidDevice" },
+	{ hipErrorInvalidPitchValue, "hipErrorInvalidPitchValue" },
+	{ hipErrorInvalidImage, "hipErrorInvalidImage" },
+	{ hipErrorInvalidContext, "hipErrorInvalidContext" },
+	{ hipErrorContextAlreadyCurrent, "hipErrorContextAlreadyCurrent" },
+	{ hipErrorMapFailed, "hipErrorMapFailed" },
+	{ hipErrorUnmapFailed, "hipErrorUnmapFailed" },
+	{ hipErrorArrayIsMapped, "hipErrorArrayIsMapped" },
+	{ hipErrorAlreadyMapped, "hipErrorAlreadyMapped" },
+	{ hipErrorNoBinaryForGpu, "hipErrorNoBinaryForGpu" },
+	{ hipErrorAlreadyAcquired, "hipErrorAlreadyAcquired" },
+	{ hipErrorNotMapped, "hipErrorNotMapped" },
+	{ hipErrorNotMappedAsArray, "hipErrorNotMappedAsArray" },
+	{ hipErrorNotMappedAsPointer, "hipErrorNotMappedAsPointer" },
+	{ hipErrorECCNotCorrectable, "hipErrorECCNotCorrectable" },
+	{ hipErrorUnsupportedLimit, "hipErrorUnsupportedLimit" },
+	{ hipErrorContextAlreadyInUse, "hipErrorContextAlreadyInUse" },
+	{ hipErrorPeerAccessUnsupported, "hipErrorPeerAccessUnsupported" },
+	{ hipErrorInvalidKernelFile, "hipErrorInvalidKernelFile" },
+	{ hipErrorInvalidGraphicsContext, "hipErrorInvalidGraphicsContext" },
+	{ hipErrorInvalidSource, "hipErrorInvalidSource" },
+	{ hipErrorFileNotFound, "hipErrorFileNotFound" },
+	{ hipErrorSharedObjectSymbolNotFound, "hipErrorSharedObjectSymbolNotFound" },
+	{ hipErrorSharedObjectInitFailed, "hipErrorSharedObjectInitFailed" },
+	{ hipErrorOperatingSystem, "hipErrorOperatingSystem" },
+	{ hipErrorInvalidHandle, "hipErrorInvalidHandle" },
+	{ hipErrorIllegalState, "hipErrorIllegalState" },
+	{ hipErrorNotFound, "hipErrorNotFound" },
+	{ hipErrorNotReady, "hipErrorNotReady" },
+	{ hipErrorIllegalAddress, "hipErrorIllegalAddress" },
+	{ hipErrorLaunchOutOfResources, "hipErrorLaunchOutOfResources" },
+	{ hipErrorLaunchTimeOut, "hipErrorLaunchTimeOut" },
+	{ hipErrorPeerAccessAlreadyEnabled, "hipErrorPeerAccessAlreadyEnabled" },
+	{ hipErrorPeerAccessNotEnabled, "hipErrorPeerAccessNotEnabled" },
+	{ hipErrorSetOnActiveProcess, "hipErrorSetOnActiveProcess" },
+	{ hipErrorContextIsDestroyed, "hipErrorContextIsDestroyed" },
+	{ hipErrorAssert, "hipErrorAssert" },
+	{ hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered" },
+	{ hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered" },
+	{ hipErrorLaunchFailure, "hipErrorLaunchFailure" },
+	{ hipErrorNotSupported, "hipErrorNotSupported" },
+	{ hipErrorUnknown, "hipErrorUnknown" },
+	{ hipErrorRuntimeMemory, "hipErrorRuntimeMemory" },
+	{ hipErrorRuntimeOther, "hipErrorRuntimeOther" },
+	{ hipErrorCooperativeLaunchTooLarge, "hipErrorCooperativeLaunchTooLarge" },
+	{ hipErrorStreamCaptureUnsupported, "hipErrorStreamCaptureUnsupported" },
+	{ hipErrorStreamCaptureInvalidated, "hipErrorStreamCaptureInvalidated" },
+	{ hipErrorStreamCaptureMerge, "hipErrorStreamCaptureMerge" },
+	{ hipErrorStreamCaptureUnmatched, "hipErrorStreamCaptureUnmatched" },
+	{ hipErrorStreamCaptureUnjoined, "hipErrorStreamCaptureUnjoined" },
+	{ hipErrorStreamCaptureIsolation, "hipErrorStreamCaptureIsolation" },
+	{ hipErrorStreamCaptureImplicit, "hipErrorStreamCaptureImplicit" },
+	{ hipErrorCapturedEvent, "hipErrorCapturedEvent" },
+	{ hipErrorStreamCaptureWrongThread, "hipErrorStreamCaptureWrongThread" },
+	{ hipErrorGraphExecUpdateFailure, "hipErrorGraphExecUpdateFailure" },
+	{ hipErrorTbd, "hipErrorTbd" },
+};
+
+/* hipGetErrorName: the enumerator's name for every code. */
+Test(conf_errors, hipGetErrorName_every_code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		cr_expect_str_eq(hipGetErrorName(known[i].code), known[i].name);
+}
+
+/* hipGetErrorString: ROCm 5.2 answers the name too. */
+Test(conf_errors, hipGetErrorString_is_the_name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		cr_expect_str_eq(hipGetErrorString(known[i].code), known[i].name);
+}
+
+/* hipGetErrorName: a value that is no code is "hipErrorUnknown". */
+Test(conf_errors, hipGetErrorName_unknown_value)
+{
+	cr_expect_str_eq(hipGetErrorName((hipError_t)12345), "hipErrorUnknown");
+	cr_expect_str_eq(hipGetErrorString((hipError_t)-3), "hipErrorUnknown");
+}
+
+/* hipApiName: the profiler's API names; "unknown" out of range. */
+Test(conf_errors, hipApiName)
+{
+	cr_expect_str_eq(hipApiName(HIP_API_ID_hipMalloc), "hipMalloc");
+	cr_expect_str_eq(hipApiName(HIP_API_ID_hipStreamAddCallback), "hipStreamAddCallback");
+	cr_expect_str_eq(hipApiName(HIP_API_ID_LAST + 100), "unknown");
+}
+
+/* hipRegisterApiCallback / hipRemoveApiCallback: an id out of range is
+ * hipErrorInvalidValue; a valid one is recorded. */
+Test(conf_errors, hipRegisterApiCallback_range)
+{
+	EXPECT_HIP(hipRegisterApiCallback(HIP_API_ID_hipMalloc, (void *)1, NULL), hipSuccess);
+	EXPECT_HIP(hipRemoveApiCallback(HIP_API_ID_hipMalloc), hipSuccess);
+	EXPECT_HIP(hipRegisterApiCallback(HIP_API_ID_LAST + 1, (void *)1, NULL),
+		   hipErrorInvalidValue);
+	EXPECT_HIP(hipRegisterActivityCallback(HIP_API_ID_hipFree, (void *)1, NULL), hipSuccess);
+	EXPECT_HIP(hipRemoveActivityCallback(HIP_API_ID_LAST + 1), hipErrorInvalidValue);
+}
+
+/* hiprtcGetErrorString: the enumerator's name; NULL for an unknown code. */
+Test(conf_errors, hiprtcGetErrorString)
+{
+	cr_expect_str_eq(hiprtcGetErrorString(HIPRTC_SUCCESS), "HIPRTC_SUCCESS");
+	cr_expect_str_eq(hiprtcGetErrorString(HIPRTC_ERROR_INTERNAL_ERROR),
+			 "HIPRTC_ERROR_INTERNAL_ERROR");
+	cr_expect_null(hiprtcGetErrorString((hiprtcResult)99));
+}
+
+/* hiprtcVersion: 9.0 in ROCm 5.2. */
+Test(conf_errors, hiprtcVersion)
+{
+	int ma = 0, mi = 1;
+
+	cr_expect_eq(hiprtcVersion(&ma, &mi), HIPRTC_SUCCESS);
+	cr_expect_eq(ma, 9);
+	cr_expect_eq(mi, 0);
+	cr_expect_eq(hiprtcVersion(NULL, &mi), HIPRTC_ERROR_INVALID_INPUT);
+}
+
+unsigned short __gnu_f2h_ieee(float f);
+float __gnu_h2f_ieee(unsigned short h);
+
+/* __gnu_h2f_ieee: every half value, against the compiler's _Float16. */
+Test(conf_errors, gnu_h2f_ieee_exhaustive)
+{
+	unsigned h;
+
+	for (h = 0; h < 65536; h++) {
+		_Float16 x;
+		uint16_t b = (uint16_t)h;
+		float want, got = __gnu_h2f_ieee(b);
+
+		memcpy(&x, &b, 2);
+		want = (float)x;
+		if (want != want)
+			cr_expect(got != got, "h=%#x: not a NaN", h);
+		else
+			cr_expect(memcmp(&want, &got, 4) == 0, "h=%#x: %g, want %g", h, got, want);
+	}
+}
+
+/* __gnu_f2h_ieee: round to nearest even, against _Float16 on random floats
+ * (seed printed) and on every half's neighbours. */
+Test(conf_errors, gnu_f2h_ieee_random)
+{
+	uint64_t seed = 0x5eed0f2bULL, x = seed;
+	int i;
+
+	printf("# seed %#llx\n", (unsigned long long)seed);
+	for (i = 0; i < 2000000; i++) {
+		uint32_t u;
+		float f;
+		_Float16 h;
+		uint16_t want, got;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		u = (uint32_t)x;
+		if (i & 1)	/* half's range, where the rounding happens */
+			u = (u & 0x80000000u) | ((0x67u + (u >> 24) % 0x20u) << 23) | (u & 0x7fffffu);
+		memcpy(&f, &u, 4);
+		if (f != f)
+			continue;
+		h = (_Float16)f;
+		memcpy(&want, &h, 2);
+		got = __gnu_f2h_ieee(f);
+		if (got != want)
+			cr_assert_eq(got, want, "seed %#llx: f=%a (%#x): %#x, want %#x",
+				     (unsigned long long)seed, f, u, got, want);
+	}
+}
+
+/* amd_dbgapi_get_build_* : ROCm 5.2.3's answers (empty, 0). */
+const char *amd_dbgapi_get_build_name(void);
+const char *amd_dbgapi_get_git_hash(void);
+size_t amd_dbgapi_get_build_id(void);
+
+Test(conf_errors, amd_dbgapi_build_identification)
+{
+	cr_expect_str_eq(amd_dbgapi_get_build_name(), "");
+	cr_expect_str_eq(amd_dbgapi_get_git_hash(), "");
+	cr_expect_eq(amd_dbgapi_get_build_id(), 0);
+}
+
+/* hipGetLastError: a failed call is recorded; reading resets it. */
+Test(conf_errors, hipGetLastError_records_failures)
+{
+	int v;
+
+	(void)hipGetLastError();
+	EXPECT_HIP(hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 99), hipErrorInvalidDevice);
+	EXPECT_HIP(hipPeekAtLastError(), hipErrorInvalidDevice);
+	EXPECT_HIP(hipGetLastError(), hipErrorInvalidDevice);
+	EXPECT_HIP(hipGetLastError(), hipSuccess);
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conf_notsup.c - what the simulator cannot mean: argument errors first, as
+ * ROCm 5.2.3 checks them, then hipErrorNotSupported (and the program goes
+ * on). Also the parts of these groups that are plain data or empty graphs.
+ */
+#include "conf.h"
+
+#include <hip/hiprtc.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* hipGraphCreate / hipGraphDestroy / hipGraphGetNodes: empty graphs are
+ * simulated; flags must be 0; a destroyed graph is hipErrorIllegalState. */
+Test(conf_notsup, hipGraphCreate_empty_graph)
+{
+	hipGraph_t g;
+	size_t n = 9;
+
+	EXPECT_HIP(hipGraphCreate(&g, 1), hipErrorInvalidValue);
+	EXPECT_HIP(hipGraphCreate(NULL, 0), hipErrorInvalidValue);
+	ASSERT_OK(hipGraphCreate(&g, 0));
+	ASSERT_OK(hipGraphGetNodes(g, NULL, &n));
+	cr_expect_eq(n, 0);
+	n = 9;
+	ASSERT_OK(hipGraphGetRootNodes(g, NULL, &n));
+	cr_expect_eq(n, 0);
+	ASSERT_OK(hipGraphDestroy(g));
+	EXPECT_HIP(hipGraphDestroy(g), hipErrorIllegalState);
+	EXPECT_HIP(hipGraphDestroy(NULL), hipErrorInvalidValue);
+}
+
+/* hipGraphAdd*Node / hipGraphInstantiate / hipGraphLaunch /
+ * hipStreamBeginCapture: NULLs first, then not supported. */
+Test(conf_notsup, graph_nodes_not_supported)
+{
+	hipGraphNode_t node;
+	hipGraphExec_t exec;
+	hipGraph_t g;
+	hipStream_t s;
+
+	ASSERT_OK(hipGraphCreate(&g, 0));
+	EXPECT_HIP(hipGraphAddEmptyNode(NULL, g, NULL, 0), hipErrorInvalidValue);
+	EXPECT_HIP(hipGraphAddEmptyNode(&node, g, NULL, 0), hipErrorNotSupported);
+	EXPECT_HIP(hipGraphInstantiate(&exec, g, NULL, NULL, 0), hipErrorNotSupported);
+	EXPECT_HIP(hipGraphInstantiate(NULL, g, NULL, NULL, 0), hipErrorInvalidValue);
+	EXPECT_HIP(hipGraphLaunch(NULL, NULL), hipErrorInvalidValue);
+	ASSERT_OK(hipStreamCreate(&s));
+	EXPECT_HIP(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal), hipErrorNotSupported);
+	EXPECT_HIP(hipStreamBeginCapture(s, (hipStreamCaptureMode)9), hipErrorInvalidValue);
+	ASSERT_OK(hipStreamDestroy(s));
+	ASSERT_OK(hipGraphDestroy(g));
+	/* the runtime goes on */
+	ASSERT_OK(hipDeviceSynchronize());
+}
+
+/* hipCreateChannelDesc: plain data. */
+Test(conf_notsup, hipCreateChannelDesc)
+{
+	hipChannelFormatDesc d = hipCreateChannelDesc(32, 0, 0, 0, hipChannelFormatKindFloat);
+
+	cr_expect_eq(d.x, 32);
+	cr_expect_eq(d.y, 0);
+	cr_expect_eq(d.f, hipChannelFormatKindFloat);
+}
+
+/* Textures: hipCreateTextureObject, hipTexRef*, hipBindTexture. */
+Test(conf_notsup, textures_not_supported)
+{
+	hipTextureObject_t t;
+	hipResourceDesc r;
+	hipTextureDesc td;
+	textureReference ref;
+
+	memset(&r, 0, sizeof(r));
+	memset(&td, 0, sizeof(td));
+	memset(&ref, 0, sizeof(ref));
+	EXPECT_HIP(hipCreateTextureObject(NULL, &r, &td, NULL), hipErrorInvalidValue);
+	EXPECT_HIP(hipCreateTextureObject(&t, &r, &td, NULL), hipErrorNotSupported);
+	EXPECT_HIP(hipTexRefSetFilterMode(NULL, hipFilterModePoint), hipErrorInvalidValue);
+	EXPECT_HIP(hipTexRefSetFilterMode(&ref, hipFilterModePoint), hipErrorNotSupported);
+	EXPECT_HIP(hipUnbindTexture(&ref), hipErrorNotSupported);
+}
+
+/* External memory and semaphores, GL interop, surfaces. */
+Test(conf_notsup, interop_not_supported)
+{
+	hipExternalMemoryHandleDesc md;
+	hipExternalMemory_t em;
+	unsigned int count;
+	int devs[4];
+
+	memset(&md, 0, sizeof(md));
+	EXPECT_HIP(hipImportExternalMemory(NULL, &md), hipErrorInvalidValue);
+	EXPECT_HIP(hipImportExternalMemory(&em, &md), hipErrorNotSupported);
+	EXPECT_HIP(hipDestroyExternalMemory(NULL), hipErrorInvalidValue);
+	EXPECT_HIP(hipDestroyExternalSemaphore(NULL), hipErrorInvalidValue);
+	EXPECT_HIP(hipGLGetDevices(&count, devs, 0, hipGLDeviceListAll), hipErrorInvalidValue);
+	EXPECT_HIP(hipGLGetDevices(&count, devs, 4, hipGLDeviceListAll), hipErrorNotSupported);
+	EXPECT_HIP(hipGraphicsUnregisterResource(NULL), hipErrorInvalidValue);
+}
+
+/* hipProfilerStart / hipProfilerStop: not supported in ROCm 5.2 itself. */
+Test(conf_notsup, profiler)
+{
+	EXPECT_HIP(hipProfilerStart(), hipErrorNotSupported);
+	EXPECT_HIP(hipProfilerStop(), hipErrorNotSupported);
+}
+
+/* hiprtc: programs are created and destroyed; compiling fails with a log. */
+Test(conf_notsup, hiprtc_program_lifecycle)
+{
+	hiprtcProgram p = NULL;
+	size_t n = 0;
+	char log[256];
+
+	cr_expect_eq(hiprtcCreateProgram(NULL, "x", "x", 0, NULL, NULL),
+		     HIPRTC_ERROR_INVALID_PROGRAM);
+	cr_expect_eq(hiprtcCreateProgram(&p, "x", "x", -1, NULL, NULL), HIPRTC_ERROR_INVALID_INPUT);
+	cr_assert_eq(hiprtcCreateProgram(&p, "__global__ void k() {}", "k.cu", 0, NULL, NULL),
+		     HIPRTC_SUCCESS);
+	cr_expect_eq(hiprtcAddNameExpression(p, "k"), HIPRTC_SUCCESS);
+	cr_expect_eq(hiprtcCompileProgram(p, 0, NULL), HIPRTC_ERROR_INTERNAL_ERROR);
+	cr_expect_eq(hiprtcAddNameExpression(p, "k"),
+		     HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION);
+	cr_expect_eq(hiprtcGetProgramLogSize(p, &n), HIPRTC_SUCCESS);
+	cr_assert(n > 1 && n <= sizeof(log));
+	cr_expect_eq(hiprtcGetProgramLog(p, log), HIPRTC_SUCCESS);
+	cr_expect(strstr(log, "not supported"));
+	cr_expect_eq(hiprtcGetCodeSize(p, &n), HIPRTC_SUCCESS);
+	cr_expect_eq(n, 0);
+	cr_expect_eq(hiprtcDestroyProgram(&p), HIPRTC_SUCCESS);
+	cr_expect_null(p);
+	cr_expect_eq(hiprtcDestroyProgram(NULL), HIPRTC_ERROR_INVALID_INPUT);
+}
+
+/* The notice: said once per function on stderr without HIPSVM_SIM_QUIET
+ * (a child process with its own environment; the runtime initialises there
+ * afresh). */
+Test(conf_notsup, notice_once_per_function)
+{
+	int fds[2], st;
+	char buf[4096];
+	ssize_t n, len = 0;
+	pid_t pid;
+	const char *p;
+	int count = 0;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		hipGraph_t g;
+		hipGraphNode_t node;
+		int i;
+
+		dup2(fds[1], 2);
+		unsetenv("HIPSVM_SIM_QUIET");
+		for (i = 0; i < 3; i++)
+			(void)hipProfilerStart, (void)hipGraphCreate(&g, 0),
+				(void)hipGraphAddEmptyNode(&node, g, NULL, 0);
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (p = buf; (p = strstr(p, "hipGraphAddEmptyNode")); p++)
+		count++;
+	cr_expect_eq(count, 1, "stderr: %s", buf);
+}
