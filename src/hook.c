@@ -382,6 +382,58 @@ int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HI
 	return r.status;
 }
 
+int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
+			   const uint64_t cp[HIPSVM_MAX_GPUS], uint64_t cp_mask,
+			   int result[HIPSVM_MAX_GPUS], uint64_t *cleared)
+{
+	struct hipsvm_cmd c;
+	struct hipsvm_reply r;
+	unsigned k;
+	int err;
+
+	if (!gpus)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_DRAINCLEAR;
+	c.gpus = gpus;
+	c.has_timeout = true;
+	c.timeout_ms = timeout_ms < HIPSVM_DRAIN_MAX_MS ? timeout_ms : HIPSVM_DRAIN_MAX_MS;
+	for (k = 0; k < HIPSVM_MAX_GPUS; k++) {
+		if ((cp_mask & gpus) >> k & 1) {
+			c.has_value |= UINT64_C(1) << k;
+			c.value[k] = cp[k];
+		}
+	}
+	err = hipsvm_hook_call(h, &c, &r);
+	if (err)
+		return err;
+	if (r.status)
+		return r.status;
+	*cleared = 0;
+	for (k = 0; k < HIPSVM_MAX_GPUS; k++)
+		if (gpus >> k & 1)
+			result[k] = -EPROTO;	/* unless the reply says */
+	for (k = 0; k < r.ntok; k++) {
+		int g = tok_gpu(r.tok[k].key);
+		const char *v = r.tok[k].val, *sep = strchr(v, '/');
+		size_t n = sep ? (size_t)(sep - v) : strlen(v);
+
+		if (g < 0 || !(gpus >> g & 1))
+			continue;
+		if (n == 2 && !strncmp(v, "ok", 2))
+			result[g] = 0;
+		else if (n == 7 && !strncmp(v, "timeout", 7))
+			result[g] = -ETIME;
+		else if (n == 5 && !strncmp(v, "nodev", 5))
+			result[g] = -ENODEV;
+		else if (n == 7 && !strncmp(v, "skipped", 7))
+			result[g] = HIPSVM_DRAIN_SKIPPED;
+		if (sep && !strcmp(sep + 1, "cleared"))
+			*cleared |= UINT64_C(1) << g;
+	}
+	return 0;
+}
+
 int hipsvm_hook_stats(struct hipsvm_hook *h, uint64_t gpus, struct hipsvm_reply *r)
 {
 	struct hipsvm_cmd c;
