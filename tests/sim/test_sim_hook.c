@@ -250,6 +250,39 @@ Test(hook, retry_cam_drains_ih0_and_soft)
 	close(fd);
 }
 
+/* With the retry CAM a drain covers the faults still in ih0 when it starts:
+ * ih0 first, then a fresh checkpoint of ih_soft, which by then holds what
+ * ih0 passed on. (Both checkpoints used to be taken at the start: with
+ * ih_soft empty then, the drain was over after the first pass over it.) */
+Test(hook, retry_cam_drain_covers_what_ih0_held)
+{
+	struct hipsvm_sim_stats s;
+	unsigned i, n = 6000, round;
+	int fd;
+
+	/* Enough faults that working them off takes longer than the drain's
+	 * reply takes to arrive: an early answer is then seen in the counters. */
+	setenv("HIPSVM_SIM_RETRY_CAM", "1", 1);
+	setenv("HIPSVM_SIM_RING_SIZE", "1M", 1);
+	fd = hook_connect();
+	for (round = 0; round < 15; round++) {
+		uint64_t before;
+
+		cr_assert_eq(hipsvmSimGetStats(1, &s), 0);
+		before = s.faults_handled + s.faults_dropped;
+		cr_expect_str_eq(req(fd, "ring 1 ih0 off\n"), "ok ring\n");
+		for (i = 0; i < n; i++)
+			inject(fd, 1, (void *)(uintptr_t)(0x7e0000000000ull + (uint64_t)i * PAGE));
+		cr_expect_str_eq(req(fd, "ring 1 ih0 on\n"), "ok ring\n");
+		cr_expect_str_eq(req(fd, "drain 1 10000\n"), "ok drain 1=ok\n");
+		cr_assert_eq(hipsvmSimGetStats(1, &s), 0);
+		cr_expect_geq(s.faults_handled + s.faults_dropped, before + n,
+			      "round %u: the drain answered with %llu of %u faults filtered", round,
+			      (unsigned long long)(s.faults_handled + s.faults_dropped - before), n);
+	}
+	close(fd);
+}
+
 static bool log_has(const char *log, const char *what, unsigned long *seq)
 {
 	const char *p = log;
