@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "hooksrv.h"
 #include "options.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 5000
@@ -184,8 +185,8 @@ int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct
 	len = hipsvm_proto_format(cmd, req, sizeof(req));
 	if (len < 0)
 		return len;
-	if (cmd->op == HIPSVM_OP_DRAIN)
-		wait_ms += cmd->has_timeout ? cmd->timeout_ms : 1000;
+	if (cmd->op == HIPSVM_OP_DRAIN || cmd->op == HIPSVM_OP_DRAINCLEAR)
+		wait_ms += cmd->has_timeout ? cmd->timeout_ms : HIPSVM_DRAIN_DEFAULT_MS;
 	if (h->is_file) {
 		ssize_t n;
 
@@ -382,6 +383,12 @@ int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HI
 	return r.status;
 }
 
+/* The n bytes at v are the reply word w. */
+static bool word_is(const char *v, size_t n, const char *w)
+{
+	return strlen(w) == n && !strncmp(v, w, n);
+}
+
 int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
 			   const uint64_t cp[HIPSVM_MAX_GPUS], uint64_t cp_mask,
 			   int result[HIPSVM_MAX_GPUS], uint64_t *cleared)
@@ -415,20 +422,20 @@ int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeou
 			result[k] = -EPROTO;	/* unless the reply says */
 	for (k = 0; k < r.ntok; k++) {
 		int g = tok_gpu(r.tok[k].key);
-		const char *v = r.tok[k].val, *sep = strchr(v, '/');
+		const char *v = r.tok[k].val, *sep = strchr(v, HIPSVM_W_SEP);
 		size_t n = sep ? (size_t)(sep - v) : strlen(v);
 
 		if (g < 0 || !(gpus >> g & 1))
 			continue;
-		if (n == 2 && !strncmp(v, "ok", 2))
+		if (word_is(v, n, HIPSVM_W_OK))
 			result[g] = 0;
-		else if (n == 7 && !strncmp(v, "timeout", 7))
+		else if (word_is(v, n, HIPSVM_W_TIMEOUT))
 			result[g] = -ETIME;
-		else if (n == 5 && !strncmp(v, "nodev", 5))
+		else if (word_is(v, n, HIPSVM_W_NODEV))
 			result[g] = -ENODEV;
-		else if (n == 7 && !strncmp(v, "skipped", 7))
+		else if (word_is(v, n, HIPSVM_W_SKIPPED))
 			result[g] = HIPSVM_DRAIN_SKIPPED;
-		if (sep && !strcmp(sep + 1, "cleared"))
+		if (sep && !strcmp(sep + 1, HIPSVM_W_CLEARED))
 			*cleared |= UINT64_C(1) << g;
 	}
 	return 0;
