@@ -95,8 +95,9 @@ static void be_range(void *be, const struct hipsvm_cmd *c, u64 gpus)
 {
 	struct hipsvm_proc *p = be;
 
+	/* A set without a range forgets the last one. */
 	spin_lock(&p->lock);
-	p->has_range = true;
+	p->has_range = c->has_range;
 	p->range_addr = c->addr;
 	p->range_len = c->len;
 	spin_unlock(&p->lock);

@@ -171,7 +171,8 @@ static int be_wait(void *be, unsigned g, struct hipsvm_drain *d, uint32_t ms)
 static void be_range(void *be, const struct hipsvm_cmd *c, uint64_t gpus)
 {
 	(void)be;
-	zap_add((uintptr_t)c->addr, (uintptr_t)(c->addr + c->len), gpus);
+	if (c->has_range && gpus)
+		zap_add((uintptr_t)c->addr, (uintptr_t)(c->addr + c->len), gpus);
 }
 
 static const char *be_drained(void *be, unsigned g, int res)

@@ -41,9 +41,9 @@ static void do_set(const struct hipsvm_srv_ops *ops, void *be, const struct hips
 
 	/* One event names the range, ahead of the per-GPU set events, so that
 	 * the log shows which unmap a set / drain / clear sequence was for. */
+	if (ops->range)
+		ops->range(be, c, real);
 	if (c->has_range && real) {
-		if (ops->range)
-			ops->range(be, c, real);
 		for (g = 0; !(real >> g & 1); g++)
 			;
 		log_ev(ops, be, HIPSVM_SRV_EV_RANGE, g, true, c->addr, NULL);

@@ -57,7 +57,8 @@ struct hipsvm_srv_ops {
 	/* Sleeps until hipsvm_cp_drain_poll(d) is true, at most ms (0:
 	 * polls once): 0, -ETIME, or -EINTR (ends the request). */
 	int (*wait)(void *be, unsigned g, struct hipsvm_drain *d, uint32_t ms);
-	/* Optional. A set names a range (called before its GPUs' sets). */
+	/* Optional. Every set, before its GPUs' (c->has_range: it names a
+	 * range; the existing GPUs it names in gpus). */
 	void (*range)(void *be, const struct hipsvm_cmd *c, uint64_t gpus);
 	/* Optional. After GPU g's drain with result res: the word to log in
 	 * place of "ok" (whether a remembered range is still mapped), or NULL. */
