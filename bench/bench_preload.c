@@ -10,8 +10,14 @@
  *   the same on the fake runtime (tests/preload/fake_hip.c: a bump pointer,
  *   no system call), where the shim's own cost is not lost in the noise
  *   2 threads vs 1, pairs/s, simulator and fake runtime (target: >= 1.6x)
+ *   munmap of one page of an idle hipMallocManaged range on the simulator:
+ *   with the shim a coordinated unmap (set, the unmap, then drainclear: two
+ *   hook round trips; three, drain and clear apart, with a hook of protocol
+ *   version 1)
  *
  * Usage: bench_preload [--runs N] [--alt N] [--shim PATH] [--sim DIR] [--fake DIR]
+ *                      [--only CASE]   (CASE: munmap, munmap_hole, munmap_1m,
+ *                      pairs, unmap_tracked, threads, ...: one row)
  * Defaults are relative to this executable in the build tree
  * (build/tests/preload/bench_preload). Each case: N runs (default 21) of a
  * batch, the median of the per-operation times, CLOCK_MONOTONIC.
@@ -117,6 +123,38 @@ static double case_munmap_1m(void)
 		}
 	}
 	return case_munmap(true);
+}
+
+/* munmap of one page at a time of a managed range that no GPU touches: the
+ * shim coordinates each (its hook requests are the added cost). */
+#define UNMAP_PAGES 64
+
+static double case_unmap_tracked(void)
+{
+	hmalloc_fn mm;
+	free_fn f;
+	double per[256];
+	long pg = sysconf(_SC_PAGESIZE);
+	int r, i;
+
+	runtime();
+	mm = (hmalloc_fn)fn("hipMallocManaged");
+	f = (free_fn)fn("hipFree");
+	for (r = 0; r < runs; r++) {
+		char *m = NULL;
+		uint64_t t0;
+
+		if (mm((void **)&m, (size_t)(UNMAP_PAGES * pg), 1 /* hipMemAttachGlobal */)) {
+			fprintf(stderr, "bench_preload: hipMallocManaged failed\n");
+			exit(2);
+		}
+		t0 = now_ns();
+		for (i = 0; i < UNMAP_PAGES; i++)
+			munmap(m + (long)i * pg, (size_t)pg);
+		per[r] = (double)(now_ns() - t0) / UNMAP_PAGES;
+		f(m);
+	}
+	return median(per, runs);
 }
 
 #define PAIRS 2000
@@ -240,6 +278,7 @@ static int measure(const char *which, bool preload, const char *libdir, double *
  * an added cost smaller than the spread is within this machine's noise. */
 #define MAX_ALT 31
 static int alternations = 5;
+static const char *only;	/* --only CASE: that row alone */
 
 static void row(const char *name, const char *which, const char *libdir, const char *unit,
 		const char *target)
@@ -247,6 +286,8 @@ static void row(const char *name, const char *which, const char *libdir, const c
 	double wo[MAX_ALT] = { 0 }, wi[MAX_ALT] = { 0 }, diff[MAX_ALT] = { 0 }, without, with, lo, hi;
 	int k, bad = 0;
 
+	if (only && strcmp(only, which))
+		return;
 	for (k = 0; k < alternations; k++) {
 		bad |= measure(which, false, libdir, &wo[k]);
 		bad |= measure(which, true, libdir, &wi[k]);
@@ -304,6 +345,8 @@ int main(int argc, char **argv)
 			v = case_munmap_1m();
 		else if (!strcmp(argv[2], "pairs"))
 			v = case_pairs();
+		else if (!strcmp(argv[2], "unmap_tracked"))
+			v = case_unmap_tracked();
 		else if (!strcmp(argv[2], "threads"))
 			v = case_threads();
 		printf("%.3f\n", v);
@@ -325,6 +368,8 @@ int main(int argc, char **argv)
 			snprintf(fakedir, sizeof(fakedir), "%s", argv[i + 1]);
 		else if (!strcmp(argv[i], "--alt"))
 			alternations = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--only"))
+			only = argv[i + 1];
 	}
 	if (alternations < 1 || alternations > MAX_ALT)
 		alternations = 5;
@@ -338,6 +383,8 @@ int main(int argc, char **argv)
 	row("munmap, untracked hole", "munmap_hole", NULL, "ns", "<= 25 ns added");
 	row("munmap, untracked hole, 1M tracked", "munmap_1m", fakedir, "ns", "<= 200 ns added");
 	row("hipMalloc+hipFree pair (simulator)", "pairs", simdir, "ns", "<= 150 ns added");
+	row("munmap, tracked idle page (simulator)", "unmap_tracked", simdir, "ns",
+	    "2 hook round trips");
 	row("hipMalloc+hipFree pair (fake rt)", "pairs", fakedir, "ns", "<= 150 ns added");
 	row("2 threads / 1 thread, pairs/s (sim)", "threads", simdir, "x", ">= 1.6x");
 	row("2 threads / 1 thread, pairs/s (fake)", "threads", fakedir, "x", ">= 1.6x");

@@ -7,6 +7,10 @@
  *     path every retry fault takes; target >= 5 M/s)
  *   - drain latency on an empty ring and with 1,000 pending faults
  *     (hipsvm_cp_drain in the runtime, and "drain 0" over the hook socket)
+ *   - the hook requests of a coordinated unmap of an idle range on every GPU,
+ *     over the socket: set, drain and clear apart (three round trips, a
+ *     hook of protocol version 1) and set then drainclear (two), the same
+ *     server, the same checkpoints, the unmap itself left out
  *   - hipMalloc + hipFree pairs per second
  *   - one hipMalloc(256) with 1K and with 1M allocations live (median of
  *     1001 calls, each freed again so that the count stays put), and the
@@ -15,6 +19,8 @@
  * live: the large count, 1000000 unless given)
  */
 #include <hip/hip_runtime_api.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +131,41 @@ out:
 	return rc;
 }
 
+/* One request line, one reply line; 0 when the reply starts with want. */
+static int socket_req(int fd, const char *line, const char *want)
+{
+	char buf[512];
+	size_t len = 0, n = strlen(line);
+
+	if (send(fd, line, n, 0) != (ssize_t)n)
+		return -1;
+	while (len == 0 || buf[len - 1] != '\n') {
+		ssize_t r = recv(fd, buf + len, sizeof(buf) - len, 0);
+
+		if (r <= 0)
+			return -1;
+		len += (size_t)r;
+	}
+	return strncmp(buf, want, strlen(want)) == 0 ? 0 : -1;
+}
+
+/* The requests of one coordinated unmap of an idle page on every GPU. The
+ * rings are empty, so the set records nothing and the clear has no value:
+ * what a drainclear saves is the round trip, which is what is measured. */
+static int unmap_requests(int fd, bool combined, uint64_t addr)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "set all 0x%llx 4096\n", (unsigned long long)addr);
+	if (socket_req(fd, line, "ok set"))
+		return -1;
+	if (combined)
+		return socket_req(fd, "drainclear all 1000\n", "ok drainclear");
+	if (socket_req(fd, "drain all 1000\n", "ok drain"))
+		return -1;
+	return socket_req(fd, "clear all\n", "ok clear");
+}
+
 int main(int argc, char **argv)
 {
 	int runs = argc > 1 ? atoi(argv[1]) : 21;
@@ -182,6 +223,20 @@ int main(int argc, char **argv)
 		}
 		row("\"drain 0\" over the hook socket, empty", median(v, runs), "us",
 		    median(v, runs) / 1e3);
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i < runs; i++) {
+				uint64_t t0 = now_ns();
+				unsigned j;
+
+				for (j = 0; j < 100; j++)
+					if (unmap_requests(fd, k == 1, (uint64_t)(uintptr_t)m))
+						return 1;
+				v[i] = (double)(now_ns() - t0) / 100;
+			}
+			row(k ? "unmap requests: set, drainclear (2 trips)" :
+				"unmap requests: set, drain, clear (3 trips)",
+			    median(v, runs), "us", median(v, runs) / 1e3);
+		}
 		close(fd);
 	}
 

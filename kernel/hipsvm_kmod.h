@@ -6,11 +6,12 @@
  *   vgpu.c  virtual GPUs standing in for amdgpu: three IH rings each, a clock,
  *           and an ordered workqueue that runs the shared ring handler;
  *   proc.c  per-process state (a checkpoint per GPU, counters, an event log),
- *           keyed by the opener's thread group and found by PASID from the
- *           fault path;
- *   hook.c  /sys/kernel/debug/hipsvm/hook, the protocol of src/proto.h.
- * The checkpoint logic itself is not here: shared.c compiles src/ring.c,
- * src/checkpoint.c and src/proto.c into the module unchanged.
+ *           keyed by the opener's address space (mm) and found by PASID
+ *           from the fault path;
+ *   hook.c  /sys/kernel/debug/hipsvm/hook, the backend of src/hooksrv.c.
+ * The checkpoint logic and what each request means are not here: shared.c
+ * compiles src/ring.c, checkpoint.c, proto.c and hooksrv.c into the module
+ * unchanged.
  */
 #ifndef HIPSVM_KMOD_H
 #define HIPSVM_KMOD_H
@@ -24,13 +25,12 @@
 #include <linux/list.h>
 
 #include "checkpoint.h"
+#include "hooksrv.h"
 #include "proto.h"
 
 #define HIPSVM_KMOD_MAX_GPUS 16
 #define HIPSVM_NRINGS 3
 #define HIPSVM_LOG_LEN 64
-#define HIPSVM_DRAIN_DEFAULT_MS 1000
-#define HIPSVM_DRAIN_MAX_MS 60000
 
 /* Module parameters (main.c). */
 extern unsigned int hipsvm_ngpus;
@@ -54,11 +54,12 @@ struct hipsvm_vgpu {
 	struct workqueue_struct *wqueue;	/* ordered: one consumer */
 	struct work_struct work;
 	bool paused;			/* debug: the handler leaves the rings alone */
-	/* counters, written by the handler only */
-	u64 faults;
-	u64 unknown_pasid;
-	u64 not_fault;
-	u64 soft_lost;			/* retry faults ih_soft had no room for */
+	bool hold_ih0;			/* debug: and ih0's interrupt handler too */
+	/* counters, bumped by the handler, read by the stats file */
+	atomic64_t faults;
+	atomic64_t unknown_pasid;
+	atomic64_t not_fault;
+	atomic64_t soft_lost;		/* retry faults ih_soft had no room for */
 };
 
 extern struct hipsvm_vgpu *hipsvm_vgpus;
@@ -69,7 +70,7 @@ void hipsvm_vgpu_fini_all(void);
 int hipsvm_vgpu_inject(unsigned int gpu, bool now, u64 ts, u64 addr, bool write,
 		       u16 pasid, u64 *used);
 int hipsvm_vgpu_ring_enable(unsigned int gpu, enum hipsvm_ring_id id, bool on);
-void hipsvm_vgpu_set_paused(unsigned int gpu, bool paused);
+void hipsvm_vgpu_set_paused(unsigned int gpu, bool paused, bool ih0);
 void hipsvm_vgpu_kick(unsigned int gpu);
 
 /* Per-process state. */
@@ -92,12 +93,21 @@ struct hipsvm_event {
 };
 
 struct hipsvm_proc {
-	struct kref ref;	/* one per open file, one per fault in flight */
-	struct list_head node;	/* hipsvm_procs, under hipsvm_procs_lock */
-	pid_t tgid;
+	struct kref ref;	/* one for the open files, one per fault in flight */
+	struct list_head node;	/* live: hipsvm_procs; draining: hipsvm_dying */
+	/* The key: the opener's address space, pinned with mmgrab() so that
+	 * its address cannot be another process's while we hold it (a tgid
+	 * can: it is reused once the process is gone, while a forked child
+	 * may still hold the descriptor). Never dereferenced. */
+	struct mm_struct *mm;
+	pid_t tgid;		/* of the first opener, for the log only */
 	u32 pasid;
+	unsigned int files;	/* open files, under hipsvm_procs_lock */
+	bool dying;		/* no file left, faults still queued: not filtered */
+	struct mutex set_lock;	/* serialises sets (checkpoint.h) */
 	struct hipsvm_cp cp[HIPSVM_KMOD_MAX_GPUS];
 	atomic64_t injected;
+	atomic64_t lost;	/* this process's retry faults a full ih_soft lost */
 	/* Commands of several threads run concurrently (a drain does not hold
 	 * up an injection); this lock guards only the range and the log. */
 	spinlock_t lock;
@@ -108,18 +118,37 @@ struct hipsvm_proc {
 	unsigned int log_head;	/* next slot */
 	unsigned int log_count;
 	struct hipsvm_event log[HIPSVM_LOG_LEN];
+	/* The drain at the last close: GPUs still to drain, and their state. */
+	u64 closing;
+	u64 begun;
+	struct hipsvm_drain close_drain[HIPSVM_KMOD_MAX_GPUS];
 };
 
-struct hipsvm_proc *hipsvm_proc_get_current(void);	/* creates; ERR_PTR */
-struct hipsvm_proc *hipsvm_proc_get_by_pasid(u32 pasid);	/* NULL if none */
+/* Opens a file of the caller's process (its state is created on the first
+ * open); ERR_PTR. */
+struct hipsvm_proc *hipsvm_proc_open_current(void);
+/* Closes one file. The last one drains every GPU (at most
+ * HIPSVM_CLOSE_DRAIN_MS in all): the PASID is given back only once no fault
+ * of the process is queued; until then the process is "dying", its faults
+ * are counted as unknown_pasid, and a worker looks again every so often. */
+void hipsvm_proc_close(struct hipsvm_proc *p);
+#define HIPSVM_CLOSE_DRAIN_MS 1000
+/* A live process by PASID, with a reference; NULL if none or dying. */
+struct hipsvm_proc *hipsvm_proc_get_by_pasid(u32 pasid);
 void hipsvm_proc_put(struct hipsvm_proc *p);
 void hipsvm_proc_log(struct hipsvm_proc *p, enum hipsvm_ev op, unsigned int gpu,
 		     bool has_x, u64 x, const char *word);
 void hipsvm_proc_log_format(struct hipsvm_proc *p, struct hipsvm_out *o);
-unsigned int hipsvm_proc_count(void);
+unsigned int hipsvm_proc_count(void);		/* live */
+unsigned int hipsvm_proc_dying_count(void);	/* holding a PASID while draining */
+/* Unload: stop the worker (before the GPUs go), then free what is left
+ * (after the GPUs' handlers are gone). */
+void hipsvm_proc_stop(void);
+void hipsvm_proc_fini(void);
 
 /* hook.c */
 extern const struct file_operations hipsvm_hook_fops;
+extern const struct hipsvm_srv_ops hipsvm_srv_ops_kmod;
 
 /* global statistics (main.c) */
 extern atomic64_t hipsvm_stat_requests;

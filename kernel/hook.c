@@ -9,8 +9,10 @@
  * parse changes nothing: write() returns -EINVAL and the stored reply is
  * "err EINVAL ...". Other failures answer "err <ERRNO> ..." the same way.
  *
- * The file belongs to the process that opened it: a descriptor inherited
- * across fork() answers EPERM in the child, whose faults carry its own PASID.
+ * The file belongs to the process that opened it (its mm): a descriptor
+ * inherited across fork() answers EPERM in the child, whose faults carry its
+ * own PASID. What a request does is src/hooksrv.c, shared with the
+ * simulator; this file is the module's backend for it.
  */
 #include <linux/fs.h>
 #include <linux/slab.h>
@@ -32,11 +34,6 @@ struct hipsvm_file {
 	char reply[HIPSVM_PROTO_MAX_REPLY];
 };
 
-static u64 gpu_mask_all(void)
-{
-	return hipsvm_ngpus >= 64 ? ~0ULL : (1ULL << hipsvm_ngpus) - 1;
-}
-
 /* Is any part of [addr, addr + len) still mapped in the caller's mm? */
 static bool range_mapped(u64 addr, u64 len)
 {
@@ -53,169 +50,110 @@ static bool range_mapped(u64 addr, u64 len)
 	return mapped;
 }
 
-static void do_set(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask,
-		   struct hipsvm_out *o)
+/* ---- the backend of src/hooksrv.c: be is the caller's hipsvm_proc ---- */
+
+static unsigned int be_ngpus(void *be)
 {
-	unsigned int g;
-
-	spin_lock(&p->lock);
-	p->has_range = c->has_range;
-	p->range_addr = c->addr;
-	p->range_len = c->len;
-	spin_unlock(&p->lock);
-	/* One event names the range, ahead of the per-GPU set events, so that
-	 * the log shows which unmap a set / drain / clear sequence was for. */
-	if (c->has_range)
-		hipsvm_proc_log(p, HIPSVM_EV_RANGE, (unsigned int)__ffs64(mask), true,
-				c->addr, NULL);
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
-		u64 ts;
-
-		if (!(mask >> g & 1))
-			continue;
-		if (g >= hipsvm_ngpus) {
-			hipsvm_out_gpu_word(o, g, "nodev");
-			continue;
-		}
-		hipsvm_out_str(o, " ");
-		hipsvm_out_u64(o, g);
-		hipsvm_out_str(o, "=");
-		if (hipsvm_cp_set(&p->cp[g], &hipsvm_vgpus[g].irq, &ts) == 1) {
-			hipsvm_out_hex(o, ts);
-			hipsvm_proc_log(p, HIPSVM_EV_SET, g, true, ts, NULL);
-		} else {
-			hipsvm_out_str(o, "none");
-			hipsvm_proc_log(p, HIPSVM_EV_SET, g, false, 0, "none");
-		}
-	}
+	return hipsvm_ngpus;
 }
 
-/* wait_on_checkpoint_process_ts() for one GPU: 0, -ETIME, -ENODEV,
- * HIPSVM_DRAIN_SKIPPED, or -EINTR when a signal arrived. */
-static int drain_one(struct hipsvm_vgpu *g, unsigned int ms)
+static const struct hipsvm_gpu_irq *be_irq(void *be, unsigned int g)
 {
-	struct hipsvm_drain d;
-	long left;
-	int res;
+	return &hipsvm_vgpus[g].irq;
+}
 
-	res = hipsvm_cp_drain_begin(&g->irq, &d);
-	if (res)
-		return res;
-	left = wait_event_interruptible_timeout(g->wq, hipsvm_cp_drain_done(&d),
-						msecs_to_jiffies(ms));
+static struct hipsvm_cp *be_cp(void *be, unsigned int g)
+{
+	return &((struct hipsvm_proc *)be)->cp[g];
+}
+
+/* The process's set lock plays the SVM lock: sets of one checkpoint are
+ * serialised, so the later one read the ring later (checkpoint.h). */
+static int be_set(void *be, unsigned int g, const struct hipsvm_cmd *c, u64 *ts)
+{
+	struct hipsvm_proc *p = be;
+	int r;
+
+	mutex_lock(&p->set_lock);
+	r = hipsvm_cp_set(&p->cp[g], &hipsvm_vgpus[g].irq, ts);
+	mutex_unlock(&p->set_lock);
+	return r;
+}
+
+/* wait_on_checkpoint_process_ts(): the handler wakes g->wq after every pass. */
+static int be_wait(void *be, unsigned int g, struct hipsvm_drain *d, u32 ms)
+{
+	long left = wait_event_interruptible_timeout(hipsvm_vgpus[g].wq, hipsvm_cp_drain_poll(d),
+						     msecs_to_jiffies(ms));
+
 	if (left < 0)
 		return -EINTR;
 	return left == 0 ? -ETIME : 0;
 }
 
-static const char *drain_word(int res)
+static void be_range(void *be, const struct hipsvm_cmd *c, u64 gpus)
 {
-	switch (res) {
-	case 0:
-		return "ok";
-	case -ETIME:
-		return "timeout";
-	case -ENODEV:
-		return "nodev";
-	case HIPSVM_DRAIN_SKIPPED:
-		return "skipped";
-	default:
-		return "error";
-	}
+	struct hipsvm_proc *p = be;
+
+	/* A set without a range forgets the last one. */
+	spin_lock(&p->lock);
+	p->has_range = c->has_range;
+	p->range_addr = c->addr;
+	p->range_len = c->len;
+	spin_unlock(&p->lock);
 }
 
-static int do_drain(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask,
-		    struct hipsvm_out *o)
+/* The shim drains after the CPU unmap: record what the drain saw, so that a
+ * test can prove the order from the log. */
+static const char *be_drained(void *be, unsigned int g, int res)
 {
-	unsigned int ms = c->has_timeout ? c->timeout_ms : HIPSVM_DRAIN_DEFAULT_MS;
-	const char *range_word = NULL;
+	struct hipsvm_proc *p = be;
 	bool has_range;
 	u64 addr, len;
-	unsigned int g;
 
-	if (ms > HIPSVM_DRAIN_MAX_MS)
-		ms = HIPSVM_DRAIN_MAX_MS;
 	spin_lock(&p->lock);
 	has_range = p->has_range;
 	addr = p->range_addr;
 	len = p->range_len;
 	spin_unlock(&p->lock);
-	/* The shim drains after the CPU unmap: record what the drain saw, so
-	 * that a test can prove the order from the log. */
-	if (has_range)
-		range_word = range_mapped(addr, len) ? "mapped" : "unmapped";
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
-		const char *w;
-		int res;
-
-		if (!(mask >> g & 1))
-			continue;
-		if (g >= hipsvm_ngpus) {
-			hipsvm_out_gpu_word(o, g, "nodev");
-			continue;
-		}
-		res = drain_one(&hipsvm_vgpus[g], ms);
-		if (res == -EINTR)
-			return -EINTR;
-		hipsvm_cp_drain_account(&p->cp[g], res);
-		w = drain_word(res);
-		hipsvm_out_gpu_word(o, g, w);
-		hipsvm_proc_log(p, HIPSVM_EV_DRAIN, g, false, 0,
-				res == 0 && range_word ? range_word : w);
-	}
-	return 0;
+	if (!has_range || res != 0)
+		return NULL;
+	return range_mapped(addr, len) ? "mapped" : "unmapped";
 }
 
-static void do_clear(struct hipsvm_proc *p, const struct hipsvm_cmd *c, u64 mask,
-		     struct hipsvm_out *o)
+/* The unmap this range belonged to is over. */
+static void be_cleared(void *be, unsigned int g, bool reset)
 {
-	unsigned int g;
+	struct hipsvm_proc *p = be;
 
-	/* The unmap this range belonged to is over. */
 	spin_lock(&p->lock);
 	p->has_range = false;
 	spin_unlock(&p->lock);
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
-		u64 expect;
-		const char *w;
+}
 
-		if (!(mask >> g & 1))
-			continue;
-		if (g >= hipsvm_ngpus) {
-			hipsvm_out_gpu_word(o, g, "nodev");
-			continue;
-		}
-		expect = (c->has_value >> g & 1) ? c->value[g] : HIPSVM_CP_ANY;
-		w = hipsvm_cp_clear(&p->cp[g], expect) ? "cleared" : "kept";
-		hipsvm_out_gpu_word(o, g, w);
-		hipsvm_proc_log(p, HIPSVM_EV_CLEAR, g, false, 0, w);
-	}
+static void be_log(void *be, enum hipsvm_srv_ev ev, unsigned int g, bool has_x, u64 x,
+		   const char *word)
+{
+	static const u8 map[] = {
+		[HIPSVM_SRV_EV_SET] = HIPSVM_EV_SET, [HIPSVM_SRV_EV_DRAIN] = HIPSVM_EV_DRAIN,
+		[HIPSVM_SRV_EV_CLEAR] = HIPSVM_EV_CLEAR, [HIPSVM_SRV_EV_RANGE] = HIPSVM_EV_RANGE,
+	};
+
+	hipsvm_proc_log(be, map[ev], g, has_x, x, word);
 }
 
 /* Without a GPU list: the sums and every GPU's checkpoint. With one: the
  * listed GPUs' checkpoints and their filter counters too, as
  * g<N>.faults_handled and g<N>.faults_dropped (the names the simulator
  * uses; the shim asks a few GPUs at a time). */
-static void do_stats(struct hipsvm_proc *p, const struct hipsvm_cmd *c, struct hipsvm_out *o)
+static void be_stats(void *be, const struct hipsvm_cmd *c, struct hipsvm_out *o)
 {
-	struct hipsvm_cp_stats s = { 0 };
+	struct hipsvm_proc *p = be;
+	struct hipsvm_cp_stats s;
 	u64 want = c->gpus ? c->gpus : ~0ULL;
 	unsigned int g;
 
-	for (g = 0; g < hipsvm_ngpus; g++) {
-		const struct hipsvm_cp_stats *c = &p->cp[g].stats;
-
-		s.sets += READ_ONCE(c->sets);
-		s.sets_empty += READ_ONCE(c->sets_empty);
-		s.handled += READ_ONCE(c->handled);
-		s.dropped += READ_ONCE(c->dropped);
-		s.cleared_by_fault += READ_ONCE(c->cleared_by_fault);
-		s.clears += READ_ONCE(c->clears);
-		s.drains += READ_ONCE(c->drains);
-		s.drain_timeouts += READ_ONCE(c->drain_timeouts);
-		s.drain_nodev += READ_ONCE(c->drain_nodev);
-		s.drain_skipped += READ_ONCE(c->drain_skipped);
-	}
+	hipsvm_srv_cp_sum(&hipsvm_srv_ops_kmod, p, hipsvm_ngpus, &s);
 	hipsvm_out_kv(o, "pasid", p->pasid);
 	/* The caller is the opener (hook_write checks): its pid as it sees it. */
 	hipsvm_out_kv(o, "tgid", (u64)task_tgid_vnr(current));
@@ -230,7 +168,11 @@ static void do_stats(struct hipsvm_proc *p, const struct hipsvm_cmd *c, struct h
 	hipsvm_out_kv(o, "drain_timeouts", s.drain_timeouts);
 	hipsvm_out_kv(o, "drain_nodev", s.drain_nodev);
 	hipsvm_out_kv(o, "drain_skipped", s.drain_skipped);
+	hipsvm_out_kv(o, "stale", s.stale);
+	hipsvm_out_kv(o, "drains_early", s.drains_early);
+	hipsvm_out_kv(o, "drain_left", s.drain_left);
 	hipsvm_out_kv(o, "injected", (u64)atomic64_read(&p->injected));
+	hipsvm_out_kv(o, "lost", (u64)atomic64_read(&p->lost));
 	for (g = 0; g < hipsvm_ngpus; g++) {
 		if (!(want >> g & 1))
 			continue;
@@ -243,110 +185,64 @@ static void do_stats(struct hipsvm_proc *p, const struct hipsvm_cmd *c, struct h
 		hipsvm_out_str(o, " g");
 		hipsvm_out_u64(o, g);
 		hipsvm_out_str(o, ".faults_handled=");
-		hipsvm_out_u64(o, READ_ONCE(p->cp[g].stats.handled));
+		hipsvm_out_u64(o, HIPSVM_LOAD(&p->cp[g].stats.handled));
 		hipsvm_out_str(o, " g");
 		hipsvm_out_u64(o, g);
 		hipsvm_out_str(o, ".faults_dropped=");
-		hipsvm_out_u64(o, READ_ONCE(p->cp[g].stats.dropped));
+		hipsvm_out_u64(o, HIPSVM_LOAD(&p->cp[g].stats.dropped));
 	}
 }
 
-/* Runs one parsed command; the reply body goes to o after "ok <op>". */
-static int run(struct hipsvm_proc *p, const struct hipsvm_cmd *c, struct hipsvm_out *o,
-	       const char **detail)
+static void be_log_format(void *be, struct hipsvm_out *o)
 {
-	/* A GPU that does not exist is not a malformed request: set, drain
-	 * and clear answer "N=nodev" for it (as the simulator's server does),
-	 * inject and ring fail with ENODEV. */
-	u64 mask = c->all ? gpu_mask_all() : c->gpus;
-	u64 used;
-	int err;
-
-	if ((c->op == HIPSVM_OP_INJECT || c->op == HIPSVM_OP_RING) && c->gpu >= hipsvm_ngpus) {
-		*detail = "no such gpu";
-		return -ENODEV;
-	}
-
-	switch (c->op) {
-	case HIPSVM_OP_VERSION:
-		hipsvm_out_str(o, " ");
-		hipsvm_out_u64(o, HIPSVM_PROTO_VERSION);
-		hipsvm_out_str(o, " hipsvm-hook");
-		return 0;
-	case HIPSVM_OP_GPUS:
-		hipsvm_out_kv(o, "n", hipsvm_ngpus);
-		return 0;
-	case HIPSVM_OP_SET:
-		do_set(p, c, mask, o);
-		return 0;
-	case HIPSVM_OP_DRAIN:
-		err = do_drain(p, c, mask, o);
-		if (err)
-			*detail = "interrupted";
-		return err;
-	case HIPSVM_OP_CLEAR:
-		do_clear(p, c, mask, o);
-		return 0;
-	case HIPSVM_OP_STATS:
-		do_stats(p, c, o);
-		return 0;
-	case HIPSVM_OP_LOG:
-		hipsvm_proc_log_format(p, o);
-		return 0;
-	case HIPSVM_OP_INJECT:
-		err = hipsvm_vgpu_inject(c->gpu, c->ts_now, c->ts, c->addr, c->write,
-					 (u16)p->pasid, &used);
-		if (err) {
-			*detail = err == -ENOSPC ? "ring full" : "ring disabled";
-			return err;
-		}
-		atomic64_inc(&p->injected);
-		hipsvm_out_str(o, " ");
-		hipsvm_out_u64(o, c->gpu);
-		hipsvm_out_str(o, "=");
-		hipsvm_out_hex(o, used);
-		return 0;
-	case HIPSVM_OP_RING:
-		return hipsvm_vgpu_ring_enable(c->gpu, c->ring, c->on);
-	default:
-		*detail = "unknown command";
-		return -EINVAL;
-	}
+	hipsvm_proc_log_format(be, o);
 }
+
+static int be_inject(void *be, const struct hipsvm_cmd *c, u64 *ts, const char **detail)
+{
+	struct hipsvm_proc *p = be;
+	int err = hipsvm_vgpu_inject(c->gpu, c->ts_now, c->ts, c->addr, c->write,
+				     (u16)p->pasid, ts);
+
+	if (err) {
+		*detail = err == -ENOSPC ? "ring full" : "ring disabled";
+		return err;
+	}
+	atomic64_inc(&p->injected);
+	return 0;
+}
+
+static int be_ring(void *be, const struct hipsvm_cmd *c, const char **detail)
+{
+	return hipsvm_vgpu_ring_enable(c->gpu, c->ring, c->on);
+}
+
+const struct hipsvm_srv_ops hipsvm_srv_ops_kmod = {
+	.ngpus = be_ngpus,
+	.irq = be_irq,
+	.cp = be_cp,
+	.set = be_set,
+	.wait = be_wait,
+	.range = be_range,
+	.drained = be_drained,
+	.cleared = be_cleared,
+	.log = be_log,
+	.stats = be_stats,
+	.log_format = be_log_format,
+	.inject = be_inject,
+	.ring = be_ring,
+};
 
 /* Parses and runs one request; the reply (ok or err) is always written. */
 static int hook_request(struct hipsvm_file *f, size_t len)
 {
-	struct hipsvm_proc *p = f->proc;
-	const char *detail = "";
-	struct hipsvm_out o;
-	int err, n;
+	int err;
 
 	atomic64_inc(&hipsvm_stat_requests);
-	if (hipsvm_proto_parse(f->req, len, &f->cmd)) {
-		err = -EINVAL;
-		detail = "bad request";
-		goto fail;
-	}
-	hipsvm_out_init(&o, f->reply, sizeof(f->reply));
-	hipsvm_out_str(&o, "ok ");
-	hipsvm_out_str(&o, hipsvm_op_name(f->cmd.op));
-	err = run(p, &f->cmd, &o, &detail);
-	if (err)
-		goto fail;
-	n = hipsvm_out_end(&o);
-	if (n < 0) {
-		err = n;
-		detail = "reply too long";
-		goto fail;
-	}
-	f->reply_len = (size_t)n;
-	return 0;
-fail:
+	err = hipsvm_srv_request(&hipsvm_srv_ops_kmod, f->proc, &f->cmd, f->req, len, f->reply,
+				 sizeof(f->reply), &f->reply_len);
 	if (err == -EINVAL)
 		atomic64_inc(&hipsvm_stat_bad_requests);
-	n = hipsvm_proto_error(f->reply, sizeof(f->reply), err, detail);
-	f->reply_len = n > 0 ? (size_t)n : 0;
 	return err;
 }
 
@@ -358,13 +254,17 @@ static int hook_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	p = hipsvm_proc_get_current();
+	p = hipsvm_proc_open_current();
 	if (IS_ERR(p)) {
 		kfree(f);
 		return PTR_ERR(p);
 	}
 	f->proc = p;
 	mutex_init(&f->lock);
+	/* No f_pos lock: read() and write() would otherwise wait for each
+	 * other uninterruptibly in the VFS while a drain runs. Every request
+	 * rewinds the position anyway; f->lock (interruptible) orders them. */
+	file->f_mode &= ~FMODE_ATOMIC_POS;
 	file->private_data = f;
 	atomic64_inc(&hipsvm_stat_opens);
 	return 0;
@@ -374,7 +274,9 @@ static int hook_release(struct inode *inode, struct file *file)
 {
 	struct hipsvm_file *f = file->private_data;
 
-	hipsvm_proc_put(f->proc);
+	/* The last file of the process drains its faults (bounded) before
+	 * its PASID can be handed out again: proc.c. */
+	hipsvm_proc_close(f->proc);
 	kfree(f);
 	return 0;
 }
@@ -386,8 +288,11 @@ static ssize_t hook_write(struct file *file, const char __user *ubuf, size_t cou
 	ssize_t ret;
 	int n;
 
-	mutex_lock(&f->lock);
-	if (current->tgid != f->proc->tgid) {
+	/* A drain holds the lock for up to its timeout per GPU: a signal
+	 * must be able to end the wait of another thread's request. */
+	if (mutex_lock_interruptible(&f->lock))
+		return -ERESTARTSYS;
+	if (current->mm != f->proc->mm) {
 		ret = -EPERM;
 		n = hipsvm_proto_error(f->reply, sizeof(f->reply), -EPERM, "not the opener");
 		f->reply_len = n > 0 ? (size_t)n : 0;
@@ -406,9 +311,9 @@ static ssize_t hook_write(struct file *file, const char __user *ubuf, size_t cou
 		if (!ret)
 			ret = (ssize_t)count;
 	}
-	/* Rewind, so that read() after write() returns the new reply. */
+	/* Rewind, so that read() after write() returns the new reply (the VFS
+	 * stores *ppos back into f_pos for write(), not for pwrite()). */
 	*ppos = 0;
-	file->f_pos = 0;
 	mutex_unlock(&f->lock);
 	return ret;
 }
@@ -418,7 +323,8 @@ static ssize_t hook_read(struct file *file, char __user *ubuf, size_t count, lof
 	struct hipsvm_file *f = file->private_data;
 	ssize_t ret;
 
-	mutex_lock(&f->lock);
+	if (mutex_lock_interruptible(&f->lock))
+		return -ERESTARTSYS;
 	ret = simple_read_from_buffer(ubuf, count, ppos, f->reply, f->reply_len);
 	mutex_unlock(&f->lock);
 	return ret;

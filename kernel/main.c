@@ -8,7 +8,8 @@
  *   inject  write "<pasid> <gpu> <ts|now> <addr> [r|w]": push a retry fault
  *           IV for any PASID (the hook's "inject" uses the caller's own)
  *   pause   debug: read/write a mask of GPUs whose handler is paused, so
- *           that IVs stay in the rings (a drain then times out)
+ *           that IVs stay in the rings (a drain then times out); "<mask> ih0"
+ *           holds back ih0's interrupt handler too
  * See docs/kernel.md.
  */
 #include <linux/module.h>
@@ -55,8 +56,9 @@ static int stats_show(struct seq_file *m, void *v)
 	unsigned int g;
 	int i;
 
-	seq_printf(m, "gpus=%u\nprocesses=%u\nopens=%lld\nrequests=%lld\nbad_requests=%lld\n",
-		   hipsvm_ngpus, hipsvm_proc_count(), atomic64_read(&hipsvm_stat_opens),
+	seq_printf(m, "gpus=%u\nprocesses=%u\ndying_processes=%u\nopens=%lld\nrequests=%lld\n"
+		   "bad_requests=%lld\n", hipsvm_ngpus, hipsvm_proc_count(),
+		   hipsvm_proc_dying_count(), atomic64_read(&hipsvm_stat_opens),
 		   atomic64_read(&hipsvm_stat_requests),
 		   atomic64_read(&hipsvm_stat_bad_requests));
 	for (g = 0; g < hipsvm_ngpus; g++) {
@@ -68,8 +70,10 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "gpu%u.paused=%d\ngpu%u.faults=%llu\ngpu%u.unknown_pasid=%llu\n"
 			   "gpu%u.not_fault=%llu\ngpu%u.soft_lost=%llu\ngpu%u.retry_cam=%u\n"
 			   "gpu%u.ih1=%d\n", g, READ_ONCE(vg->paused), g,
-			   READ_ONCE(vg->faults), g, READ_ONCE(vg->unknown_pasid), g,
-			   READ_ONCE(vg->not_fault), g, READ_ONCE(vg->soft_lost), g,
+			   (u64)atomic64_read(&vg->faults), g,
+			   (u64)atomic64_read(&vg->unknown_pasid), g,
+			   (u64)atomic64_read(&vg->not_fault), g,
+			   (u64)atomic64_read(&vg->soft_lost), g,
 			   READ_ONCE(vg->irq.retry_cam), g, vg->irq.ih1 != NULL);
 		for (i = 0; i < HIPSVM_NRINGS; i++) {
 			struct hipsvm_ring *r = &vg->ring[i];
@@ -159,20 +163,25 @@ static ssize_t pause_read(struct file *file, char __user *ubuf, size_t count, lo
 static ssize_t pause_write(struct file *file, const char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
-	char buf[24];
+	char buf[32];
 	unsigned int g;
+	bool ih0 = false;
 	u64 mask;
 	int n;
 
 	n = get_line(buf, sizeof(buf), ubuf, count);
 	if (n < 0)
 		return n;
+	if (n > 4 && !strcmp(buf + n - 4, " ih0")) {
+		ih0 = true;
+		n -= 4;
+	}
 	if (hipsvm_proto_u64(buf, n, &mask))
 		return -EINVAL;
 	mutex_lock(&hipsvm_pause_lock);
 	hipsvm_pause_mask = mask & (hipsvm_ngpus >= 64 ? ~0ULL : (1ULL << hipsvm_ngpus) - 1);
 	for (g = 0; g < hipsvm_ngpus; g++)
-		hipsvm_vgpu_set_paused(g, hipsvm_pause_mask >> g & 1);
+		hipsvm_vgpu_set_paused(g, hipsvm_pause_mask >> g & 1, ih0);
 	mutex_unlock(&hipsvm_pause_lock);
 	return (ssize_t)count;
 }
@@ -219,10 +228,12 @@ static int __init hipsvm_init(void)
 
 static void __exit hipsvm_exit(void)
 {
-	/* Open files pin the module (fops.owner), so no process state is
-	 * left when we get here. */
+	/* Open files pin the module (fops.owner): only processes still
+	 * draining after their last close are left. */
 	debugfs_remove_recursive(hipsvm_dir);
+	hipsvm_proc_stop();
 	hipsvm_vgpu_fini_all();
+	hipsvm_proc_fini();
 	pr_info("hipsvm: unloaded\n");
 }
 

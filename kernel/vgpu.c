@@ -41,14 +41,14 @@ static void vgpu_dispatch(void *arg, const u32 *dw, u64 ts)
 	hipsvm_iv_decode(dw, &iv);
 	if ((iv.client_id != HIPSVM_IH_CLIENT_VMC &&
 	     iv.client_id != HIPSVM_IH_CLIENT_UTCL2) || !hipsvm_iv_fault_retry(&iv)) {
-		g->not_fault++;
+		atomic64_inc(&g->not_fault);
 		return;
 	}
-	g->faults++;
+	atomic64_inc(&g->faults);
 	p = hipsvm_proc_get_by_pasid(iv.pasid);
 	if (!p) {
 		/* The process closed its last hook file: nothing to restore. */
-		g->unknown_pasid++;
+		atomic64_inc(&g->unknown_pasid);
 		return;
 	}
 	r = hipsvm_cp_filter(&p->cp[g->idx], ts);
@@ -83,8 +83,15 @@ static void vgpu_delegate(void *arg, const u32 *dw, u64 ts)
 	if (READ_ONCE(g->irq.ih_soft->enabled))
 		err = hipsvm_ring_write(g->irq.ih_soft, dw);
 	spin_unlock(&g->prod_lock);
-	if (err)
-		g->soft_lost++;
+	if (err) {
+		struct hipsvm_proc *p = hipsvm_proc_get_by_pasid(iv.pasid);
+
+		atomic64_inc(&g->soft_lost);
+		if (p) {
+			atomic64_inc(&p->lost);
+			hipsvm_proc_put(p);
+		}
+	}
 }
 
 /* ih0 is the interrupt handler (top half): it runs even while the GPU is
@@ -96,7 +103,8 @@ static void vgpu_work(struct work_struct *w)
 	bool delegate = delegates(g);
 	int i;
 
-	if (delegate && READ_ONCE(g->ring[HIPSVM_RING_IH0].enabled))
+	if (delegate && READ_ONCE(g->ring[HIPSVM_RING_IH0].enabled) &&
+	    !(READ_ONCE(g->paused) && READ_ONCE(g->hold_ih0)))
 		hipsvm_ring_process(&g->ring[HIPSVM_RING_IH0], vgpu_delegate, g, vgpu_wake, g);
 	if (READ_ONCE(g->paused)) {
 		wake_up_all(&g->wq);
@@ -178,10 +186,11 @@ int hipsvm_vgpu_ring_enable(unsigned int gpu, enum hipsvm_ring_id id, bool on)
 	return 0;
 }
 
-void hipsvm_vgpu_set_paused(unsigned int gpu, bool paused)
+void hipsvm_vgpu_set_paused(unsigned int gpu, bool paused, bool ih0)
 {
 	struct hipsvm_vgpu *g = &hipsvm_vgpus[gpu];
 
+	WRITE_ONCE(g->hold_ih0, paused && ih0);
 	WRITE_ONCE(g->paused, paused);
 	if (paused)
 		/* A pass already running would go on until the rings are

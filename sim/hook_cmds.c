@@ -12,13 +12,18 @@
  * answers ENOMEM). The pages that the CPU unmap took leave their allocation
  * then: a fault on them is real from then on, even once another mapping
  * reuses the address, and hipFree does not unmap them again.
+ *
+ * What a request means is decided in src/hooksrv.c, shared with the kernel
+ * module; this file is the simulator's backend: one process, whose
+ * checkpoint on GPU g is that GPU's, sets under the GPU's pt_lock, drains
+ * sleeping on the rings' futex words.
  */
 #include "sim.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
 
-#define DEFAULT_DRAIN_MS 1000
+#include "hooksrv.h"
 
 struct zap {
 	uintptr_t start, end;
@@ -28,9 +33,9 @@ struct zap {
 
 struct log_ev {
 	uint64_t seq;
-	enum hipsvm_op op;
+	const char *op;
 	unsigned gpu;
-	char extra[12];
+	char extra[24];
 };
 
 static struct {
@@ -40,7 +45,6 @@ static struct {
 	pthread_mutex_t log_lock;
 	struct log_ev log[SIM_LOG_LEN];
 	uint64_t seq;
-	uint64_t drains, drain_timeouts;
 } hs;
 
 void sim_hook_cmds_reset(void)
@@ -50,7 +54,7 @@ void sim_hook_cmds_reset(void)
 	pthread_mutex_init(&hs.log_lock, NULL);
 }
 
-static void log_event(enum hipsvm_op op, unsigned gpu, const char *extra)
+static void log_event(const char *op, unsigned gpu, const char *extra)
 {
 	struct log_ev *e;
 
@@ -130,89 +134,77 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 	return word;
 }
 
-static uint64_t valid_mask(void)
+/* ---- the backend of src/hooksrv.c ---- */
+
+static unsigned be_ngpus(void *be)
 {
-	return sim.ngpu >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << sim.ngpu) - 1;
+	(void)be;
+	return sim.ngpu;
 }
 
-static void do_set(const struct hipsvm_cmd *c, struct hipsvm_out *o)
+static const struct hipsvm_gpu_irq *be_irq(void *be, unsigned g)
 {
-	uint64_t mask = c->gpus & valid_mask();
-	uintptr_t start = (uintptr_t)c->addr, end = (uintptr_t)(c->addr + c->len);
-	unsigned i;
-
-	hipsvm_out_str(o, "ok set");
-	for (i = 0; i < sim.ngpu; i++) {
-		uint64_t ts = 0;
-
-		if (!((mask >> i) & 1))
-			continue;
-		if (sim_gpu_set(sim.gpu[i], c->has_range, start, end, &ts) == 1) {
-			hipsvm_out_str(o, " ");
-			hipsvm_out_u64(o, i);
-			hipsvm_out_str(o, "=");
-			hipsvm_out_hex(o, ts);
-		} else {
-			hipsvm_out_gpu_word(o, i, "none");
-		}
-		log_event(HIPSVM_OP_SET, i, NULL);
-	}
-	if (c->has_range && mask)
-		zap_add(start, end, mask);
+	(void)be;
+	return &sim.gpu[g]->irq;
 }
 
-static void do_drain(const struct hipsvm_cmd *c, struct hipsvm_out *o)
+static struct hipsvm_cp *be_cp(void *be, unsigned g)
 {
-	uint64_t ms = c->has_timeout ? c->timeout_ms : DEFAULT_DRAIN_MS;
-	unsigned i;
-
-	hipsvm_out_str(o, "ok drain");
-	for (i = 0; i < HIPSVM_MAX_GPUS; i++) {
-		struct sim_gpu *g = sim_gpu((int)i);
-		const char *word, *extra;
-		char buf[12];
-		int r;
-
-		if (!((c->gpus >> i) & 1) || (c->all && !g))
-			continue;
-		if (!g) {
-			hipsvm_out_gpu_word(o, i, "nodev");
-			continue;
-		}
-		r = hipsvm_cp_drain(&g->cp, &g->irq, ms * 1000000u);
-		word = r == 0 ? "ok" : r == -ETIME ? "timeout" :
-		       r == HIPSVM_DRAIN_SKIPPED ? "skipped" : "nodev";
-		extra = zap_drain(g, true);
-		__atomic_fetch_add(&hs.drains, 1, __ATOMIC_RELAXED);
-		if (r == -ETIME)
-			__atomic_fetch_add(&hs.drain_timeouts, 1, __ATOMIC_RELAXED);
-		hipsvm_out_gpu_word(o, i, word);
-		snprintf(buf, sizeof(buf), "%s", extra ? extra : "");
-		log_event(HIPSVM_OP_DRAIN, i, extra ? buf : NULL);
-	}
+	(void)be;
+	return &sim.gpu[g]->cp;
 }
 
-static void do_clear(const struct hipsvm_cmd *c, struct hipsvm_out *o)
+static int be_set(void *be, unsigned g, const struct hipsvm_cmd *c, uint64_t *ts)
 {
-	uint64_t mask = c->gpus & valid_mask();
-	unsigned i;
+	(void)be;
+	return sim_gpu_set(sim.gpu[g], c->has_range, (uintptr_t)c->addr,
+			   (uintptr_t)(c->addr + c->len), ts);
+}
 
-	hipsvm_out_str(o, "ok clear");
-	for (i = 0; i < sim.ngpu; i++) {
-		struct sim_gpu *g = sim.gpu[i];
-		uint64_t expect;
-		int r;
+static int be_wait(void *be, unsigned g, struct hipsvm_drain *d, uint32_t ms)
+{
+	(void)be;
+	(void)g;
+	return hipsvm_cp_drain_wait(d, (uint64_t)ms * 1000000u);
+}
 
-		if (!((mask >> i) & 1))
-			continue;
-		expect = ((c->has_value >> i) & 1) ? c->value[i] : HIPSVM_CP_ANY;
-		r = hipsvm_cp_clear(&g->cp, expect);
-		if (r)
-			__atomic_fetch_add(&g->clears, 1, __ATOMIC_RELAXED);
-		zap_drain(g, false);
-		hipsvm_out_gpu_word(o, i, r ? "cleared" : "kept");
-		log_event(HIPSVM_OP_CLEAR, i, NULL);
+static void be_range(void *be, const struct hipsvm_cmd *c, uint64_t gpus)
+{
+	(void)be;
+	if (c->has_range && gpus)
+		zap_add((uintptr_t)c->addr, (uintptr_t)(c->addr + c->len), gpus);
+}
+
+static const char *be_drained(void *be, unsigned g, int res)
+{
+	(void)be;
+	(void)res;
+	return zap_drain(sim.gpu[g], true);
+}
+
+static void be_cleared(void *be, unsigned g, bool reset)
+{
+	(void)be;
+	if (reset)
+		__atomic_fetch_add(&sim.gpu[g]->clears, 1, __ATOMIC_RELAXED);
+	zap_drain(sim.gpu[g], false);
+}
+
+static void be_log(void *be, enum hipsvm_srv_ev ev, unsigned g, bool has_x, uint64_t x,
+		   const char *word)
+{
+	static const char *const names[] = {
+		[HIPSVM_SRV_EV_SET] = "set", [HIPSVM_SRV_EV_DRAIN] = "drain",
+		[HIPSVM_SRV_EV_CLEAR] = "clear", [HIPSVM_SRV_EV_RANGE] = "range",
+	};
+	char hex[24];
+
+	(void)be;
+	if (!word && has_x) {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)x);
+		word = hex;
 	}
+	log_event(names[ev], g, word);
 }
 
 static void gpu_stats(struct hipsvm_out *o, const char *prefix, const struct hipsvm_sim_stats *s)
@@ -236,7 +228,7 @@ static void gpu_stats(struct hipsvm_out *o, const char *prefix, const struct hip
  * else the first ones. */
 #define STATS_GPUS ((HIPSVM_PROTO_MAX_TOKENS - 8) / 8)
 
-static void do_stats(const struct hipsvm_cmd *c, struct hipsvm_out *o)
+static void be_stats(void *be, const struct hipsvm_cmd *c, struct hipsvm_out *o)
 {
 	uint64_t want = c->gpus ? c->gpus : ~UINT64_C(0);
 	unsigned listed = 0;
@@ -253,10 +245,10 @@ static void do_stats(const struct hipsvm_cmd *c, struct hipsvm_out *o)
 		sum.faults_handled += s[i].faults_handled;
 		sum.faults_dropped += s[i].faults_dropped;
 		sum.faults_real += s[i].faults_real;
+		sum.drains += s[i].drains;
+		sum.drain_timeouts += s[i].drain_timeouts;
 	}
-	sum.drains = __atomic_load_n(&hs.drains, __ATOMIC_RELAXED);
-	sum.drain_timeouts = __atomic_load_n(&hs.drain_timeouts, __ATOMIC_RELAXED);
-	hipsvm_out_str(o, "ok stats");
+	(void)be;
 	gpu_stats(o, "", &sum);
 	for (i = 0; i < sim.ngpu && listed < STATS_GPUS; i++) {
 		if (!((want >> i) & 1))
@@ -267,11 +259,11 @@ static void do_stats(const struct hipsvm_cmd *c, struct hipsvm_out *o)
 	}
 }
 
-static void do_log(struct hipsvm_out *o)
+static void be_log_format(void *be, struct hipsvm_out *o)
 {
 	uint64_t first, k;
 
-	hipsvm_out_str(o, "ok log");
+	(void)be;
 	pthread_mutex_lock(&hs.log_lock);
 	first = hs.seq > SIM_LOG_LEN ? hs.seq - SIM_LOG_LEN : 0;
 	for (k = first; k < hs.seq; k++) {
@@ -280,7 +272,7 @@ static void do_log(struct hipsvm_out *o)
 		hipsvm_out_str(o, " ");
 		hipsvm_out_u64(o, e->seq);
 		hipsvm_out_str(o, ":");
-		hipsvm_out_str(o, hipsvm_op_name(e->op));
+		hipsvm_out_str(o, e->op);
 		hipsvm_out_str(o, ":");
 		hipsvm_out_u64(o, e->gpu);
 		if (e->extra[0]) {
@@ -291,77 +283,61 @@ static void do_log(struct hipsvm_out *o)
 	pthread_mutex_unlock(&hs.log_lock);
 }
 
-static int do_inject(const struct hipsvm_cmd *c, struct hipsvm_out *o)
+static int be_inject(void *be, const struct hipsvm_cmd *c, uint64_t *ts, const char **detail)
 {
-	struct sim_gpu *g = sim_gpu((int)c->gpu);
-	uint64_t ts = 0;
+	struct sim_gpu *g = sim.gpu[c->gpu];
 	int err;
 
-	if (!g)
-		return -ENODEV;
-	err = sim_gpu_raise(g, (uintptr_t)c->addr, c->write, true, !c->ts_now, c->ts, 0, &ts);
-	if (err)
+	(void)be;
+	err = sim_gpu_raise(g, (uintptr_t)c->addr, c->write, true, !c->ts_now, c->ts, 0, ts);
+	if (err) {
+		*detail = err == -ENOSPC ? "ring full" : "inject";
 		return err;
-	hipsvm_out_str(o, "ok inject ");
-	hipsvm_out_u64(o, c->gpu);
-	hipsvm_out_str(o, "=");
-	hipsvm_out_hex(o, ts);
-	log_event(HIPSVM_OP_INJECT, c->gpu, NULL);
+	}
+	log_event("inject", c->gpu, NULL);
 	return 0;
 }
 
-static int do_ring(const struct hipsvm_cmd *c, struct hipsvm_out *o)
+static int be_ring(void *be, const struct hipsvm_cmd *c, const char **detail)
 {
-	struct sim_gpu *g = sim_gpu((int)c->gpu);
+	struct sim_gpu *g = sim.gpu[c->gpu];
 	struct hipsvm_ring *r;
 
-	if (!g)
-		return -ENODEV;
+	(void)be;
 	r = c->ring == HIPSVM_RING_IH0 ? g->irq.ih0 :
 	    c->ring == HIPSVM_RING_IH1 ? g->irq.ih1 : g->irq.ih_soft;
-	if (!r)
-		return -ENODEV;		/* no ih1 on an APU */
+	if (!r) {
+		*detail = "no such ring";	/* no ih1 on an APU */
+		return -ENODEV;
+	}
 	HIPSVM_STORE(&r->enabled, c->on ? 1u : 0u);
 	sim_gpu_kick(g);
-	hipsvm_out_str(o, "ok ring");
-	log_event(HIPSVM_OP_RING, c->gpu, c->on ? "on" : "off");
+	log_event("ring", c->gpu, c->on ? "on" : "off");
 	return 0;
 }
+
+static const struct hipsvm_srv_ops sim_srv_ops = {
+	.ngpus = be_ngpus,
+	.irq = be_irq,
+	.cp = be_cp,
+	.set = be_set,
+	.wait = be_wait,
+	.range = be_range,
+	.drained = be_drained,
+	.cleared = be_cleared,
+	.log = be_log,
+	.stats = be_stats,
+	.log_format = be_log_format,
+	.inject = be_inject,
+	.ring = be_ring,
+};
 
 /* One request line to one reply line in out; returns the reply length. */
 int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap)
 {
 	struct hipsvm_cmd c;
-	struct hipsvm_out o;
-	int err = 0, n;
+	size_t n;
 
-	if (hipsvm_proto_parse(line, len, &c) != 0)
-		return hipsvm_proto_error(out, cap, -EINVAL, "malformed request");
-	hipsvm_out_init(&o, out, cap);
-	switch (c.op) {
-	case HIPSVM_OP_VERSION:
-		hipsvm_out_str(&o, "ok version ");
-		hipsvm_out_u64(&o, HIPSVM_PROTO_VERSION);
-		hipsvm_out_str(&o, " hipsvm-hook");
-		break;
-	case HIPSVM_OP_GPUS:
-		hipsvm_out_str(&o, "ok gpus");
-		hipsvm_out_kv(&o, "n", sim.ngpu);
-		break;
-	case HIPSVM_OP_SET: do_set(&c, &o); break;
-	case HIPSVM_OP_DRAIN: do_drain(&c, &o); break;
-	case HIPSVM_OP_CLEAR: do_clear(&c, &o); break;
-	case HIPSVM_OP_STATS: do_stats(&c, &o); break;
-	case HIPSVM_OP_LOG: do_log(&o); break;
-	case HIPSVM_OP_INJECT: err = do_inject(&c, &o); break;
-	case HIPSVM_OP_RING: err = do_ring(&c, &o); break;
-	default: err = -EINVAL; break;
-	}
-	if (err)
-		return hipsvm_proto_error(out, cap, err, hipsvm_op_name(c.op));
-	n = hipsvm_out_end(&o);
-	if (n < 0)
-		return hipsvm_proto_error(out, cap, -ENOSPC, "reply too long");
-	return n;
+	hipsvm_srv_request(&sim_srv_ops, NULL, &c, line, len, out, cap, &n);
+	return (int)n;
 }
-

@@ -24,35 +24,31 @@ static struct hipsvm_ring *set_ring(const struct hipsvm_gpu_irq *g)
 int hipsvm_cp_set(struct hipsvm_cp *c, const struct hipsvm_gpu_irq *g, uint64_t *ts)
 {
 	struct hipsvm_ring *r = set_ring(g);
-	uint64_t want, cur;
+	uint64_t want;
 
 	if (!r) {
 		HIPSVM_ADD(&c->stats.sets_empty, 1);
 		return 0;
 	}
 	want = hipsvm_ring_decode_ts(r, hipsvm_ring_wptr(r), -1) | HIPSVM_CP_VALID;
-	cur = HIPSVM_LOAD_ACQ(&c->ts);
-	for (;;) {
-		uint64_t seen;
-
-		if (cur != 0 && hipsvm_ts_after_or_equal(want & HIPSVM_TS_MASK,
-							 cur & HIPSVM_TS_MASK))
-			break;	/* a later checkpoint is already in force */
-		seen = hipsvm_cmpxchg64(&c->ts, cur, want);
-		if (seen == cur) {
-			cur = want;
-			break;
-		}
-		cur = seen;
-	}
+	/* Overwritten, not compared: a value older than 2^47 ticks reads as
+	 * newer than any fresh one. Sets are serialised by the caller, so a
+	 * later set read the ring later; a filter that clears in between does
+	 * so with a compare-and-swap from what it saw, which then fails. */
+	HIPSVM_STORE_REL(&c->ts, want);
+	HIPSVM_STORE_REL(&c->last_set, want);	/* after ts: see the filter */
 	HIPSVM_ADD(&c->stats.sets, 1);
 	if (ts)
-		*ts = cur & HIPSVM_TS_MASK;
+		*ts = want & HIPSVM_TS_MASK;
 	return 1;
 }
 
 int hipsvm_cp_filter(struct hipsvm_cp *c, uint64_t ts)
 {
+	/* last_set before ts: a filter that sees a set's last_set also sees
+	 * its checkpoint, so a fault handled just before a set took effect is
+	 * not counted as stale. */
+	uint64_t last = HIPSVM_LOAD_ACQ(&c->last_set);
 	uint64_t cp = HIPSVM_LOAD_ACQ(&c->ts);
 
 	if (cp != 0) {
@@ -68,6 +64,8 @@ int hipsvm_cp_filter(struct hipsvm_cp *c, uint64_t ts)
 			HIPSVM_ADD(&c->stats.cleared_by_fault, 1);
 	}
 	HIPSVM_ADD(&c->stats.handled, 1);
+	if (last != 0 && hipsvm_ts_after_or_equal(ts, last & HIPSVM_TS_MASK))
+		HIPSVM_ADD(&c->stats.stale, 1);
 	return 0;
 }
 
@@ -85,54 +83,89 @@ int hipsvm_cp_clear(struct hipsvm_cp *c, uint64_t expect)
 	return 1;
 }
 
-static int drain_add(struct hipsvm_drain *d, struct hipsvm_ring *r)
+static bool ring_on(const struct hipsvm_ring *r)
 {
-	uint32_t wptr;
+	return r && HIPSVM_LOAD(&r->enabled);
+}
 
-	if (!r || !HIPSVM_LOAD(&r->enabled))
-		return -ENODEV;
-	/* The acquire on wptr is the kernel's rmb(): the IV before wptr is
-	 * complete when we read its timestamp. */
-	wptr = hipsvm_ring_wptr(r);
-	d->ring[d->n] = r;
-	d->checkpoint[d->n] = hipsvm_ring_decode_ts(r, wptr, -1);
-	d->n++;
-	return 0;
+/* The acquire on wptr is the kernel's rmb(): the IV before wptr is complete
+ * when we read its timestamp. */
+static uint64_t fresh_checkpoint(const struct hipsvm_ring *r)
+{
+	return hipsvm_ring_decode_ts(r, hipsvm_ring_wptr(r), -1);
 }
 
 int hipsvm_cp_drain_begin(const struct hipsvm_gpu_irq *g, struct hipsvm_drain *d)
 {
-	int err;
-
 	d->n = 0;
+	d->cur = 0;
+	d->err = 0;
 	if (HIPSVM_LOAD(&g->shutdown))
 		return -ENODEV;
 	if (HIPSVM_LOAD(&g->in_reset))
 		return HIPSVM_DRAIN_SKIPPED;
 	if (HIPSVM_LOAD(&g->retry_cam)) {
-		err = drain_add(d, g->ih0);
-		if (!err)
-			err = drain_add(d, g->ih_soft);
-		return err;
+		d->ring[d->n++] = g->ih0;
+		d->ring[d->n++] = g->ih_soft;
+	} else {
+		d->ring[d->n++] = g->ih1;
 	}
-	return drain_add(d, g->ih1);
+	if (!ring_on(d->ring[0]) || (d->n > 1 && !ring_on(d->ring[1])))
+		return -ENODEV;
+	d->checkpoint = fresh_checkpoint(d->ring[0]);
+	d->first = d->checkpoint;
+	return 0;
 }
 
-bool hipsvm_cp_drain_done(const struct hipsvm_drain *d)
+static bool ring_passed(const struct hipsvm_ring *r, uint64_t checkpoint)
 {
-	unsigned i;
+	uint64_t processed = HIPSVM_LOAD_ACQ(&r->processed_ts);
 
-	for (i = 0; i < d->n; i++) {
-		const struct hipsvm_ring *r = d->ring[i];
-		uint64_t processed = HIPSVM_LOAD_ACQ(&r->processed_ts);
+	return hipsvm_ts_after(checkpoint, processed) || hipsvm_ring_empty(r);
+}
 
-		if (hipsvm_ts_after(d->checkpoint[i], processed))
-			continue;
-		if (hipsvm_ring_empty(r))
-			continue;
-		return false;
+bool hipsvm_cp_drain_poll(struct hipsvm_drain *d)
+{
+	while (d->cur < d->n) {
+		struct hipsvm_ring *next;
+
+		if (!ring_passed(d->ring[d->cur], d->checkpoint))
+			return false;
+		if (++d->cur == d->n)
+			break;
+		/* The ring before has been processed past its checkpoint:
+		 * what it passed on is in this one now (the handler writes it
+		 * before it publishes its own progress), so this checkpoint
+		 * covers it. */
+		next = d->ring[d->cur];
+		if (!ring_on(next)) {
+			d->err = -ENODEV;
+			d->cur = d->n;
+			break;
+		}
+		d->checkpoint = fresh_checkpoint(next);
 	}
 	return true;
+}
+
+unsigned hipsvm_cp_drain_left(const struct hipsvm_drain *d)
+{
+	unsigned i, left = 0;
+
+	for (i = 1; i < d->n; i++) {
+		const struct hipsvm_ring *r = d->ring[i];
+		uint32_t p = HIPSVM_LOAD_ACQ(&r->rptr), w = hipsvm_ring_wptr(r);
+		unsigned k;
+
+		/* Bounded by the ring's size; a slot reused meanwhile holds a
+		 * newer IV, which is not counted. */
+		for (k = 0; p != w && k < r->size / HIPSVM_IV_BYTES; k++) {
+			if (hipsvm_ts_after_or_equal(hipsvm_ring_decode_ts(r, p, 0), d->first))
+				left++;
+			p = (p + HIPSVM_IV_BYTES) & r->ptr_mask;
+		}
+	}
+	return left;
 }
 
 void hipsvm_cp_drain_account(struct hipsvm_cp *c, int result)

@@ -28,53 +28,52 @@ void hipsvm_ring_wake_user(void *arg)
 		syscall(SYS_futex, &r->wake_seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
-int hipsvm_cp_drain(struct hipsvm_cp *cp, const struct hipsvm_gpu_irq *g, uint64_t timeout_ns)
+int hipsvm_cp_drain_wait(struct hipsvm_drain *d, uint64_t timeout_ns)
 {
-	struct hipsvm_drain d;
-	uint64_t deadline;
-	int err = hipsvm_cp_drain_begin(g, &d);
-	unsigned i;
+	uint64_t deadline = hipsvm_now_ns() + timeout_ns;
+	int err;
 
-	if (err) {
-		hipsvm_cp_drain_account(cp, err);
-		return err;
-	}
-	deadline = hipsvm_now_ns() + timeout_ns;
 	for (;;) {
-		uint32_t seq[2];
+		/* The rings are drained one after the other: sleep on the one
+		 * being drained, whose handler pass wakes us. */
+		unsigned cur = d->cur;
+		struct hipsvm_ring *r = d->ring[cur];
+		uint32_t seq = __atomic_load_n(&r->wake_seq, __ATOMIC_ACQUIRE);
 		uint64_t now;
 
-		for (i = 0; i < d.n; i++) {
-			seq[i] = __atomic_load_n(&d.ring[i]->wake_seq, __ATOMIC_ACQUIRE);
-			__atomic_fetch_add(&d.ring[i]->waiters, 1, __ATOMIC_SEQ_CST);
-		}
+		__atomic_fetch_add(&r->waiters, 1, __ATOMIC_SEQ_CST);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (hipsvm_cp_drain_done(&d)) {
+		if (hipsvm_cp_drain_poll(d)) {
 			err = 0;
 		} else if ((now = hipsvm_now_ns()) >= deadline) {
 			err = -ETIME;
+		} else if (d->cur != cur) {
+			err = 1;	/* on to the next ring: look again */
 		} else {
-			/* Sleep on the first ring still behind; a pass on the
-			 * other wakes nobody, so cap the sleep to re-check. */
 			uint64_t left = deadline - now;
-			struct timespec ts;
+			struct timespec ts = {
+				.tv_sec = (time_t)(left / 1000000000u),
+				.tv_nsec = (long)(left % 1000000000u),
+			};
 
-			for (i = 0; i + 1 < d.n; i++)
-				if (!hipsvm_ts_after(d.checkpoint[i],
-						     __atomic_load_n(&d.ring[i]->processed_ts, __ATOMIC_ACQUIRE)) &&
-				    !hipsvm_ring_empty(d.ring[i]))
-					break;
-			if (d.n > 1 && left > 1000000)
-				left = 1000000;
-			ts.tv_sec = (time_t)(left / 1000000000u);
-			ts.tv_nsec = (long)(left % 1000000000u);
-			syscall(SYS_futex, &d.ring[i]->wake_seq, FUTEX_WAIT_PRIVATE, seq[i], &ts, NULL, 0);
+			syscall(SYS_futex, &r->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
 			err = 1;
 		}
-		for (i = 0; i < d.n; i++)
-			__atomic_fetch_sub(&d.ring[i]->waiters, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&r->waiters, 1, __ATOMIC_RELAXED);
 		if (err != 1)
-			break;
+			return err;
+	}
+}
+
+int hipsvm_cp_drain(struct hipsvm_cp *cp, const struct hipsvm_gpu_irq *g, uint64_t timeout_ns)
+{
+	struct hipsvm_drain d;
+	int err = hipsvm_cp_drain_begin(g, &d);
+
+	if (!err) {
+		err = hipsvm_cp_drain_wait(&d, timeout_ns);
+		if (!err)
+			err = d.err;
 	}
 	hipsvm_cp_drain_account(cp, err);
 	return err;

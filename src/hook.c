@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "hooksrv.h"
 #include "options.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 5000
@@ -333,8 +334,9 @@ static uint64_t reply_budget_ms(const struct hipsvm_hook *h, const struct hipsvm
 	uint64_t ms = h->reply_timeout_ms ? h->reply_timeout_ms : DEFAULT_REPLY_TIMEOUT_MS;
 	uint64_t drain;
 
-	if (cmd->op == HIPSVM_OP_DRAIN) {
-		drain = (cmd->has_timeout ? cmd->timeout_ms : 1000) + (uint64_t)HIPSVM_HOOK_MARGIN_MS;
+	if (cmd->op == HIPSVM_OP_DRAIN || cmd->op == HIPSVM_OP_DRAINCLEAR) {
+		drain = (cmd->has_timeout ? cmd->timeout_ms : HIPSVM_DRAIN_DEFAULT_MS) +
+			(uint64_t)HIPSVM_HOOK_MARGIN_MS;
 		if (drain > ms)
 			ms = drain;
 	}
@@ -548,6 +550,64 @@ int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HI
 	if (err)
 		return err;
 	return r.status;
+}
+
+/* The n bytes at v are the reply word w. */
+static bool word_is(const char *v, size_t n, const char *w)
+{
+	return strlen(w) == n && !strncmp(v, w, n);
+}
+
+int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
+			   const uint64_t cp[HIPSVM_MAX_GPUS], uint64_t cp_mask,
+			   int result[HIPSVM_MAX_GPUS], uint64_t *cleared)
+{
+	struct hipsvm_cmd c;
+	struct hipsvm_reply r;
+	unsigned k;
+	int err;
+
+	if (!gpus)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_DRAINCLEAR;
+	c.gpus = gpus;
+	c.has_timeout = true;
+	c.timeout_ms = timeout_ms < HIPSVM_DRAIN_MAX_MS ? timeout_ms : HIPSVM_DRAIN_MAX_MS;
+	for (k = 0; k < HIPSVM_MAX_GPUS; k++) {
+		if ((cp_mask & gpus) >> k & 1) {
+			c.has_value |= UINT64_C(1) << k;
+			c.value[k] = cp[k];
+		}
+	}
+	err = hipsvm_hook_call(h, &c, &r);
+	if (err)
+		return err;
+	if (r.status)
+		return r.status;
+	*cleared = 0;
+	for (k = 0; k < HIPSVM_MAX_GPUS; k++)
+		if (gpus >> k & 1)
+			result[k] = -EPROTO;	/* unless the reply says */
+	for (k = 0; k < r.ntok; k++) {
+		int g = tok_gpu(r.tok[k].key);
+		const char *v = r.tok[k].val, *sep = strchr(v, HIPSVM_W_SEP);
+		size_t n = sep ? (size_t)(sep - v) : strlen(v);
+
+		if (g < 0 || !(gpus >> g & 1))
+			continue;
+		if (word_is(v, n, HIPSVM_W_OK))
+			result[g] = 0;
+		else if (word_is(v, n, HIPSVM_W_TIMEOUT))
+			result[g] = -ETIME;
+		else if (word_is(v, n, HIPSVM_W_NODEV))
+			result[g] = -ENODEV;
+		else if (word_is(v, n, HIPSVM_W_SKIPPED))
+			result[g] = HIPSVM_DRAIN_SKIPPED;
+		if (sep && !strcmp(sep + 1, HIPSVM_W_CLEARED))
+			*cleared |= UINT64_C(1) << g;
+	}
+	return 0;
 }
 
 int hipsvm_hook_stats(struct hipsvm_hook *h, uint64_t gpus, struct hipsvm_reply *r)

@@ -89,6 +89,14 @@ int hipsvm_hook_drain(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
 /* clear <gpus> with N=TS for each bit of cp_mask (only if still that value). */
 int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HIPSVM_MAX_GPUS],
 		      uint64_t cp_mask);
+/* drainclear <gpus> <timeout_ms> with N=TS for each bit of cp_mask (protocol
+ * version 2): one round trip for drain then clear. result[g] as for drain;
+ * *cleared gets the GPUs whose checkpoint the server reset (it clears only
+ * those given a value whose drain passed, and only if still that value).
+ * The timeout is capped at HIPSVM_DRAIN_MAX_MS, which a server would refuse. */
+int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
+			   const uint64_t cp[HIPSVM_MAX_GPUS], uint64_t cp_mask,
+			   int result[HIPSVM_MAX_GPUS], uint64_t *cleared);
 /* stats, with the per-GPU counters of the GPUs in gpus (0: the server's
  * default). HIPSVM_HOOK_STATS_GPUS at a time fit any server's reply. */
 #define HIPSVM_HOOK_STATS_GPUS 8

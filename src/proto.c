@@ -21,7 +21,7 @@ static const struct {
 	{ HIPSVM_OP_SET, "set" },	  { HIPSVM_OP_DRAIN, "drain" },
 	{ HIPSVM_OP_CLEAR, "clear" },	  { HIPSVM_OP_STATS, "stats" },
 	{ HIPSVM_OP_LOG, "log" },	  { HIPSVM_OP_INJECT, "inject" },
-	{ HIPSVM_OP_RING, "ring" },
+	{ HIPSVM_OP_RING, "ring" },	  { HIPSVM_OP_DRAINCLEAR, "drainclear" },
 };
 
 static const struct {
@@ -205,13 +205,13 @@ static int parse_args(struct span *t, int n, struct hipsvm_cmd *c)
 		}
 		return 0;
 	case HIPSVM_OP_DRAIN:
+	case HIPSVM_OP_DRAINCLEAR:
 		if (n != 2 && n != 3)
 			return -EINVAL;
-		if (parse_gpus(t[1], c, false))
+		if (parse_gpus(t[1], c, c->op == HIPSVM_OP_DRAINCLEAR))
 			return -EINVAL;
 		if (n == 3) {
-			/* Bounded: a drain is a wait, not a way to hang a process. */
-			if (span_u64(t[2], &v) || v > 600000)
+			if (span_u64(t[2], &v) || v > HIPSVM_DRAIN_MAX_MS)
 				return -EINVAL;
 			c->timeout_ms = (uint32_t)v;
 			c->has_timeout = true;
@@ -458,7 +458,8 @@ int hipsvm_proto_format(const struct hipsvm_cmd *c, char *buf, size_t cap)
 		}
 		break;
 	case HIPSVM_OP_DRAIN:
-		out_gpus(&o, c, false);
+	case HIPSVM_OP_DRAINCLEAR:
+		out_gpus(&o, c, c->op == HIPSVM_OP_DRAINCLEAR);
 		if (c->has_timeout) {
 			hipsvm_out_str(&o, " ");
 			hipsvm_out_u64(&o, c->timeout_ms);

@@ -6,18 +6,21 @@
  * of kernel/hipsvm.ko and over the simulator's UNIX socket. The caller is named
  * implicitly (the process that opened the file or connected); GPUs by index.
  *
- *   version                          ok version 1 hipsvm-hook
+ *   version                          ok version 2 hipsvm-hook
  *   gpus                             ok gpus n=4
  *   set <gpus> [<addr> <len>]        ok set 0=0x1f00 1=none ...
  *   drain <gpus> [<timeout_ms>]      ok drain 0=ok 1=timeout 2=nodev 3=skipped
  *   clear <gpus>                     ok clear 0=cleared 1=kept
+ *   drainclear <gpus> [<timeout_ms>] ok drainclear 0=ok 1=ok/cleared 2=timeout
+ *                                    (version 2: drain, then clear each GPU
+ *                                    given as N=TS whose drain passed)
  *   stats [<gpus>]                   ok stats key=value ... (per-GPU keys of <gpus>)
  *   log                              ok log <seq>:<op>:<gpu>[:<x>] ...
  *   inject <gpu> <ts|now> <addr> [r|w]   ok inject 0=0x2000   (test servers)
  *   ring <gpu> <ih0|ih1|soft> <on|off>   ok ring              (test servers)
  *
- *   <gpus> := all | <item>[,<item>...]   <item> := N | N-M | N=TS (clear only:
- *             clear N only if its checkpoint is still TS;
+ *   <gpus> := all | <item>[,<item>...]   <item> := N | N-M | N=TS (clear and
+ *             drainclear only: clear N only if its checkpoint is still TS;
  *             TS may be 0: a real timestamp at the wrap)
  *   numbers: decimal or 0x-prefixed hex, 64-bit, no sign.
  *   any failure: err <ERRNO-NAME> <detail>
@@ -32,7 +35,14 @@
 
 #include "compat.h"
 
-#define HIPSVM_PROTO_VERSION 1
+/* 2: drainclear. A client sends it only to a server that says 2 or more. */
+#define HIPSVM_PROTO_VERSION 2
+#define HIPSVM_PROTO_VERSION_DRAINCLEAR 2
+/* drain and drainclear: the wait per GPU when the request names none, and
+ * the most a request may name (a drain is a wait, not a way to hang a
+ * process: more is refused as malformed). */
+#define HIPSVM_DRAIN_DEFAULT_MS 1000
+#define HIPSVM_DRAIN_MAX_MS 600000
 #define HIPSVM_PROTO_MAX_REQ 256
 #define HIPSVM_PROTO_MAX_REPLY 4096
 #define HIPSVM_MAX_GPUS 64
@@ -49,6 +59,7 @@ enum hipsvm_op {
 	HIPSVM_OP_LOG,
 	HIPSVM_OP_INJECT,
 	HIPSVM_OP_RING,
+	HIPSVM_OP_DRAINCLEAR,
 };
 
 enum hipsvm_ring_id { HIPSVM_RING_IH0 = 0, HIPSVM_RING_IH1 = 1, HIPSVM_RING_SOFT = 2 };
@@ -57,12 +68,12 @@ struct hipsvm_cmd {
 	enum hipsvm_op op;
 	uint64_t gpus;		/* bit per GPU index */
 	bool all;		/* "all": gpus is every bit; the server masks it */
-	uint64_t has_value;	/* clear: bit per GPU given as N=TS */
+	uint64_t has_value;	/* clear, drainclear: bit per GPU given as N=TS */
 	uint64_t value[HIPSVM_MAX_GPUS];
 	bool has_range;		/* set: addr len given */
 	uint64_t addr, len;	/* set range; inject address */
 	bool has_timeout;
-	uint32_t timeout_ms;	/* drain */
+	uint32_t timeout_ms;	/* drain, drainclear */
 	unsigned gpu;		/* inject, ring */
 	bool ts_now;		/* inject: take the GPU's clock */
 	uint64_t ts;		/* inject */

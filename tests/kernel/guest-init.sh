@@ -17,6 +17,12 @@ echo
 echo "HIPSVM-BOOTED $(uname -r)"
 
 failures=0
+# Rounds of kt_stress per load (run-qemu.sh passes hipsvm_stress=N).
+rounds=200
+for w in $(cat /proc/cmdline); do
+	case "$w" in hipsvm_stress=*) rounds=${w#hipsvm_stress=} ;; esac
+done
+echo "HIPSVM-CPUS $(grep -c ^processor /proc/cpuinfo)"
 fail() {
 	echo "HIPSVM-FAIL $*"
 	failures=$((failures + 1))
@@ -56,6 +62,7 @@ if load ngpus=4; then
 	run checkpoint /t/kt_cp
 	run concurrency /t/kt_conc
 	run processes /t/kt_procs
+	run stress /t/kt_stress $((rounds / 2)) 3
 	if [ -x /t/guest_e2e ]; then
 		run e2e env LD_LIBRARY_PATH=/t/lib LD_PRELOAD=/t/lib/libhipsvm.so HIPSVM_SIM_GPUS=4 \
 			HIPSVM_HOOK=/sys/kernel/debug/hipsvm/hook /t/guest_e2e
@@ -68,6 +75,11 @@ fi
 # Retry faults on ih0, passed on to ih_soft: the retry CAM, and an APU (no ih1).
 if load ngpus=2 retry_cam=1 ring_bytes=1024; then
 	run cam /t/kt_cp cam
+	unload
+fi
+# The drain with the CAM: ih0, then a fresh checkpoint of ih_soft.
+if load ngpus=2 retry_cam=1 ring_bytes=65536; then
+	run stress-cam /t/kt_stress "$rounds" 3
 	unload
 fi
 if load ngpus=2 apu=1 ring_bytes=1024; then

@@ -4,7 +4,8 @@
  *
  *   kt_cp        (module loaded with ngpus=4, clock_start=1)
  *       faults before, at and after the checkpoint; set on empty rings; clear
- *       with an expected value; the wrap with chosen timestamps; a drain that
+ *       with an expected value; the wrap with chosen timestamps; a fresh set
+ *       over a checkpoint left for more than 2^47 ticks; a drain that
  *       completes while the handler is held back; a drain that times out after
  *       about 1 s when the handler is paused; a drain on a disabled ring.
  *   kt_cp wrap   (module loaded with clock_start=0xfffffffffff0)
@@ -373,6 +374,40 @@ static void test_checkpoint_at_zero(int fd, unsigned gpu)
 	kt_reqf(fd, &r, "clear %u", gpu);
 }
 
+/* A checkpoint left uncleared for more than 2^47 ticks reads as newer than a
+ * fresh one. Set overwrites (as upstream), so the fresh one takes effect:
+ * the fault it was taken on is dropped and the next one is handled. With a
+ * set that only moved forward, the old value stayed and the next fault, too,
+ * read as "before" it and was dropped, again and again. */
+static void test_set_after_half_the_clock(int fd, unsigned gpu)
+{
+	uint64_t old = 0x6000, fresh = old + (1ull << 47) + 0x10, cp, before;
+	int n;
+
+	kt_reqp(fd, "stats", &r);
+	before = kt_num(&r, "handled", 0) + kt_num(&r, "dropped", 0);
+	kt_pause(1ull << gpu);
+	inject_at(fd, gpu, old);
+	set_one(fd, gpu, &cp);
+	kt_check(cp == old, "checkpoint 0x%llx, left in place", (unsigned long long)old);
+	kt_pause(0);
+	kt_check(wait_processed(fd, before, 1), "its fault was processed");
+	kt_check(cp_of(fd, gpu) == old, "no newer fault: the checkpoint stays");
+	kt_pause(1ull << gpu);
+	inject_at(fd, gpu, fresh);
+	set_one(fd, gpu, &cp);
+	kt_check(cp == fresh && cp_of(fd, gpu) == fresh,
+		 "2^47+16 ticks later a fresh set is in force: 0x%llx (got 0x%llx)",
+		 (unsigned long long)fresh, (unsigned long long)cp);
+	inject_at(fd, gpu, fresh + 1);
+	kt_pause(0);
+	kt_check(wait_processed(fd, before, 3), "the two faults were processed");
+	n = kt_log(fd, ev, 64);
+	expect(n, gpu, fresh, "dropped", "at the fresh checkpoint");
+	expect(n, gpu, fresh + 1, "handled", "after the fresh checkpoint");
+	kt_check(cp_of(fd, gpu) == 0, "cleared by the newer fault");
+}
+
 /* Module loaded with clock_start=2^48-16: "now" crosses the wrap. */
 static int run_wrap(int fd)
 {
@@ -518,5 +553,6 @@ int main(int argc, char **argv)
 	test_wrap_chosen(fd, 3);
 	test_checkpoint_at_zero(fd, 3);
 	test_range(fd, 1);
+	test_set_after_half_the_clock(fd, 2);
 	return kt_done();
 }

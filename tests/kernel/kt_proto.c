@@ -8,6 +8,8 @@
 #include "ktest.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@ static void test_version_gpus(int fd)
 	int w = kt_req(fd, "version", buf, sizeof(buf));
 
 	kt_check(w == 8, "version: write returns the request length (%d)", w);
-	kt_check(!strcmp(buf, "ok version 1 hipsvm-hook\n"), "version reply: %s", buf);
+	kt_check(!strcmp(buf, "ok version 2 hipsvm-hook\n"), "version reply: %s", buf);
 	kt_reqp(fd, "gpus", &r);
 	kt_check(r.status == 0 && !strcmp(r.op, "gpus") && kt_num(&r, "n", 0) == 4,
 		 "gpus: n=4 (got %llu)", (unsigned long long)kt_num(&r, "n", 0));
@@ -132,6 +134,113 @@ static void test_log(int fd)
 		 n ? ev[0].x : "");
 }
 
+/* drainclear: one request for drain then clear; a GPU is cleared when
+ * given a value and its drain passed, and only if the value is still that. */
+static void test_drainclear(int fd)
+{
+	struct kt_event ev[64];
+	uint64_t ts;
+	char req[96];
+	int n, i, d = -1, c = -1;
+
+	kt_pause(0x2);
+	kt_reqp(fd, "inject 1 now 0x7c0000001000", &r);
+	ts = kt_num(&r, "1", 0);
+	kt_reqp(fd, "set 0-1", &r);
+	kt_check(r.status == 0 && kt_num(&r, "1", 0) == ts && !strcmp(kt_word(&r, "0"), "none"),
+		 "set 0-1: 1=0x%llx 0=none", (unsigned long long)ts);
+	snprintf(req, sizeof(req), "drainclear 0,1=0x%llx 50", (unsigned long long)ts);
+	kt_reqp(fd, req, &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "0"), "ok") &&
+		 !strcmp(kt_word(&r, "1"), "timeout"),
+		 "drainclear while the handler is held back: 0=ok 1=timeout (%s)", kt_word(&r, "1"));
+	kt_reqp(fd, "stats 1", &r);
+	kt_check(kt_num(&r, "cp1", 0) == ts, "a GPU whose drain timed out keeps its checkpoint");
+	kt_pause(0);
+	snprintf(req, sizeof(req), "drainclear 0,1=0x%llx,2=0x%llx", (unsigned long long)ts,
+		 (unsigned long long)ts);
+	kt_reqp(fd, req, &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "0"), "ok") &&
+		 !strcmp(kt_word(&r, "1"), "ok/cleared") && !strcmp(kt_word(&r, "2"), "ok/kept"),
+		 "drainclear: 0=ok 1=ok/cleared 2=ok/kept (%s %s %s)", kt_word(&r, "0"),
+		 kt_word(&r, "1"), kt_word(&r, "2"));
+	kt_reqp(fd, "stats 1", &r);
+	kt_check(kt_num(&r, "cp1", 1) == 0, "cleared");
+	kt_reqp(fd, "drainclear 3,7=5", &r);
+	kt_check(r.status == 0 && !strcmp(kt_word(&r, "3"), "ok") &&
+		 !strcmp(kt_word(&r, "7"), "nodev"), "drainclear of an absent GPU: 7=nodev");
+	n = kt_log(fd, ev, 64);
+	for (i = 0; i < n; i++) {
+		if (ev[i].gpu != 1)
+			continue;
+		if (!strcmp(ev[i].op, "drain"))
+			d = i;
+		if (!strcmp(ev[i].op, "clear"))
+			c = i;
+	}
+	kt_check(d >= 0 && c > d && !strcmp(ev[c].x, "cleared"),
+		 "log: GPU 1's drain, then its clear (cleared)");
+}
+
+static volatile sig_atomic_t got_alarm;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	got_alarm = 1;
+}
+
+struct drain_arg {
+	int fd;
+	double took;
+};
+
+static void *long_drain(void *arg)
+{
+	struct drain_arg *a = arg;
+	char out[256];
+	double t0 = kt_now();
+
+	kt_req(a->fd, "drain 2 3000", out, sizeof(out));
+	a->took = kt_now() - t0;
+	return NULL;
+}
+
+/* A read() that waits for the file's lock while a drain holds it can be
+ * interrupted by a signal; and a pwrite() at any offset answers at 0. */
+static void test_interruptible(int fd)
+{
+	struct sigaction sa;
+	struct drain_arg a = { fd, 0 };
+	pthread_t t;
+	ssize_t rd;
+	double t0, dt;
+	int e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	kt_pause(0x4);
+	kt_reqp(fd, "inject 2 now 0x7c0000002000", &r);
+	pthread_create(&t, NULL, long_drain, &a);
+	usleep(200 * 1000);		/* the drain holds the file's lock */
+	alarm(1);
+	t0 = kt_now();
+	rd = read(fd, buf, sizeof(buf));
+	e = errno;
+	dt = kt_now() - t0;
+	kt_check(rd < 0 && e == EINTR && got_alarm && dt < 2.5,
+		 "read() waiting behind a drain ends with EINTR on a signal (%zd, errno %d, "
+		 "%.2f s)", rd, e, dt);
+	kt_pause(0);
+	pthread_join(t, NULL);
+	kt_check(a.took < 2.9, "the drain itself ended when the handler resumed (%.2f s)", a.took);
+	kt_check(pwrite(fd, "version", 7, 100) == 7, "pwrite at offset 100");
+	rd = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[rd > 0 ? rd : 0] = '\0';
+	kt_check(!strcmp(buf, "ok version 2 hipsvm-hook\n"), "its reply at offset 0: %s", buf);
+}
+
 /* A GPU that does not exist is not a malformed request. */
 static void test_absent_gpu(int fd)
 {
@@ -234,7 +343,7 @@ static void test_read_modes(int fd)
 		got += (size_t)n;
 	}
 	whole[got] = '\0';
-	kt_check(!strcmp(whole, "ok version 1 hipsvm-hook\n"), "read() in 8-byte pieces: %s", whole);
+	kt_check(!strcmp(whole, "ok version 2 hipsvm-hook\n"), "read() in 8-byte pieces: %s", whole);
 	kt_check(read(fd, small, sizeof(small)) == 0, "read() at the end returns 0");
 	n = write(fd, "gpus", 4);
 	n = read(fd, whole, sizeof(whole) - 1);
@@ -255,6 +364,8 @@ int main(void)
 	test_set_drain_clear(fd);
 	test_inject_ring(fd);
 	test_log(fd);
+	test_drainclear(fd);
+	test_interruptible(fd);
 	test_absent_gpu(fd);
 	test_malformed(fd);
 	test_oversize(fd);

@@ -3,21 +3,25 @@
 # tests/kernel/run-qemu.sh - build hipsvm.ko, boot the matching Debian kernel
 # in QEMU (software emulation) with a busybox initramfs, run the guest tests.
 #
-# Usage: tests/kernel/run-qemu.sh <meson-build-dir>
+# Usage: tests/kernel/run-qemu.sh <meson-build-dir> [<guest CPUs>]
 # The module is always built (kbuild warnings fail the test). Booting needs
 # tests/kernel/setup.sh to have run (the kernel image cache); without it the
 # test is skipped (exit 77) after the build, or fails when
 # HIPSVM_TEST_REQUIRE_KERNEL=1.
 # Environment: HIPSVM_KERNEL_CACHE (default <repo>/.cache/kernel),
 # HIPSVM_KERNEL_VERSION (default: newest /lib/modules/*/build),
-# HIPSVM_QEMU_TIMEOUT (seconds, default 300).
+# HIPSVM_QEMU_TIMEOUT (seconds, default 300), HIPSVM_QEMU_CPUS (guest CPUs,
+# default 2: the races between a drain and the handler need two),
+# HIPSVM_STRESS_ROUNDS (rounds of kt_stress per load, default 200).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: run-qemu.sh <meson-build-dir>}" && pwd)
+build=$(cd "${1:?usage: run-qemu.sh <meson-build-dir> [cpus]}" && pwd)
 cache=${HIPSVM_KERNEL_CACHE:-$root/.cache/kernel}
 limit=${HIPSVM_QEMU_TIMEOUT:-300}
+cpus=${2:-${HIPSVM_QEMU_CPUS:-2}}
+rounds=${HIPSVM_STRESS_ROUNDS:-200}
 t0=$(date +%s)
 
 say() { echo "run-qemu: $*"; }
@@ -39,7 +43,7 @@ fi
 [ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build"
 command -v make >/dev/null 2>&1 || skip "make not installed"
 
-work=$build/tests/kernel/qemu
+work=$build/tests/kernel/qemu-smp$cpus
 tbin=$build/tests/kernel
 rm -rf "$work"
 mkdir -p "$work/mod" "$work/root"
@@ -88,7 +92,7 @@ copy_libs() {
 	done
 }
 
-for prog in kt_proto kt_cp kt_conc kt_procs; do
+for prog in kt_proto kt_cp kt_conc kt_procs kt_stress; do
 	[ -x "$tbin/$prog" ] || die "guest program $tbin/$prog not built (ninja -C $build)"
 	cp "$tbin/$prog" "$r/t/"
 	copy_libs "$tbin/$prog"
@@ -115,9 +119,10 @@ say "initramfs $(du -k "$work/initrd.gz" | cut -f1) KiB ($(($(date +%s) - t0)) s
 # a guest that does not boot or does not finish.
 log=$work/console.log
 set +e
-timeout --kill-after=10 "$limit" qemu-system-x86_64 -m 512 -smp 1 -nographic -no-reboot \
+say "booting with $cpus CPU(s), $rounds stress rounds"
+timeout --kill-after=10 "$limit" qemu-system-x86_64 -m 512 -smp "$cpus" -nographic -no-reboot \
 	-net none -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1" </dev/null >"$log" 2>&1
+	-append "console=ttyS0 quiet panic=-1 hipsvm_stress=$rounds" </dev/null >"$log" 2>&1
 qrc=$?
 set -e
 tr -d '\r' <"$log" >"$log.txt"
@@ -132,7 +137,8 @@ done_line=$(grep 'HIPSVM-DONE' "$log.txt" || true)
 [ -n "$done_line" ] || die "guest did not finish (qemu exit $qrc)"
 echo "run-qemu: per program:"
 grep -E '^HIPSVM-(TEST|FAIL|SKIP)' "$log.txt" | sed 's/^/  /'
-for name in proto checkpoint concurrency processes wrap; do
+grep -E '^HIPSVM-STRESS' "$log.txt" | sed 's/^/  /' || true
+for name in proto checkpoint concurrency processes stress cam stress-cam apu wrap; do
 	grep -q "^HIPSVM-TEST $name rc=" "$log.txt" || die "guest test '$name' did not run"
 done
 case "$done_line" in

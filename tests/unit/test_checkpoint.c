@@ -77,7 +77,10 @@ Test(checkpoint, set_on_empty_rings_leaves_value)
 	cr_assert_eq(hipsvm_cp_get(CP), 0x500u, "an empty ring does not reset the checkpoint");
 }
 
-Test(checkpoint, set_never_lowers)
+/* Set overwrites (as upstream does; sets of one checkpoint are serialised by
+ * their callers). It used to keep the later of the two values, which blocked
+ * a fresh checkpoint behind one left for more than 2^47 ticks. */
+Test(checkpoint, set_overwrites)
 {
 	struct hipsvm_gpu_irq *g = gpu(true, false, 1);
 	uint64_t ts = 0;
@@ -85,14 +88,54 @@ Test(checkpoint, set_never_lowers)
 	put(g->ih1, 0x500);
 	cr_assert_eq(hipsvm_cp_set(CP, g, &ts), 1);
 	process(g->ih1);
-	put(g->ih1, 0x400);	/* a re-queued fault with an older stamp */
-	cr_assert_eq(hipsvm_cp_set(CP, g, &ts), 1);
-	cr_assert_eq(ts, 0x500u, "the checkpoint in force is reported");
-	cr_assert_eq(hipsvm_cp_get(CP), 0x500u);
 	put(g->ih1, 0x600);
 	cr_assert_eq(hipsvm_cp_set(CP, g, &ts), 1);
 	cr_assert_eq(ts, 0x600u);
-	cr_assert_eq(hipsvm_cp_get(CP), 0x600u);
+	cr_assert_eq(hipsvm_cp_get(CP), 0x600u, "a later set raises it");
+	process(g->ih1);
+	put(g->ih1, 0x400);	/* chosen stamps: the ring's last IV is older */
+	cr_assert_eq(hipsvm_cp_set(CP, g, &ts), 1);
+	cr_assert_eq(ts, 0x400u, "the value recorded is the ring's last IV");
+	cr_assert_eq(hipsvm_cp_get(CP), 0x400u);
+}
+
+/* A checkpoint left uncleared for more than 2^47 ticks (no newer fault,
+ * drain timed out) reads as newer than a fresh one. A fresh set must still
+ * take effect, and faults after it must be handled. */
+Test(checkpoint, set_after_more_than_half_the_clock)
+{
+	struct hipsvm_gpu_irq *g = gpu(true, false, 1);
+	uint64_t old = 0x1000, fresh = (0x1000 + (UINT64_C(1) << 47) + 0x10) & M, ts = 0;
+
+	put(g->ih1, old);
+	cr_assert_eq(hipsvm_cp_set(CP, g, &ts), 1);
+	process(g->ih1);
+	cr_assert(hipsvm_ts_after(fresh, old), "at the wrap: the old value reads as newer");
+	put(g->ih1, fresh);
+	cr_assert_eq(hipsvm_cp_set(CP, g, &ts), 1);
+	cr_assert_eq(ts, fresh, "the fresh checkpoint is in force, not the old one");
+	cr_assert_eq(hipsvm_cp_get(CP), fresh);
+	cr_assert_eq(hipsvm_cp_filter(CP, fresh), -EAGAIN, "the checkpoint IV is dropped");
+	cr_assert_eq(hipsvm_cp_filter(CP, (fresh + 1) & M), 0, "a newer fault is handled");
+	cr_assert_not(hipsvm_cp_isset(CP));
+}
+
+/* stale: faults handled at or before the last checkpoint recorded, what a
+ * drain that answered too early lets through. */
+Test(checkpoint, stale_counts_faults_behind_the_last_set)
+{
+	struct hipsvm_gpu_irq *g = gpu(true, false, 1);
+
+	cr_assert_eq(hipsvm_cp_filter(CP, 0x10), 0);
+	cr_assert_eq(F.cp.stats.stale, 0u, "no set yet");
+	put(g->ih1, 0x100);
+	cr_assert_eq(hipsvm_cp_set(CP, g, NULL), 1);
+	cr_assert_eq(hipsvm_cp_filter(CP, 0x100), -EAGAIN);
+	cr_assert_eq(hipsvm_cp_clear(CP, 0x100), 1);
+	cr_assert_eq(hipsvm_cp_filter(CP, 0xff), 0, "after a clear: handled");
+	cr_assert_eq(F.cp.stats.stale, 1u, "and counted: it was at or before the last set");
+	cr_assert_eq(hipsvm_cp_filter(CP, 0x101), 0);
+	cr_assert_eq(F.cp.stats.stale, 1u, "a newer one is not");
 }
 
 Test(checkpoint, set_of_stamp_zero_is_not_none)

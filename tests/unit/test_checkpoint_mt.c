@@ -55,6 +55,7 @@ struct epoch {
 static struct {
 	struct hipsvm_gpu_irq *g;
 	pthread_mutex_t hw;
+	pthread_mutex_t set_lock;	/* sets of one checkpoint are serialised */
 	uint64_t clock;
 	uint64_t seq;
 	int stop_producers, stop_handler;
@@ -155,7 +156,9 @@ static void *unmapper(void *arg)
 		if (__atomic_load_n(&C.nfaults, __ATOMIC_ACQUIRE) >= CONC_MAX_FAULTS)
 			break;
 		e->seq_set_start = seq();
+		pthread_mutex_lock(&C.set_lock);
 		e->recorded = hipsvm_cp_set(CP, C.g, &e->T) == 1;
+		pthread_mutex_unlock(&C.set_lock);
 		e->seq_set_done = seq();
 		e->drain = hipsvm_cp_drain(CP, C.g, 1000 * MS);
 		e->seq_clear_start = seq();
@@ -248,6 +251,7 @@ Test(checkpoint, concurrent_set_filter_drain_clear, .timeout = 120)
 		cr_assert(C.epochs[p]);
 	}
 	pthread_mutex_init(&C.hw, NULL);
+	pthread_mutex_init(&C.set_lock, NULL);
 	C.g = gpu(true, false, start);
 	C.clock = start;
 

@@ -73,6 +73,17 @@ static void answer(struct server *s, int fd, const char *line, size_t len)
 			if (c.gpus >> g & 1)
 				hipsvm_out_gpu_word(&o, g, "cleared");
 		break;
+	case HIPSVM_OP_DRAINCLEAR:
+		/* drain as above; a GPU given a value whose drain passed: GPU 0
+		 * cleared, GPU 3 kept (another value by now) */
+		for (g = 0; g < 4; g++) {
+			if (!(c.gpus >> g & 1))
+				continue;
+			hipsvm_out_gpu_word(&o, g, drain_words[g % 3]);
+			if (c.has_value >> g & 1 && g % 3 == 0)
+				hipsvm_out_str(&o, g == 0 ? "/cleared" : "/kept");
+		}
+		break;
 	case HIPSVM_OP_STATS:
 		hipsvm_out_kv(&o, "sets", 3);
 		hipsvm_out_kv(&o, "g0.faults_handled", 42);
@@ -190,6 +201,32 @@ Test(hook, clear_sends_expected_values)
 	hipsvm_hook_close(&h);
 	pthread_join(s.thr, NULL);
 	cr_assert_str_eq(s.last[0], "clear 0=0x1234,1,3=0xabc\n");
+	stop(&s);
+}
+
+Test(hook, drainclear_one_request)
+{
+	static struct server s;	/* the server thread may outlive the test body */
+	struct hipsvm_hook h;
+	uint64_t cp[HIPSVM_MAX_GPUS] = { 0 }, cleared = 77;
+	int res[HIPSVM_MAX_GPUS];
+
+	start(&s, 0);
+	hipsvm_hook_init(&h);
+	cr_assert_eq(hipsvm_hook_open(&h, s.name), 0);
+	cp[0] = 0x1234;
+	cp[1] = 0x55;
+	cp[3] = 0xabc;
+	cr_assert_eq(hipsvm_hook_drainclear(&h, 0xf, 700000, cp, 0xb, res, &cleared), 0);
+	cr_assert_str_eq(s.last[0], "drainclear 0=0x1234,1=0x55,2,3=0xabc 600000\n",
+			 "values for the GPUs set, the timeout capped at the protocol's maximum");
+	cr_assert_eq(res[0], 0);
+	cr_assert_eq(res[1], -ETIME);
+	cr_assert_eq(res[2], -ENODEV);
+	cr_assert_eq(res[3], 0, "\"ok/kept\" is a drain that passed");
+	cr_assert_eq(cleared, 0x1, "only GPU 0 answered cleared");
+	hipsvm_hook_close(&h);
+	pthread_join(s.thr, NULL);
 	stop(&s);
 }
 

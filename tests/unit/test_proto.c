@@ -69,6 +69,32 @@ Test(proto, set_and_drain_arguments)
 	cr_assert_not(c.has_timeout);
 }
 
+Test(proto, drainclear)
+{
+	struct hipsvm_cmd c;
+	char buf[HIPSVM_PROTO_MAX_REQ + 1];
+
+	cr_assert_eq(parse("drainclear 0,1=0x10,3=0 500", &c), 0);
+	cr_assert_eq(c.op, HIPSVM_OP_DRAINCLEAR);
+	cr_assert_eq(c.gpus, 0xb);
+	cr_assert_eq(c.has_value, 0xa, "only N=TS items are to be cleared");
+	cr_assert_eq(c.value[1], 0x10);
+	cr_assert_eq(c.value[3], 0, "a checkpoint at the wrap is a value");
+	cr_assert(c.has_timeout);
+	cr_assert_eq(c.timeout_ms, 500);
+	cr_assert_eq(hipsvm_proto_format(&c, buf, sizeof(buf)), 30);
+	cr_assert_str_eq(buf, "drainclear 0,1=0x10,3=0x0 500\n");
+	cr_assert_eq(parse("drainclear all", &c), 0);
+	cr_assert(c.all && !c.has_timeout);
+	cr_assert_eq(parse("drainclear 0 600000", &c), 0, "the maximum");
+	cr_assert_eq(HIPSVM_DRAIN_MAX_MS, 600000);
+	cr_assert_eq(parse("drainclear 0 600001", &c), -EINVAL);
+	cr_assert_eq(parse("drain 0=5", &c), -EINVAL, "a plain drain clears nothing");
+	cr_assert_eq(parse("drainclear", &c), -EINVAL);
+	cr_assert_eq(parse("drainclear 0=0x1000000000000", &c), -EINVAL);
+	cr_assert_str_eq(hipsvm_op_name(HIPSVM_OP_DRAINCLEAR), "drainclear");
+}
+
 Test(proto, inject_and_ring)
 {
 	struct hipsvm_cmd c;
