@@ -233,11 +233,15 @@ void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
 	char path[HIPSVM_HOOK_PATH_MAX];
-	const char *sim = s->ops.sim_socket ? s->ops.sim_socket() : NULL;
+	const char *sim;
 	int want = HIPSVM_HOOK_UNRESOLVED, err, ver, server_pid = 0;
 
+	/* every allocation comes by here: once resolved, nothing more (the
+	 * simulator's query below is a symbol lookup, and a miss is not
+	 * cached) */
 	if (__atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) != HIPSVM_HOOK_UNRESOLVED)
 		return;
+	sim = s->ops.sim_socket ? s->ops.sim_socket() : NULL;
 	err = hipsvm_hook_resolve(s->hook_opt, s->pid, sim, path, sizeof(path), &server_pid);
 	if (err) {
 		__atomic_compare_exchange_n(&s->hook_state, &want, HIPSVM_HOOK_NONE, false,
