@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * checkpoint.h - per-GPU checkpoint timestamps: set, filter, drain (SPEC section 3).
+ * checkpoint.h - per-GPU checkpoint timestamps: set, filter, drain (docs/design.md).
  *
  * Shared by the shim's tests, the simulator and kernel/hipsvm.ko.
  *

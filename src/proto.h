@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * proto.h - the checkpoint hook protocol (SPEC section 5; docs/protocol.md).
+ * proto.h - the checkpoint hook protocol (docs/protocol.md).
  *
  * One request line, one reply line, plain ASCII, the same over the debugfs file
  * of kernel/hipsvm.ko and over the simulator's UNIX socket. The caller is named

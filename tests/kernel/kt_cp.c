@@ -17,7 +17,7 @@
  *
  * The handler is held back with the module's debug control "pause" so that
  * IVs stay in the ring: a checkpoint is only ever taken from a ring that is
- * not empty (SPEC section 3).
+ * not empty.
  */
 #include "ktest.h"
 
@@ -348,7 +348,7 @@ static void test_wrap_chosen(int fd, unsigned gpu)
 }
 
 /* The checkpoint IV stamped 0 (the clock at the wrap) is a checkpoint like
- * any other: SPEC section 4 says the checkpoint IV itself must be dropped.
+ * any other: the checkpoint IV itself must be dropped.
  * src/checkpoint.c keeps a valid bit above the 48 timestamp bits for this. */
 static void test_checkpoint_at_zero(int fd, unsigned gpu)
 {
@@ -481,7 +481,7 @@ static void wait_delegated(unsigned gpu, uint64_t soft_pending)
 }
 
 /* Retry faults on ih0, passed on to ih_soft: with the retry CAM (module
- * parameter retry_cam=1) or on an APU (apu=1, no ih1). SPEC section 3: the
+ * parameter retry_cam=1) or on an APU (apu=1, no ih1). The
  * set takes the last IV of ih_soft; the drain waits on ih0 and ih_soft with
  * the CAM, and on ih1 otherwise, which an APU does not have. */
 static int run_delegated(int fd, bool apu)
