@@ -9,6 +9,10 @@
  * parsers as the environment, so the table is the only place a value lives.
  */
 #include "options.h"
+#include "proto.h"
+
+#define HIPSVM_STR_(x) #x
+#define HIPSVM_STR(x) HIPSVM_STR_(x)
 
 #include <errno.h>
 #include <string.h>
@@ -32,7 +36,9 @@ static const struct hipsvm_option_desc table[HIPSVM_O_COUNT] = {
 		"JSON report written at exit to this path (%p = pid); empty: none" },
 	[HIPSVM_O_TRACE] = { "TRACE", HIPSVM_OPT_STRING, "", 0, 0,
 		"trace events (JSON lines) written to this path (%p = pid); empty: none" },
-	[HIPSVM_O_DRAIN_TIMEOUT_MS] = { "DRAIN_TIMEOUT_MS", HIPSVM_OPT_INT, "1000", 1, 3600000,
+	/* the protocol's own default and maximum: a server refuses more */
+	[HIPSVM_O_DRAIN_TIMEOUT_MS] = { "DRAIN_TIMEOUT_MS", HIPSVM_OPT_INT,
+		HIPSVM_STR(HIPSVM_DRAIN_DEFAULT_MS), 1, HIPSVM_DRAIN_MAX_MS,
 		"drain timeout per GPU, in milliseconds" },
 	[HIPSVM_O_WARN_LIMIT] = { "WARN_LIMIT", HIPSVM_OPT_INT, "10", 0, UINT32_MAX,
 		"repeated warnings of one kind are printed at most this many times" },
