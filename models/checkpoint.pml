@@ -1,5 +1,5 @@
 /*
- * checkpoint.pml - the checkpoint protocol of SPEC section 3 (set / filter /
+ * checkpoint.pml - the checkpoint protocol of docs/design.md (Checkpoints) (set / filter /
  * drain / clear) with one producer (a GPU raising retry faults into ih1), one
  * handler (the interrupt handler with the checkpoint filter) and one unmapper
  * (set, unmap, drain, clear); with -DTWO a second unmapper runs at the same

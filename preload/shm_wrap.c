@@ -3,7 +3,7 @@
  * shm_wrap.c - shmdt: detaching a System V shared memory segment unmaps it,
  * and a program may have registered part of it with hipHostRegister (an MPI
  * shared-memory window, for instance). UCX learnt that missing this unmap
- * corrupts data silently (INTERPOSER.md).
+ * corrupts data silently (UCX's memory hooks learnt it so).
  *
  * shmdt names only the address; the extent is the segment's mapping, read
  * from /proc/self/maps: the mapping that starts at addr and the ones right

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * context.h - contexts as ROCclr's amd::Context models them (SPEC section 2).
+ * context.h - contexts as ROCclr's amd::Context models them (docs/design.md, Contexts).
  *
  * A context is a reference-counted set of devices and the ownership domain of
  * what is allocated through it. It does not know whether it is a "device" or a
@@ -71,7 +71,7 @@ int hipsvm_ctxset_init(struct hipsvm_ctxset *s, unsigned ndev, const struct hips
 /* id: HIPSVM_CTX_HOST or a device index; NULL if out of range. */
 struct hipsvm_context *hipsvm_ctxset_get(struct hipsvm_ctxset *s, int id);
 
-/* The HIP allocation calls and which context each uses (SPEC section 2). */
+/* The HIP allocation calls and which context each uses (docs/design.md, Contexts). */
 enum hipsvm_api {
 	HIPSVM_API_MALLOC,
 	HIPSVM_API_MALLOC_PITCH,

@@ -2,7 +2,7 @@
 /*
  * iv.h - interrupt vectors (IVs) as a GPU writes them into an IH ring.
  *
- * One IV is 8 dwords (32 bytes). Layout (SPEC section 3):
+ * One IV is 8 dwords (32 bytes). Layout (docs/design.md, Rings):
  *   DW0  client_id[7:0] | src_id[15:8] | ring_id[23:16] | vmid[27:24] | vmid_src[31]
  *   DW1  timestamp[31:0]
  *   DW2  timestamp[47:32] in [15:0], timestamp_src in [31]

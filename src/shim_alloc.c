@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim_alloc.c - attribution and routing of HIP allocations (SPEC section 2,
+ * shim_alloc.c - attribution and routing of HIP allocations (docs/design.md, Contexts;
  * docs/routing.md).
  *
  * An allocation is recorded only after the real call succeeded, with the

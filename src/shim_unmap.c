@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shim_unmap.c - coordination of an unmap of GPU-visible memory with the
- * checkpoint hook (SPEC sections 3 and 5):
+ * checkpoint hook (docs/design.md, docs/protocol.md):
  *
  *   set (every GPU of the owning contexts, with the range)
  *   -> the real unmap -> drain (HIPSVM_DRAIN_TIMEOUT_MS) -> clear (the values

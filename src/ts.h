@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ts.h - 48-bit GPU timestamps (SPEC section 3).
+ * ts.h - 48-bit GPU timestamps (docs/design.md, Timestamps).
  *
  * The hardware writes 48-bit timestamps that wrap at 2^48. Shifting both left by
  * 16 puts the 48 bits at the top of a 64-bit word, so the difference read as a

@@ -247,7 +247,7 @@ static void emit_window(struct out *o, int dev, uint64_t start, uint64_t end, co
  * A window is widened to hold every drain that started in it, so that the
  * slices nest. A clear without a set is not drawn: the shim drains and
  * clears every GPU of the context, but sets a checkpoint only on those whose
- * ring held faults (SPEC 3, Set), so such a GPU had no checkpoint at all. */
+ * ring held faults (docs/design.md, Checkpoints), so such a GPU had no checkpoint at all. */
 struct window {
 	bool open;
 	uint64_t start, max_end;

@@ -9,7 +9,7 @@
  * then reads the module's log through its own open of the hook (the same
  * process, so the same state) and checks, for the unmapped page: a "range"
  * event naming it, then set, drain and clear in that order, and that the
- * drain saw the range already unmapped from the CPU (SPEC section 3: set,
+ * drain saw the range already unmapped from the CPU (docs/design.md: set,
  * unmap, drain, clear).
  *
  * To have a fault in flight when the shim sets the checkpoint (a set on

@@ -238,7 +238,7 @@ static void do_partial_unmap(struct slot *sl, uint64_t *s)
 }
 
 /* A child of a multi-threaded process uses HIP, then exits: the runtime's and
- * the shim's per-process state must be usable there (INTERPOSER.md). */
+ * the shim's per-process state must be usable there (earlier interposers broke there: docs/limits.md). */
 static void do_fork(void)
 {
 	unsigned long left = atomic_load(&G.forks_left);

@@ -334,7 +334,7 @@ if [ -z "$why" ]; then
 	e2e unmap_race "$r"
 	expect "unmap_race: exit 0, 4 coordinated unmaps of live SVM memory (16 MiB)" \
 		'[ $rc -eq 0 ] && ge "$(val "$r" unmaps.coordinated)" 4 && [ "$(val "$r" unmaps.live_svm_unmapped)" = 4 ] && [ "$(val "$r" unmaps.live_svm_unmapped_bytes)" = 16777216 ] && err_has "4 unmaps of live SVM memory (16 MiB)"'
-	# A set on an empty ring records no checkpoint (SPEC 3): whether a GPU
+	# A set on an empty ring records no checkpoint (docs/design.md): whether a GPU
 	# had faults in flight at an unmap is up to the scheduler (a loaded CI
 	# machine ran one with none). What holds every time: each GPU of the
 	# context drains at each unmap, sets no more checkpoints than it
@@ -354,7 +354,7 @@ if [ -z "$why" ]; then
 	d="oversubscribe --policy oversubscribe: every hipMalloc succeeds, the excess oversubscribed"
 	if err_has "hipGetLastError() failed: hipErrorOutOfMemory"; then
 		# Known shim bug: the fallback leaves the failed hipMalloc's error for
-		# hipGetLastError (HIP-BEHAVIOUR.md: a successful call must not).
+		# hipGetLastError (ROCm: a successful call must not; docs/simulator.md).
 		n=$((n + 1)); echo "not ok $n - $d # TODO the shim leaves hipErrorOutOfMemory as the last error after an oversubscribed hipMalloc"
 	else
 		expect "$d" \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_checkpoint.c - the rules of SPEC section 3 for setting, filtering and
+ * test_checkpoint.c - the rules of docs/design.md (Checkpoints) for setting, filtering and
  * clearing a checkpoint (src/checkpoint.c), one rule per test on rings filled
  * by hand, so that a failure names the rule. Waiting for the rings is in
  * test_checkpoint_drain.c, all of it under threads in test_checkpoint_mt.c.
@@ -180,7 +180,7 @@ Test(checkpoint, filter_rules)
 
 Test(checkpoint, seed_example_1)
 {
-	/* SPEC section 4: checkpoint 0x1000, fault 0x2000 is handled. */
+	/* The worked example of docs/design.md: checkpoint 0x1000, fault 0x2000 is handled. */
 	struct hipsvm_gpu_irq *g = gpu(true, false, 1);
 
 	put(g->ih1, 0x1000);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_checkpoint_drain.c - the drain of SPEC section 3: the predicate of
+ * test_checkpoint_drain.c - the drain of docs/design.md (Checkpoints): the predicate of
  * src/checkpoint.c (which rings, which stamp, when it is done) and the
  * user-space wait of src/drain.c, apart from set/filter/clear because these
  * tests need a second thread to consume the rings and a clock to time out.

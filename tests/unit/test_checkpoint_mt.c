@@ -2,7 +2,7 @@
 /*
  * test_checkpoint_mt.c - set, filter, drain and clear (src/checkpoint.c,
  * src/drain.c) all at once under threads, checked afterwards against the
- * rules of SPEC section 3: the single-threaded tests cannot show an
+ * rules of docs/design.md (Checkpoints): the single-threaded tests cannot show an
  * interleaving that breaks them, and this one needs its own event log.
  */
 #include <criterion/criterion.h>

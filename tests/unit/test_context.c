@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_context.c - amd::Context's rules (src/context.c, SPEC section 2). */
+/* test_context.c - amd::Context's rules (src/context.c, docs/design.md). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
