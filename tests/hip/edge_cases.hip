@@ -1,4 +1,4 @@
-// edge_cases: the return code of each call listed in docs/simulator.md (ROCm's answers at the edges), one
+// edge_cases: the return code of each call listed in docs/hip-edges.md, one
 // "name=code" per line, always exit 0. Used to compare runtimes (the real one
 // with no GPU, the simulated one, either under the shim).
 #include <hip/hip_runtime.h>

@@ -113,7 +113,7 @@ static int mode_basic(void)
 	return 0;
 }
 
-/* Every return code of the edge cases (docs/simulator.md), and hipGetLastError after each. */
+/* Every return code of the edge cases (docs/hip-edges.md), and hipGetLastError after each. */
 static int mode_edge(void)
 {
 	void *p = NULL, *q = NULL;

@@ -354,7 +354,7 @@ if [ -z "$why" ]; then
 	d="oversubscribe --policy oversubscribe: every hipMalloc succeeds, the excess oversubscribed"
 	if err_has "hipGetLastError() failed: hipErrorOutOfMemory"; then
 		# Known shim bug: the fallback leaves the failed hipMalloc's error for
-		# hipGetLastError (ROCm: a successful call must not; docs/simulator.md).
+		# hipGetLastError (ROCm: a successful call must not; docs/hip-edges.md).
 		n=$((n + 1)); echo "not ok $n - $d # TODO the shim leaves hipErrorOutOfMemory as the last error after an oversubscribed hipMalloc"
 	else
 		expect "$d" \
