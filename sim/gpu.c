@@ -390,11 +390,9 @@ int sim_gpus_init(void)
 			g->wake[r].gpu = g;
 		}
 		pthread_mutex_init(&g->pt_lock, NULL);
-		/* 64 GiB, an MI210's, unless HIPSVM_SIM_MEM says otherwise: only
-		 * address space, reserved per allocation and never committed
-		 * until touched */
-		g->capacity = sim.opt.from_env[HIPSVM_O_SIM_MEM]
-			? (size_t)sim.opt.num[HIPSVM_O_SIM_MEM] : SIM_DEFAULT_MEM;
+		/* 64 GiB by default, an MI210's: only address space, reserved
+		 * per allocation and never committed until touched */
+		g->capacity = (size_t)sim.opt.num[HIPSVM_O_SIM_MEM];
 		sim.gpu[i] = g;
 	}
 	return 0;

@@ -35,7 +35,6 @@
 #define SIM_LOG_LEN 64
 #define SIM_ZAP_MAX 256
 #define SIM_RES_SLOTS 4096u
-#define SIM_DEFAULT_MEM ((size_t)64 << 30)	/* per GPU, when HIPSVM_SIM_MEM is not set */
 
 /* ---- memory.c: the allocation map ---- */
 struct sim_alloc {

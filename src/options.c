@@ -47,7 +47,7 @@ static const struct hipsvm_option_desc table[HIPSVM_O_COUNT] = {
 	/* the simulated runtime */
 	[HIPSVM_O_SIM_GPUS] = { "SIM_GPUS", HIPSVM_OPT_INT, "4", 1, 64,
 		"number of simulated GPUs" },
-	[HIPSVM_O_SIM_MEM] = { "SIM_MEM", HIPSVM_OPT_SIZE, "1G", MIB, TIB,
+	[HIPSVM_O_SIM_MEM] = { "SIM_MEM", HIPSVM_OPT_SIZE, "64G", MIB, TIB,
 		"device memory per simulated GPU" },
 	[HIPSVM_O_SIM_XNACK] = { "SIM_XNACK", HIPSVM_OPT_BOOL, "1", 0, 1,
 		"simulated GPUs retry page faults (XNACK on)" },

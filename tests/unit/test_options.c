@@ -173,7 +173,7 @@ Test(options, defaults)
 	cr_assert_eq(o.num[HIPSVM_O_WARN_LIMIT], 10u);
 	cr_assert_eq(o.num[HIPSVM_O_INHERIT], 0u);
 	cr_assert_eq(o.num[HIPSVM_O_SIM_GPUS], 4u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(1) << 30);
+	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(64) << 30);
 	cr_assert_eq(o.num[HIPSVM_O_SIM_XNACK], 1u);
 	cr_assert_eq(o.num[HIPSVM_O_SIM_FGS_MASK], 1u);
 	cr_assert_eq(o.num[HIPSVM_O_SIM_RETRY_CAM], 0u);
@@ -298,7 +298,7 @@ Test(options, load_errors)
 	cr_assert_eq(o.num[HIPSVM_O_SIM_GPUS], 4u);
 	cr_assert_not(o.from_env[HIPSVM_O_SIM_GPUS]);
 	cr_assert_eq(o.num[HIPSVM_O_ENABLE], 1u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(1) << 30);
+	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(64) << 30);
 	cr_assert_eq(o.num[HIPSVM_O_DRAIN_TIMEOUT_MS], 250u);
 	/* the first max_errs are described, in order */
 	cr_assert_eq(errs[0].id, HIPSVM_O_SIM_GPUS);
