@@ -274,8 +274,12 @@ static void *bad_serve(void *arg)
 				break;
 		break;
 	case FLOOD_LINES:
-		for (i = 0; i < 4096 && !s->stop; i++)
-			if (send(fd, "ok drain 0=ok\n", 14, MSG_NOSIGNAL) < 0)
+		/* whole lines, many to a send: the first read holds more than
+		 * one reply, a server out of step with its client */
+		for (i = 0; i + 14 <= sizeof(flood); i += 14)
+			memcpy(flood + i, "ok drain 0=ok\n", 14);
+		for (i = 0; i < 64 && !s->stop; i++)
+			if (send(fd, flood, sizeof(flood) / 14 * 14, MSG_NOSIGNAL) < 0)
 				break;
 		break;
 	case SLOW_LATE:
