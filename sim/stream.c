@@ -41,10 +41,34 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_stream *streams;
 static struct sim_stream *null_streams[HIPSVM_MAX_GPUS];
 
+/* The copy of a stream a fork child inherits: its thread is not there, so
+ * nothing runs or holds it; only its memory is left to give back. */
+static void stream_abandon(struct sim_stream *s)
+{
+	struct sim_op *op, *next;
+
+	for (op = s->head; op; op = next) {
+		next = op->next;
+		free(op);
+	}
+	free(s);
+}
+
 void sim_streams_reset(void)
 {
-	/* After fork the parent's streams and their threads are gone. */
+	struct sim_stream *s, *next;
+	unsigned i;
+
+	/* After fork the parent's streams and their threads are gone (in the
+	 * first initialisation both lists are empty). */
 	pthread_mutex_init(&reg_lock, NULL);
+	for (s = streams; s; s = next) {
+		next = s->next;
+		stream_abandon(s);
+	}
+	for (i = 0; i < HIPSVM_MAX_GPUS; i++)
+		if (null_streams[i])
+			stream_abandon(null_streams[i]);
 	streams = NULL;
 	memset(null_streams, 0, sizeof(null_streams));
 }
