@@ -149,19 +149,22 @@ SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
 	op = calloc(1, sizeof(*op));
 	if (!op)
 		return sim_ret(hipErrorOutOfMemory);
+	pthread_mutex_lock(&ev_lock);
+	/* an interprocess event's segment exists from its first record (or
+	 * its handle), as in ROCm */
 	if ((e->flags & hipEventInterprocess) && !e->ipc &&
 	    sim_ipc_event_create(e->device, &e->ipc) != 0) {
+		pthread_mutex_unlock(&ev_lock);
 		free(op);
 		return sim_ret(hipErrorInvalidConfiguration);
 	}
-	pthread_mutex_lock(&ev_lock);
 	e->recorded = true;
 	e->done = false;
+	if (e->ipc)
+		op->ipc_seq = sim_ipc_event_record(e->ipc);
 	pthread_mutex_unlock(&ev_lock);
 	op->op.fn = record_run;
 	op->e = e;
-	if (e->ipc)
-		op->ipc_seq = sim_ipc_event_record(e->ipc);
 	sim_stream_enqueue(s, &op->op);
 	return hipSuccess;
 }

@@ -59,17 +59,22 @@ Test(conf_module, load_get_unload)
 	EXPECT_HIP(hipModuleGetFunction(&f2, m, "nope"), hipErrorNotFound);
 	EXPECT_HIP(hipModuleGetFunction(NULL, m, "basic"), hipErrorInvalidValue);
 	EXPECT_HIP(hipModuleGetFunction(&f2, m, NULL), hipErrorInvalidValue);
+	EXPECT_HIP(hipModuleGetFunction(&f2, m, ""), hipErrorNotFound);
 	ASSERT_OK(hipModuleUnload(m));
 	EXPECT_HIP(hipModuleGetFunction(&f2, m, "basic"), hipErrorNotFound);
+	/* hipModuleUnload: what is not a loaded module is hipErrorNotFound */
+	EXPECT_HIP(hipModuleUnload(m), hipErrorNotFound);
+	EXPECT_HIP(hipModuleUnload(NULL), hipErrorNotFound);
 }
 
-/* hipModuleLoadData: garbage is an invalid image; NULLs invalid values. */
+/* hipModuleLoadData: what is no bundle is taken for a code object, and a
+ * malformed one is hipErrorInvalidKernelFile; NULLs invalid values. */
 Test(conf_module, hipModuleLoadData_bad_image)
 {
 	static const char junk[64] = "\177ELF but not really";
 	hipModule_t m;
 
-	EXPECT_HIP(hipModuleLoadData(&m, junk), hipErrorInvalidImage);
+	EXPECT_HIP(hipModuleLoadData(&m, junk), hipErrorInvalidKernelFile);
 	EXPECT_HIP(hipModuleLoadData(NULL, junk), hipErrorInvalidValue);
 	EXPECT_HIP(hipModuleLoadData(&m, NULL), hipErrorInvalidValue);
 }
@@ -92,6 +97,13 @@ Test(conf_module, hipModuleLoad_file)
 	ASSERT_OK(hipModuleUnload(m));
 	unlink(path);
 	EXPECT_HIP(hipModuleLoad(&m, "/nonexistent/hipsvm.co"), hipErrorFileNotFound);
+	/* an empty file: hipErrorInvalidKernelFile */
+	strcpy(path, "/tmp/hipsvm-conf-module-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	EXPECT_HIP(hipModuleLoad(&m, path), hipErrorInvalidKernelFile);
+	unlink(path);
 	ASSERT_OK(hipModuleLoadDataEx(&m, b.p, 0, NULL, NULL));
 	ASSERT_OK(hipModuleUnload(m));
 	free(b.p);
