@@ -14,6 +14,7 @@
 #include "event_ipc.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 struct sim_event {
 	unsigned flags;
@@ -237,20 +238,22 @@ struct wait_op {
 static void wait_run(struct sim_op *op)
 {
 	struct sim_event *e = ((struct wait_op *)op)->e;
-
-	struct sim_ipc_event *ipc;
+	struct timespec ts = { 0, 100000 };
+	bool more;
 
 	pthread_mutex_lock(&ev_lock);
 	while (event_live(e) && e->recorded && !e->done)
 		pthread_cond_wait(&ev_cond, &ev_lock);
-	ipc = event_live(e) ? e->ipc : NULL;
-	pthread_mutex_unlock(&ev_lock);
-	/* An opened event's records are made by another process; the event
-	 * is not destroyed under a queued wait (hipEventDestroy would have to
-	 * find it live, and its own wait_ops hold no reference: a program that
-	 * destroys an event with waits queued gets what ROCm gives it). */
-	if (ipc)
-		sim_ipc_event_wait(ipc);
+	/* An opened event is recorded by another process: poll its segment,
+	 * checking under the lock each time that the event still exists. */
+	for (;;) {
+		more = event_live(e) && e->ipc && !sim_ipc_event_done(e->ipc);
+		pthread_mutex_unlock(&ev_lock);
+		if (!more)
+			break;
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&ev_lock);
+	}
 }
 
 SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned int flags)
