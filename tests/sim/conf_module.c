@@ -469,3 +469,45 @@ Test(conf_module, host_function_queries, .init = register_kernel, .fini = unregi
 	ASSERT_OK(hipFuncSetAttribute((void *)host_stub, hipFuncAttributeMaxDynamicSharedMemorySize,
 				      1024));
 }
+
+/* hipLaunchCooperativeKernelMultiDevice / hipExtLaunchMultiKernelMultiDevice:
+ * ROCm 5.2's checks (ihipLaunchCooperativeKernelMultiDevice), then one
+ * launch per device, each touching its buffer on its own GPU. */
+Test(conf_module, multi_device_launches, .init = register_kernel, .fini = unregister_kernel)
+{
+	hipLaunchParams p[3];
+	hipStream_t s[3];
+	void *a[3], *b = NULL, *c = NULL;
+	void *args[3][4];
+	int n = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_OK(hipSetDevice(i + 1));
+		ASSERT_OK(hipStreamCreate(&s[i]));
+		ASSERT_OK(hipMallocManaged(&a[i], 4096, hipMemAttachGlobal));
+		args[i][0] = &a[i];
+		args[i][1] = &b;
+		args[i][2] = &n;
+		args[i][3] = &c;
+		p[i] = (hipLaunchParams){ (void *)host_stub, { 1, 1, 1 }, { 64, 1, 1 }, args[i], 0,
+					  s[i] };
+	}
+	ASSERT_OK(hipSetDevice(0));
+	EXPECT_HIP(hipExtLaunchMultiKernelMultiDevice(p, 5, 0), hipErrorInvalidValue);
+	EXPECT_HIP(hipExtLaunchMultiKernelMultiDevice(NULL, 1, 0), hipErrorInvalidValue);
+	p[1].blockDim.x = 0;
+	EXPECT_HIP(hipExtLaunchMultiKernelMultiDevice(p, 3, 0), hipErrorInvalidConfiguration);
+	p[1].blockDim.x = 64;
+	p[2].stream = s[0];
+	EXPECT_HIP(hipLaunchCooperativeKernelMultiDevice(p, 3, 0), hipErrorInvalidDevice);
+	p[2].stream = s[2];
+	ASSERT_OK(hipExtLaunchMultiKernelMultiDevice(p, 2, 0));
+	ASSERT_OK(hipLaunchCooperativeKernelMultiDevice(p + 2, 1, 0));
+	for (i = 0; i < 3; i++) {
+		ASSERT_OK(hipStreamSynchronize(s[i]));
+		cr_expect_eq(hipsvmSimIsMapped(i + 1, a[i]), 1, "entry %d", i);
+		cr_expect_eq(hipsvmSimIsMapped(0, a[i]), 0);
+		ASSERT_OK(hipFree(a[i]));
+		ASSERT_OK(hipStreamDestroy(s[i]));
+	}
+}
