@@ -19,13 +19,16 @@ static struct ihipCtx_t ctxs[HIPSVM_MAX_GPUS];
 static __thread struct ihipCtx_t *stack[CTX_STACK];
 static __thread unsigned depth;
 
+/* The device of a context handle; -1 for what is not one. */
 static int ctx_device(hipCtx_t c)
 {
-	struct ihipCtx_t *x = (struct ihipCtx_t *)c;
+	uintptr_t x = (uintptr_t)c, base = (uintptr_t)ctxs;
+	int dev;
 
-	if (x < ctxs || x >= ctxs + HIPSVM_MAX_GPUS || !sim_gpu((int)(x - ctxs)))
+	if (x < base || x >= base + sizeof(ctxs) || (x - base) % sizeof(ctxs[0]))
 		return -1;
-	return (int)(x - ctxs);
+	dev = (int)((x - base) / sizeof(ctxs[0]));
+	return sim_gpu(dev) ? dev : -1;
 }
 
 hipCtx_t sim_ctx_of(int dev)

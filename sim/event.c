@@ -14,6 +14,7 @@
 #include "event_ipc.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 struct sim_event {
 	unsigned flags;
@@ -149,19 +150,22 @@ SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
 	op = calloc(1, sizeof(*op));
 	if (!op)
 		return sim_ret(hipErrorOutOfMemory);
+	pthread_mutex_lock(&ev_lock);
+	/* an interprocess event's segment exists from its first record (or
+	 * its handle), as in ROCm */
 	if ((e->flags & hipEventInterprocess) && !e->ipc &&
 	    sim_ipc_event_create(e->device, &e->ipc) != 0) {
+		pthread_mutex_unlock(&ev_lock);
 		free(op);
 		return sim_ret(hipErrorInvalidConfiguration);
 	}
-	pthread_mutex_lock(&ev_lock);
 	e->recorded = true;
 	e->done = false;
+	if (e->ipc)
+		op->ipc_seq = sim_ipc_event_record(e->ipc);
 	pthread_mutex_unlock(&ev_lock);
 	op->op.fn = record_run;
 	op->e = e;
-	if (e->ipc)
-		op->ipc_seq = sim_ipc_event_record(e->ipc);
 	sim_stream_enqueue(s, &op->op);
 	return hipSuccess;
 }
@@ -234,20 +238,22 @@ struct wait_op {
 static void wait_run(struct sim_op *op)
 {
 	struct sim_event *e = ((struct wait_op *)op)->e;
-
-	struct sim_ipc_event *ipc;
+	struct timespec ts = { 0, 100000 };
+	bool more;
 
 	pthread_mutex_lock(&ev_lock);
 	while (event_live(e) && e->recorded && !e->done)
 		pthread_cond_wait(&ev_cond, &ev_lock);
-	ipc = event_live(e) ? e->ipc : NULL;
-	pthread_mutex_unlock(&ev_lock);
-	/* An opened event's records are made by another process; the event
-	 * is not destroyed under a queued wait (hipEventDestroy would have to
-	 * find it live, and its own wait_ops hold no reference: a program that
-	 * destroys an event with waits queued gets what ROCm gives it). */
-	if (ipc)
-		sim_ipc_event_wait(ipc);
+	/* An opened event is recorded by another process: poll its segment,
+	 * checking under the lock each time that the event still exists. */
+	for (;;) {
+		more = event_live(e) && e->ipc && !sim_ipc_event_done(e->ipc);
+		pthread_mutex_unlock(&ev_lock);
+		if (!more)
+			break;
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&ev_lock);
+	}
 }
 
 SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned int flags)

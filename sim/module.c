@@ -64,12 +64,14 @@ static bool fn_live(hipFunction_t f)
 	return it != NULL;
 }
 
+/* ROCm 5.2 takes what is not an offload bundle for a code object and
+ * fails to load a malformed one with hipErrorInvalidKernelFile; a bundle
+ * without a code object for the GPU is hipErrorNoBinaryForGpu (on which
+ * ROCm aborts the program; the simulator only answers it). */
 static hipError_t load_err(int err)
 {
-	/* malformed or compressed: an invalid image; no amdgcn code object:
-	 * nothing for this GPU */
 	return err == -ENOENT ? hipErrorNoBinaryForGpu :
-	       err == -ENOMEM ? hipErrorOutOfMemory : hipErrorInvalidImage;
+	       err == -ENOMEM ? hipErrorOutOfMemory : hipErrorInvalidKernelFile;
 }
 
 static hipError_t add_module(hipModule_t *out, struct hipsvm_codeobj *co, void *image)
@@ -146,7 +148,7 @@ SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > MAX_IMAGE) {
 		close(fd);
-		return sim_ret(hipErrorInvalidImage);
+		return sim_ret(hipErrorInvalidKernelFile);
 	}
 	buf = malloc((size_t)st.st_size);
 	if (!buf) {
@@ -157,7 +159,7 @@ SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
 	close(fd);
 	if (got != st.st_size) {
 		free(buf);
-		return sim_ret(hipErrorInvalidImage);
+		return sim_ret(hipErrorInvalidKernelFile);
 	}
 	err = hipsvm_codeobj_load_blob(buf, (size_t)st.st_size, &co);
 	if (err) {
@@ -174,10 +176,8 @@ SIM_API hipError_t hipModuleUnload(hipModule_t m)
 	bool found = false;
 
 	sim_init();
-	if (!m)
-		return sim_ret(hipErrorInvalidValue);
 	pthread_mutex_lock(&mod_lock);
-	for (mp = &mods; *mp; mp = &(*mp)->next) {
+	for (mp = &mods; m && *mp; mp = &(*mp)->next) {
 		if (*mp == m) {
 			*mp = m->next;
 			found = true;
@@ -197,8 +197,8 @@ SIM_API hipError_t hipModuleUnload(hipModule_t m)
 		}
 	}
 	pthread_mutex_unlock(&mod_lock);
-	if (!found)
-		return sim_ret(hipErrorInvalidResourceHandle);
+	if (!found)	/* ROCm: not a loaded module */
+		return sim_ret(hipErrorNotFound);
 	/* Launches already queued hold the kernel's name and the ranges to
 	 * touch, not the module. */
 	hipsvm_codeobj_free(m->co);
@@ -218,7 +218,7 @@ SIM_API hipError_t hipModuleGetFunction(hipFunction_t *out, hipModule_t m, const
 	if (!out || !name)
 		return sim_ret(hipErrorInvalidValue);
 	pthread_mutex_lock(&mod_lock);
-	if (!m || !mod_live(m)) {
+	if (!m || !mod_live(m) || !*name) {
 		r = hipErrorNotFound;
 		goto out;
 	}

@@ -175,25 +175,30 @@ SIM_API hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 grid, dim3
 					  stream ? stream : hipStreamPerThread);
 }
 
-/* One launch per entry, each on its own device's stream. */
+/* One launch per entry, each on its own device's stream; ROCm 5.2's checks
+ * in its order (more entries than GPUs or no list, a bad stream, an empty
+ * block, two entries on one device), then the launches. */
 static hipError_t multi(hipLaunchParams *list, int n, bool coop)
 {
 	int i, j;
 	hipError_t r;
 
 	sim_init();
-	if (!list || n <= 0 || n > (int)sim.ngpu)
+	if (n > (int)sim.ngpu || !list)
 		return hipErrorInvalidValue;
 	for (i = 0; i < n; i++) {
+		dim3 b = list[i].blockDim;
 		int dev = hipGetStreamDeviceId(list[i].stream);
 
-		if (dev < 0 || !host_fn_known(list[i].func))
+		if (dev < 0)
 			return hipErrorInvalidValue;
-		for (j = 0; j < i; j++)	/* one launch per device */
-			if (hipGetStreamDeviceId(list[j].stream) == dev && list[j].stream)
+		if ((uint64_t)b.x * b.y * b.z == 0)
+			return hipErrorInvalidConfiguration;
+		for (j = 0; j < i && list[i].stream; j++)
+			if (hipGetStreamDeviceId(list[j].stream) == dev)
 				return hipErrorInvalidDevice;
-		if (coop && (r = coop_check(list[i].gridDim, list[i].blockDim,
-					    (unsigned)list[i].sharedMem)) != hipSuccess)
+		if (coop && host_fn_known(list[i].func) &&
+		    (r = coop_check(list[i].gridDim, b, (unsigned)list[i].sharedMem)) != hipSuccess)
 			return r;
 	}
 	for (i = 0; i < n; i++) {

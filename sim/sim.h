@@ -268,9 +268,16 @@ struct sim_op {
 /* NULL stream = the current device's null stream; NULL if the handle is bad. */
 struct sim_stream *sim_stream_get(hipStream_t s);
 int sim_stream_device(const struct sim_stream *s);
-/* Queues op (owned by the stream, freed with free() after fn). */
+/* Queues op (owned by the stream, freed with free() after fn), behind the
+ * null-stream / blocking-stream barriers (stream.c). Takes the registry
+ * lock: not with it held. */
 void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op);
-hipError_t sim_stream_wait(struct sim_stream *s);
+hipError_t sim_stream_wait(struct sim_stream *s);	/* s's own queue only */
+/* What a synchronous operation on s waits for, as in ROCm 5.2: s's queue,
+ * and before that, for the null stream, the device's blocking streams (for
+ * a blocking stream, the null stream). Takes the registry lock: not with
+ * it held. Returns and clears s's first asynchronous error. */
+hipError_t sim_stream_sync(struct sim_stream *s);
 hipError_t sim_device_sync(int dev);	/* -1: every device */
 void sim_stream_set_error(struct sim_stream *s, hipError_t e);
 /* Waits until every blocking stream of dev is idle (the null stream's

@@ -3,9 +3,15 @@
  * stream.c - streams. Each stream is a FIFO of operations run by
  * its own worker thread (started on the first operation): the "GPU agent"
  * that performs copies and the page touches of kernel launches in stream
- * order. Every device has a null stream; hipStreamPerThread maps onto it too
- * (docs/simulator.md: the null stream does not synchronise with other
- * streams here).
+ * order. Every device has a null stream; hipStreamPerThread maps onto it too.
+ *
+ * The null stream synchronises with the device's blocking streams as in
+ * ROCm 5.2: work queued on the null stream first waits for what every
+ * blocking stream of its device had queued, and work queued on a blocking
+ * stream first waits for what the null stream had queued (a barrier
+ * operation per stream waited for, taking that stream's count of queued
+ * operations at that moment). Synchronising or querying a stream does the
+ * same before it waits.
  *
  * Handles are checked against a registry, so a bad or destroyed handle gets
  * an error rather than a crash: hipErrorContextIsDestroyed from the stream
@@ -29,6 +35,9 @@ struct sim_stream {
 	unsigned cu_words;
 	pthread_mutex_t lock;
 	pthread_cond_t work, idle;
+	pthread_cond_t progress;	/* an operation completed; refs dropped */
+	uint64_t queued, completed;	/* operations, ever */
+	unsigned refs;			/* barriers of other streams waiting on it */
 	struct sim_op *head, *tail;
 	unsigned pending;		/* queued or running */
 	bool started, exiting;
@@ -86,6 +95,7 @@ static struct sim_stream *stream_new(int dev, unsigned flags, int prio, bool is_
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->work, NULL);
 	pthread_cond_init(&s->idle, NULL);
+	pthread_cond_init(&s->progress, NULL);
 	return s;
 }
 
@@ -184,6 +194,8 @@ static void *worker_main(void *arg)
 		op->fn(op);
 		free(op);
 		pthread_mutex_lock(&s->lock);
+		s->completed++;
+		pthread_cond_broadcast(&s->progress);
 		if (--s->pending == 0)
 			pthread_cond_broadcast(&s->idle);
 	}
@@ -191,7 +203,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op)
+static void enqueue_one(struct sim_stream *s, struct sim_op *op)
 {
 	op->next = NULL;
 	pthread_mutex_lock(&s->lock);
@@ -199,9 +211,14 @@ void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op)
 		s->started = sim_thread_start(&s->thread, worker_main, s, "hipsvm-stream") == 0;
 	if (!s->started) {
 		/* no thread: run inline rather than lose the work */
+		s->queued++;
 		pthread_mutex_unlock(&s->lock);
 		op->fn(op);
 		free(op);
+		pthread_mutex_lock(&s->lock);
+		s->completed++;
+		pthread_cond_broadcast(&s->progress);
+		pthread_mutex_unlock(&s->lock);
 		return;
 	}
 	if (s->tail)
@@ -210,8 +227,90 @@ void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op)
 		s->head = op;
 	s->tail = op;
 	s->pending++;
+	s->queued++;
 	pthread_cond_signal(&s->work);
 	pthread_mutex_unlock(&s->lock);
+}
+
+
+struct barrier_op {
+	struct sim_op op;
+	struct sim_stream *other;
+	uint64_t upto;
+};
+
+/* Waits until `other` has completed its first `upto` operations; holds a
+ * reference on it meanwhile (stream_free waits for those). */
+static void barrier_run(struct sim_op *op)
+{
+	struct barrier_op *b = (struct barrier_op *)op;
+	struct sim_stream *o = b->other;
+
+	pthread_mutex_lock(&o->lock);
+	while (o->completed < b->upto)
+		pthread_cond_wait(&o->progress, &o->lock);
+	o->refs--;
+	pthread_cond_broadcast(&o->progress);
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* Takes a barrier on o when o has work outstanding; caller holds reg_lock. */
+static struct barrier_op *barrier_on(struct sim_stream *o)
+{
+	struct barrier_op *b = NULL;
+
+	pthread_mutex_lock(&o->lock);
+	if (o->completed < o->queued && (b = calloc(1, sizeof(*b)))) {
+		b->op.fn = barrier_run;
+		b->other = o;
+		b->upto = o->queued;
+		o->refs++;
+	}
+	pthread_mutex_unlock(&o->lock);
+	return b;
+}
+
+/* The null stream / blocking streams rule (top of file): queues on s the
+ * barriers that work queued on s now must wait behind. */
+static void fence(struct sim_stream *s)
+{
+	struct barrier_op **list = NULL, *b;
+	struct sim_stream *t;
+	size_t n = 0, cap = 0, i;
+
+	if (s->flags & hipStreamNonBlocking)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	if (s->is_null) {
+		for (t = streams; t; t = t->next)
+			cap++;
+		list = cap ? malloc(cap * sizeof(*list)) : NULL;
+		for (t = streams; t && list; t = t->next)
+			if (t->device == s->device && !(t->flags & hipStreamNonBlocking) &&
+			    (b = barrier_on(t)))
+				list[n++] = b;
+	} else if (null_streams[s->device]) {
+		list = malloc(sizeof(*list));
+		if (list && (b = barrier_on(null_streams[s->device])))
+			list[n++] = b;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	/* Without memory for the list the order is lost, not the work. */
+	for (i = 0; i < n; i++)
+		enqueue_one(s, &list[i]->op);
+	free(list);
+}
+
+void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op)
+{
+	fence(s);
+	enqueue_one(s, op);
+}
+
+hipError_t sim_stream_sync(struct sim_stream *s)
+{
+	fence(s);
+	return sim_stream_wait(s);
 }
 
 hipError_t sim_stream_wait(struct sim_stream *s)
@@ -312,6 +411,11 @@ static void stream_free(struct sim_stream *s)
 	pthread_mutex_unlock(&s->lock);
 	if (s->started)
 		pthread_join(s->thread, NULL);
+	/* barriers of other streams may still look at it */
+	pthread_mutex_lock(&s->lock);
+	while (s->refs)
+		pthread_cond_wait(&s->progress, &s->lock);
+	pthread_mutex_unlock(&s->lock);
 	free(s);
 }
 
@@ -367,7 +471,7 @@ SIM_API hipError_t hipStreamSynchronize(hipStream_t h)
 	s = sim_stream_get(h);
 	if (!s)
 		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
-	return sim_ret(sim_stream_wait(s));
+	return sim_ret(sim_stream_sync(s));
 }
 
 SIM_API hipError_t hipStreamQuery(hipStream_t h)
@@ -378,6 +482,7 @@ SIM_API hipError_t hipStreamQuery(hipStream_t h)
 	s = sim_stream_get(h);
 	if (!s)
 		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
+	fence(s);
 	return sim_ret(stream_busy(s) ? hipErrorNotReady : hipSuccess);
 }
 

@@ -1,40 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * conf_module.c - the module API against ROCm 5.2.3's hip_module.cpp, on a
- * synthetic code object (tests/hip/codeobj_build.h): one kernel "basic"
- * whose arguments are a buffer, a read-only buffer, an int and a buffer.
+ * synthetic code object (conf_image.h).
  */
 #include "conf.h"
 
 #include <stdio.h>
 #include <unistd.h>
 
-#include "codeobj_build.h"
-
-static const struct sarg args[] = {
-	{ 0, 8, "global_buffer", NULL },
-	{ 8, 8, "global_buffer", "read_only" },
-	{ 16, 4, "by_value", NULL },
-	{ 24, 8, "hidden_global_offset_x", NULL },
-	{ 32, 8, "global_buffer", "read_write" },
-};
-
-static struct wb image(void)
-{
-	struct wb m = { 0 };
-	struct wb elf, b;
-	struct sentry e[2];
-
-	mp_meta_begin(&m, 1);
-	mp_kernel(&m, "basic", 40, args, 5);
-	elf = make_elf_note(m.p, m.n, 32, true);
-	e[0] = (struct sentry){ "host-x86_64-unknown-linux", "", 0 };
-	e[1] = (struct sentry){ "hipv4-amdgcn-amd-amdhsa--gfx90a", elf.p, elf.n };
-	b = make_bundle(e, 2);
-	free(m.p);
-	free(elf.p);
-	return b;
-}
+#include "conf_image.h"
 
 static hipModule_t load(void)
 {
@@ -59,17 +33,22 @@ Test(conf_module, load_get_unload)
 	EXPECT_HIP(hipModuleGetFunction(&f2, m, "nope"), hipErrorNotFound);
 	EXPECT_HIP(hipModuleGetFunction(NULL, m, "basic"), hipErrorInvalidValue);
 	EXPECT_HIP(hipModuleGetFunction(&f2, m, NULL), hipErrorInvalidValue);
+	EXPECT_HIP(hipModuleGetFunction(&f2, m, ""), hipErrorNotFound);
 	ASSERT_OK(hipModuleUnload(m));
 	EXPECT_HIP(hipModuleGetFunction(&f2, m, "basic"), hipErrorNotFound);
+	/* hipModuleUnload: what is not a loaded module is hipErrorNotFound */
+	EXPECT_HIP(hipModuleUnload(m), hipErrorNotFound);
+	EXPECT_HIP(hipModuleUnload(NULL), hipErrorNotFound);
 }
 
-/* hipModuleLoadData: garbage is an invalid image; NULLs invalid values. */
+/* hipModuleLoadData: what is no bundle is taken for a code object, and a
+ * malformed one is hipErrorInvalidKernelFile; NULLs invalid values. */
 Test(conf_module, hipModuleLoadData_bad_image)
 {
 	static const char junk[64] = "\177ELF but not really";
 	hipModule_t m;
 
-	EXPECT_HIP(hipModuleLoadData(&m, junk), hipErrorInvalidImage);
+	EXPECT_HIP(hipModuleLoadData(&m, junk), hipErrorInvalidKernelFile);
 	EXPECT_HIP(hipModuleLoadData(NULL, junk), hipErrorInvalidValue);
 	EXPECT_HIP(hipModuleLoadData(&m, NULL), hipErrorInvalidValue);
 }
@@ -92,6 +71,13 @@ Test(conf_module, hipModuleLoad_file)
 	ASSERT_OK(hipModuleUnload(m));
 	unlink(path);
 	EXPECT_HIP(hipModuleLoad(&m, "/nonexistent/hipsvm.co"), hipErrorFileNotFound);
+	/* an empty file: hipErrorInvalidKernelFile */
+	strcpy(path, "/tmp/hipsvm-conf-module-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	EXPECT_HIP(hipModuleLoad(&m, path), hipErrorInvalidKernelFile);
+	unlink(path);
 	ASSERT_OK(hipModuleLoadDataEx(&m, b.p, 0, NULL, NULL));
 	ASSERT_OK(hipModuleUnload(m));
 	free(b.p);
@@ -297,163 +283,4 @@ Test(conf_module, hipLaunchByPtr_unconfigured)
 	ASSERT_OK(hipSetupArgument(&x, sizeof(x), 0));
 	EXPECT_HIP(hipSetupArgument(NULL, 4, 0), hipErrorInvalidValue);
 	EXPECT_HIP(hipLaunchByPtr(&x), hipErrorInvalidDeviceFunction);
-}
-
-/* ---- launches by host function, as hipcc's generated code registers them ---- */
-
-void **__hipRegisterFatBinary(const void *data);
-void __hipUnregisterFatBinary(void **handle);
-void __hipRegisterFunction(void **handle, const void *host_fn, char *dev_fn, const char *dev_name,
-			   unsigned int thread_limit, void *tid, void *bid, void *block, void *grid,
-			   int *wsize);
-void launch_ggl(uintptr_t f, const dim3 *grid, const dim3 *block, uint32_t shmem,
-		hipStream_t stream, void **args)
-	__asm__("_ZN8hip_impl22hipLaunchKernelGGLImplEmRK4dim3S2_jP12ihipStream_tPPv");
-
-static void host_stub(void)
-{
-}
-
-static struct {
-	uint32_t magic, version;
-	const void *bin;
-	void *unused;
-} wrapper;
-static void **fatbin;
-static struct wb registered;
-
-static void register_kernel(void)
-{
-	registered = image();
-	wrapper.magic = 0x48495046u;
-	wrapper.version = 1;
-	wrapper.bin = registered.p;
-	fatbin = __hipRegisterFatBinary(&wrapper);
-	cr_assert(fatbin);
-	__hipRegisterFunction(fatbin, (const void *)host_stub, "basic", "basic", -1u, NULL, NULL,
-			      NULL, NULL, NULL);
-}
-
-static void unregister_kernel(void)
-{
-	__hipUnregisterFatBinary(fatbin);
-	free(registered.p);
-}
-
-static void *buffer_args(void **a, void **b, int *n, void **c, void *params[4])
-{
-	ASSERT_OK(hipMallocManaged(a, 4096, hipMemAttachGlobal));
-	*b = NULL;
-	*c = NULL;
-	params[0] = a;
-	params[1] = b;
-	params[2] = n;
-	params[3] = c;
-	return *a;
-}
-
-/* hipLaunchKernel: ROCm's order of checks (ihipLaunchKernel). */
-Test(conf_module, hipLaunchKernel_check_order, .init = register_kernel, .fini = unregister_kernel)
-{
-	dim3 one = { 1, 1, 1 }, zero = { 0, 1, 1 }, big = { 64, 32, 1 }, huge = { 0x10000, 1, 1 };
-	int x = 0;
-
-	EXPECT_HIP(hipLaunchKernel((void *)&x, zero, one, NULL, 0, NULL),
-		   hipErrorInvalidDeviceFunction);
-	EXPECT_HIP(hipLaunchKernel((void *)host_stub, huge, huge, NULL, 0, NULL),
-		   hipErrorInvalidConfiguration);
-	EXPECT_HIP(hipLaunchKernel((void *)host_stub, zero, big, NULL, 0, NULL),
-		   hipErrorInvalidValue);
-	EXPECT_HIP(hipLaunchKernel((void *)host_stub, one, big, NULL, 0, NULL),
-		   hipErrorInvalidConfiguration);
-}
-
-/* hipLaunchKernel_spt, hipExtLaunchKernel (events around the launch),
- * hipLaunchKernelGGLImpl: each touches the buffer on the stream's GPU. */
-Test(conf_module, launch_entry_points_touch, .init = register_kernel, .fini = unregister_kernel)
-{
-	dim3 one = { 1, 1, 1 };
-	void *a, *b, *c, *params[4];
-	hipEvent_t start, stop;
-	int n = 0, dev;
-	float ms = -1;
-
-	for (dev = 1; dev <= 3; dev++) {
-		ASSERT_OK(hipSetDevice(dev));
-		buffer_args(&a, &b, &n, &c, params);
-		if (dev == 1) {
-			ASSERT_OK(hipLaunchKernel_spt((void *)host_stub, one, one, params, 0, NULL));
-		} else if (dev == 2) {
-			ASSERT_OK(hipEventCreate(&start));
-			ASSERT_OK(hipEventCreate(&stop));
-			ASSERT_OK(hipExtLaunchKernel((void *)host_stub, one, one, params, 0, NULL,
-						     start, stop, 0));
-			ASSERT_OK(hipEventSynchronize(stop));
-			ASSERT_OK(hipEventElapsedTime(&ms, start, stop));
-			cr_expect_geq(ms, 0.0f);
-			ASSERT_OK(hipEventDestroy(start));
-			ASSERT_OK(hipEventDestroy(stop));
-		} else {
-			launch_ggl((uintptr_t)host_stub, &one, &one, 0, NULL, params);
-		}
-		ASSERT_OK(hipDeviceSynchronize());
-		cr_expect_eq(hipsvmSimIsMapped(dev, a), 1, "device %d", dev);
-		ASSERT_OK(hipFree(a));
-	}
-	cr_expect_str_eq(hipKernelNameRefByPtr((void *)host_stub, NULL), "basic");
-}
-
-/* hipConfigureCall / hipSetupArgument / hipLaunchByPtr: the packed
- * arguments are read at the kernel's offsets. */
-Test(conf_module, hipLaunchByPtr_packed_arguments, .init = register_kernel,
-     .fini = unregister_kernel)
-{
-	dim3 one = { 1, 1, 1 };
-	void *a;
-
-	ASSERT_OK(hipSetDevice(2));
-	ASSERT_OK(hipMallocManaged(&a, 4096, hipMemAttachGlobal));
-	ASSERT_OK(hipConfigureCall(one, one, 0, NULL));
-	ASSERT_OK(hipSetupArgument(&a, sizeof(a), 32));
-	ASSERT_OK(hipLaunchByPtr((void *)host_stub));
-	ASSERT_OK(hipDeviceSynchronize());
-	cr_expect_eq(hipsvmSimIsMapped(2, a), 1);
-	ASSERT_OK(hipFree(a));
-}
-
-/* hipLaunchCooperativeKernel: a grid larger than the device holds at once
- * is hipErrorCooperativeLaunchTooLarge. */
-Test(conf_module, hipLaunchCooperativeKernel_too_large, .init = register_kernel,
-     .fini = unregister_kernel)
-{
-	dim3 block = { 1024, 1, 1 }, fits = { 2 * 104, 1, 1 }, over = { 2 * 104 + 1, 1, 1 };
-	void *a, *b, *c, *params[4];
-	int n = 0;
-
-	buffer_args(&a, &b, &n, &c, params);
-	ASSERT_OK(hipLaunchCooperativeKernel((void *)host_stub, fits, block, params, 0, NULL));
-	EXPECT_HIP(hipLaunchCooperativeKernel((void *)host_stub, over, block, params, 0, NULL),
-		   hipErrorCooperativeLaunchTooLarge);
-	ASSERT_OK(hipDeviceSynchronize());
-	ASSERT_OK(hipFree(a));
-}
-
-/* hipOccupancyMaxPotentialBlockSize / hipFuncGetAttributes on a
- * registered kernel. */
-Test(conf_module, host_function_queries, .init = register_kernel, .fini = unregister_kernel)
-{
-	hipFuncAttributes attr;
-	int grid = 0, block = 0, num = 0;
-
-	ASSERT_OK(hipOccupancyMaxPotentialBlockSize(&grid, &block, (void *)host_stub, 0, 0));
-	cr_expect_eq(block, 1024);
-	cr_expect_eq(grid, 2 * 104);
-	ASSERT_OK(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&num, (void *)host_stub,
-									128, 0, 0));
-	cr_expect_eq(num, 16);
-	ASSERT_OK(hipFuncGetAttributes(&attr, (void *)host_stub));
-	cr_expect_eq(attr.maxThreadsPerBlock, 1024);
-	ASSERT_OK(hipFuncSetCacheConfig((void *)host_stub, hipFuncCachePreferL1));
-	ASSERT_OK(hipFuncSetAttribute((void *)host_stub, hipFuncAttributeMaxDynamicSharedMemorySize,
-				      1024));
 }

@@ -261,3 +261,85 @@ Test(conf_stream, hipThreadExchangeStreamCaptureMode)
 	EXPECT_HIP(hipThreadExchangeStreamCaptureMode(&m), hipErrorInvalidValue);
 	EXPECT_HIP(hipThreadExchangeStreamCaptureMode(NULL), hipErrorInvalidValue);
 }
+
+/* The null stream and blocking streams (ROCm 5.2's getQueue /
+ * iHipWaitActiveStreams): work on the null stream waits for what a
+ * blocking stream had queued; a non-blocking stream is not waited for. */
+Test(conf_stream, null_stream_waits_for_blocking_streams)
+{
+	hipStream_t blocking, nonblocking;
+	uint32_t *word;
+	int ran = 0;
+
+	ASSERT_OK(hipHostMalloc((void **)&word, 64, 0));
+	word[0] = word[1] = 0;
+	ASSERT_OK(hipStreamCreate(&blocking));
+	ASSERT_OK(hipStreamCreateWithFlags(&nonblocking, hipStreamNonBlocking));
+	/* a non-blocking stream held up does not hold the null stream */
+	ASSERT_OK(hipStreamWaitValue32(nonblocking, &word[1], 1, hipStreamWaitValueEq, ~0u));
+	ASSERT_OK(hipStreamAddCallback(NULL, cb_flag, &ran, 0));
+	ASSERT_OK(hipStreamSynchronize(NULL));
+	cr_expect_eq(ran, 1);
+	/* a blocking stream held up does */
+	ran = 0;
+	ASSERT_OK(hipStreamWaitValue32(blocking, &word[0], 1, hipStreamWaitValueEq, ~0u));
+	ASSERT_OK(hipStreamAddCallback(NULL, cb_flag, &ran, 0));
+	usleep(20000);
+	cr_expect_eq(__atomic_load_n(&ran, __ATOMIC_SEQ_CST), 0, "the null stream ran ahead");
+	EXPECT_HIP(hipStreamQuery(NULL), hipErrorNotReady);
+	__atomic_store_n(&word[0], 1, __ATOMIC_SEQ_CST);
+	ASSERT_OK(hipStreamSynchronize(NULL));
+	cr_expect_eq(ran, 1);
+	__atomic_store_n(&word[1], 1, __ATOMIC_SEQ_CST);
+	ASSERT_OK(hipStreamDestroy(nonblocking));
+	ASSERT_OK(hipStreamDestroy(blocking));
+	ASSERT_OK(hipHostFree(word));
+}
+
+/* ... and work on a blocking stream waits for what the null stream had
+ * queued. */
+Test(conf_stream, blocking_stream_waits_for_null_stream)
+{
+	hipStream_t blocking, nonblocking;
+	uint32_t *word;
+	int ran = 0, ran_nb = 0;
+
+	ASSERT_OK(hipHostMalloc((void **)&word, 64, 0));
+	*word = 0;
+	ASSERT_OK(hipStreamCreate(&blocking));
+	ASSERT_OK(hipStreamCreateWithFlags(&nonblocking, hipStreamNonBlocking));
+	ASSERT_OK(hipStreamWaitValue32(NULL, word, 1, hipStreamWaitValueEq, ~0u));
+	ASSERT_OK(hipStreamAddCallback(blocking, cb_flag, &ran, 0));
+	ASSERT_OK(hipStreamAddCallback(nonblocking, cb_flag, &ran_nb, 0));
+	ASSERT_OK(hipStreamSynchronize(nonblocking));
+	cr_expect_eq(ran_nb, 1);
+	usleep(20000);
+	cr_expect_eq(__atomic_load_n(&ran, __ATOMIC_SEQ_CST), 0, "the blocking stream ran ahead");
+	__atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
+	ASSERT_OK(hipStreamSynchronize(blocking));
+	cr_expect_eq(ran, 1);
+	ASSERT_OK(hipStreamDestroy(nonblocking));
+	ASSERT_OK(hipStreamDestroy(blocking));
+	ASSERT_OK(hipHostFree(word));
+}
+
+/* hipStreamSynchronize(NULL) waits for the device's blocking streams. */
+static void cb_slow_flag(hipStream_t s, hipError_t e, void *arg)
+{
+	(void)s;
+	(void)e;
+	usleep(30000);
+	__atomic_store_n((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+Test(conf_stream, null_stream_sync_waits_blocking_streams)
+{
+	hipStream_t b;
+	int done = 0;
+
+	ASSERT_OK(hipStreamCreate(&b));
+	ASSERT_OK(hipStreamAddCallback(b, cb_slow_flag, &done, 0));
+	ASSERT_OK(hipStreamSynchronize(NULL));
+	cr_expect_eq(__atomic_load_n(&done, __ATOMIC_SEQ_CST), 1);
+	ASSERT_OK(hipStreamDestroy(b));
+}
