@@ -357,7 +357,7 @@ Test(options, format_lists_every_row)
 		cr_assert_not_null(strstr(buf, key), "%s missing from:\n%s", key, buf);
 	}
 	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_GPUS=2  (default 4) "));
-	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_MEM=64M  (default 1G) "));
+	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_MEM=64M  (default 64G) "));
 	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_FGS_MASK=0x5  (default 0x1) "));
 	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_RING_SIZE=256K  (default 256K) "));
 	cr_assert_not_null(strstr(buf, "HIPSVM_HOOK=auto  (default auto) "));
