@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * alloc_api.c - the HIP allocation calls. Validation follows ROCm
- * (HIP-BEHAVIOUR.md; docs/simulator.md lists what was chosen where ROCm's
- * answer is not listed). The context of each call comes from the core's API
+ * (docs/hip-edges.md; docs/simulator.md lists what was chosen where ROCm's
+ * answer is not listed there). The context of each call comes from the core's API
  * table (hipsvm_ctxset_for_api), so the simulator and the shim agree on it.
  */
 #include "sim.h"

@@ -59,7 +59,9 @@ def main():
         except OSError:
             continue
         for n, line in enumerate(lines, 1):
-            if f != "tests/docs/check_refs.py" and BACKGROUND.search(line):
+            if f == "tests/docs/check_refs.py":
+                continue
+            if BACKGROUND.search(line):
                 bad_bg.append("%s:%d: %s" % (f, n, line.strip()[:100]))
             for m in PATH.finditer(line):
                 p = m.group(1)
