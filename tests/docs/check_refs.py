@@ -33,9 +33,12 @@ def files():
             and not f.startswith("fuzz/corpus")]
 
 
-def exists(p, tracked):
+def exists(p, tracked, here):
     p = p.rstrip(".")
-    if os.path.exists(os.path.join(TOP, p)) or p.startswith(OTHER_TREES):
+    # from the top, or (meson.build, scripts) from the naming file's folder
+    if os.path.exists(os.path.join(TOP, p)) or os.path.exists(os.path.join(TOP, here, p)):
+        return True
+    if p.startswith(OTHER_TREES):
         return True
     if any(ch in p for ch in "*<>{}%$") or "..." in p:
         return True		# a pattern
@@ -65,7 +68,7 @@ def main():
                 bad_bg.append("%s:%d: %s" % (f, n, line.strip()[:100]))
             for m in PATH.finditer(line):
                 p = m.group(1)
-                if not exists(p, tracked):
+                if not exists(p, tracked, os.path.dirname(f)):
                     bad_path.append("%s:%d: %s" % (f, n, p))
     print("1..2")
     for i, (what, bad) in enumerate((("no citation of background files outside the repository", bad_bg),
