@@ -4,7 +4,8 @@
 #
 # The patched amdkfd speaks the protocol with the project's own parser and
 # reply formatter: src/proto.c and the headers it needs, copied unchanged
-# except for one line that says where they come from. A kernel tree cannot
+# except for one line that says where they come from (and no references to
+# papers outside the repository in comments). A kernel tree cannot
 # reach outside itself (nor can a DKMS or distribution build), so the copy
 # lives in the series, as the patch that adds
 # drivers/gpu/drm/amd/amdkfd/hipsvm/. This script writes that copy.
@@ -27,7 +28,9 @@ copy() {
 		{
 			sed -n 1p "$src/$f"
 			echo "/* Generated from libhipsvm src/$f by kernel/amdgpu/gen-proto.sh: change it there. */"
-			sed 1d "$src/$f"
+			# References to the team's background papers are not
+			# for the kernel tree (src/ should drop them too).
+			sed -e 1d -e 's/SPEC section [0-9]*; //' -e 's/ (SPEC section [0-9]*)//' "$src/$f"
 		} > "$1/$f"
 	done
 }

@@ -16,9 +16,10 @@
 #     CONFIG_HSA_AMD_SVM: Debian leaves CONFIG_DEVICE_PRIVATE off) and the
 #     same with DEVICE_PRIVATE and HSA_AMD_SVM on, a build directory is
 #     prepared once (olddefconfig, modules_prepare) and kept
-#  5. the objects the series touches are compiled with W=1; warnings are
-#     compared with those of the same objects unpatched (computed once):
-#     a new warning or any error fails
+#  5. every amdkfd object of the configuration (all include kfd_priv.h,
+#     which the series changes) and amdgpu_ih.o, amdgpu_amdkfd.o are
+#     compiled with W=1; warnings are compared with those of the same
+#     objects unpatched (computed once): a new warning or any error fails
 #  6. checkpatch.pl on the hand-written patches: an ERROR fails
 #
 # Cache: the parent of HIPSVM_KERNEL_CACHE (default <repo>/.cache/kernel),
@@ -132,17 +133,20 @@ kmake() { # $1 = variant, then make arguments
 
 amd=drivers/gpu/drm/amd/amdgpu
 kfd=$amd/../amdkfd
-objs_before() {
-	case $1 in
-	svm) echo "$amd/amdgpu_ih.o $kfd/kfd_svm.o $kfd/kfd_debugfs.o $kfd/kfd_process.o" ;;
-	*) echo "$amd/amdgpu_ih.o $kfd/kfd_debugfs.o $kfd/kfd_process.o" ;;
-	esac
-}
-objs_after() {
-	case $1 in
-	svm) echo "$(objs_before svm) $kfd/kfd_hipsvm_hook.o $kfd/hipsvm/proto.o" ;;
-	*) objs_before "$1" ;;
-	esac
+# Every amdkfd object the tree's Makefile builds in that configuration (all
+# of them include kfd_priv.h, which the series changes), and the amdgpu
+# objects of the IH wait and of its other caller.
+objs() { # $1 = variant, $2 = tree
+	sed -n 's#.*\$(AMDKFD_PATH)/\([a-z_0-9/]*\)\.o.*#\1#p' \
+		"$2/drivers/gpu/drm/amd/amdkfd/Makefile" |
+		while read -r o; do
+			case "$1:$o" in
+			debian:kfd_svm | debian:kfd_migrate | debian:kfd_hipsvm_hook | debian:hipsvm/*) ;;
+			*) echo "$kfd/$o.o" ;;
+			esac
+		done
+	echo "$amd/amdgpu_ih.o"
+	echo "$amd/amdgpu_amdkfd.o"
 }
 
 # "file:line:col: warning: text" without the position, one per line.
@@ -163,14 +167,16 @@ compile() { # $1 = variant, then the objects, which are rebuilt every time
 
 # Baseline warnings, once per source and configuration.
 for v in debian svm; do
-	[ -f "$cache/baseline-$v" ] && continue
+	[ -f "$cache/baseline-$v" ] && [ "$(cat "$cache/baseline-$v.objs" 2>/dev/null)" = "$(objs "$v" "$pristine")" ] &&
+		continue
 	tree
 	prepare "$v"
 	say "baseline: unpatched objects of $v"
 	# shellcheck disable=SC2046
-	compile "$v" $(objs_before "$v") >"$cache/baseline-$v.log" 2>&1 ||
+	compile "$v" $(objs "$v" "$pristine") >"$cache/baseline-$v.log" 2>&1 ||
 		{ tail -n 30 "$cache/baseline-$v.log"; die "unpatched $v build failed"; }
 	warnings "$cache/baseline-$v.log" >"$cache/baseline-$v"
+	objs "$v" "$pristine" >"$cache/baseline-$v.objs"
 	lap "baseline $v ($(wc -l <"$cache/baseline-$v") warnings)"
 done
 
@@ -182,11 +188,11 @@ for v in debian svm; do
 	prepare "$v"
 	log=$cache/build-$v.log
 	# shellcheck disable=SC2046
-	if ! compile "$v" $(objs_after "$v") >"$log" 2>&1; then
+	if ! compile "$v" $(objs "$v" "$cache/run") >"$log" 2>&1; then
 		cat "$log"
 		die "patched $v build failed"
 	fi
-	for o in $(objs_after "$v"); do
+	for o in $(objs "$v" "$cache/run"); do
 		[ -f "$cache/build-$v/$o" ] || die "$o was not built ($v)"
 	done
 	warnings "$log" | comm -13 "$cache/baseline-$v" - >"$cache/new-$v"
@@ -195,7 +201,7 @@ for v in debian svm; do
 		cat "$cache/new-$v"
 		fail=1
 	fi
-	lap "compiled $v: $(objs_after "$v" | wc -w) objects, $(wc -l <"$cache/new-$v") new warnings"
+	lap "compiled $v: $(objs "$v" "$cache/run" | wc -l) objects, $(wc -l <"$cache/new-$v") new warnings"
 done
 # Without SVM the hook must not be built at all.
 [ ! -e "$cache/build-debian/$kfd/kfd_hipsvm_hook.o" ] || die "hook built without SVM"
