@@ -312,7 +312,7 @@ Test(amdgpu_hook, file_and_handshake)
 	cr_assert_eq(fk.mode, 0600);
 	client_open(&h);
 	cr_assert_eq(hipsvm_hook_version(&h), HIPSVM_PROTO_VERSION);
-	cr_assert_str_eq(reply(), "ok version 1 hipsvm-hook\n");
+	cr_assert_str_eq(reply(), "ok version 2 hipsvm-hook\n");
 	cr_assert_eq(hipsvm_hook_gpus(&h), NGPU);
 	/* Before the program opened /dev/kfd: the same hook, no GPUs. */
 	fk.has_proc = false;
@@ -444,6 +444,41 @@ Test(amdgpu_hook, clear_only_what_is_still_ours)
 	cr_assert_eq(fk.proc.svms.checkpoint_ts[0], 0);
 	cr_assert_eq(fk.proc.svms.checkpoint_ts[1], 0x2000);
 	cr_assert_eq(fk.proc.svms.checkpoint_ts[3], 0, "a plain N clears whatever is there");
+	cr_assert_eq(fk.proc.svms.hook.clears.counter, 2);
+	client_close(&h);
+}
+
+/* drainclear (protocol 2): the clear of a GPU given a value follows its
+ * drain only when the drain passed, and only if the checkpoint is still the
+ * value; one request, as the shim sends it for each coordinated unmap. */
+Test(amdgpu_hook, drainclear_clears_what_drained)
+{
+	uint64_t cp[HIPSVM_MAX_GPUS] = { 0 }, cleared = 0;
+	int res[HIPSVM_MAX_GPUS];
+	struct hipsvm_hook h;
+
+	client_open(&h);
+	cr_assert_eq(hipsvm_hook_version(&h), HIPSVM_PROTO_VERSION_DRAINCLEAR);
+	fk.adev[1].ih1.done = false;			/* timeout: kept */
+	fk.adev[3].reset_domain->sem.writer = true;	/* skipped: cleared */
+	fk.proc.svms.checkpoint_ts[0] = 0x1f00;
+	fk.proc.svms.checkpoint_ts[1] = 0x1f01;
+	fk.proc.svms.checkpoint_ts[2] = 0x2000;		/* raised since: kept */
+	fk.proc.svms.checkpoint_ts[3] = 0x1f03;
+	cp[0] = 0x1f00;
+	cp[1] = 0x1f01;
+	cp[2] = 0x1f02;
+	cp[3] = 0x1f03;
+	cr_assert_eq(hipsvm_hook_drainclear(&h, 0x1f, 250, cp, 0xf, res, &cleared), 0);
+	cr_assert_str_eq(reply(),
+			 "ok drainclear 0=ok/cleared 1=timeout 2=ok/kept 3=skipped/cleared 4=nodev\n");
+	cr_assert_eq(cleared, 0x9, "GPUs 0 and 3");
+	cr_assert_eq(res[1], -ETIME);
+	cr_assert_eq(res[3], HIPSVM_DRAIN_SKIPPED);
+	cr_assert_eq(fk.proc.svms.checkpoint_ts[0], 0);
+	cr_assert_eq(fk.proc.svms.checkpoint_ts[1], 0x1f01, "a timed-out drain keeps it");
+	cr_assert_eq(fk.proc.svms.checkpoint_ts[2], 0x2000);
+	cr_assert_eq(fk.proc.svms.checkpoint_ts[3], 0);
 	cr_assert_eq(fk.proc.svms.hook.clears.counter, 2);
 	client_close(&h);
 }
