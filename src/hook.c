@@ -228,6 +228,10 @@ int hipsvm_hook_resolve(const char *opt, int pid, const char *sim_name, char *ou
 		*server_pid = 0;
 		return copy_out(HIPSVM_HOOK_DEBUGFS, out, cap);
 	}
+	if (access(HIPSVM_HOOK_KFD, R_OK | W_OK) == 0) {
+		*server_pid = 0;
+		return copy_out(HIPSVM_HOOK_KFD, out, cap);
+	}
 	err = sim_hook_path(sim_name, pid, path, sizeof(path));
 	if (err)
 		return err;

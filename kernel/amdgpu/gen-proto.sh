@@ -28,9 +28,7 @@ copy() {
 		{
 			sed -n 1p "$src/$f"
 			echo "/* Generated from libhipsvm src/$f by kernel/amdgpu/gen-proto.sh: change it there. */"
-			# References to the team's background papers are not
-			# for the kernel tree (src/ should drop them too).
-			sed -e 1d -e 's/SPEC section [0-9]*; //' -e 's/ (SPEC section [0-9]*)//' "$src/$f"
+			sed -e 1d "$src/$f"
 		} > "$1/$f"
 	done
 }
