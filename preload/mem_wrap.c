@@ -242,6 +242,66 @@ HIPSVM_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 	return wrap_handle_free(HIPSVM_ROW_hipMemRelease, HIPSVM_API_MEM_RELEASE, handle);
 }
 
+typedef hipError_t (*reserve_fn)(void **, size_t, size_t, void *, unsigned long long);
+typedef hipError_t (*address_free_fn)(void *, size_t);
+typedef hipError_t (*pool_export_fn)(hipMemPoolPtrExportData *, void *);
+
+/* Address space only: counted and traced, nothing allocated. */
+HIPSVM_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t align, void *addr,
+					      unsigned long long flags)
+{
+	PASS_BEGIN(hipMemAddressReserve, reserve_fn);
+	rc = real(ptr, size, align, addr, flags);
+	saved = errno;
+	if (s && rc == hipSuccess)
+		hipsvm_shim_vmm_event(s, "vmm_reserve", ptr ? (uintptr_t)*ptr : 0, size);
+	PASS_END();
+}
+
+/* Mappings still in the range go with it: coordinated as hipMemUnmap's. */
+struct address_free_args {
+	address_free_fn real;
+	void *ptr;
+	size_t size;
+};
+
+static int call_address_free(void *arg)
+{
+	struct address_free_args *a = arg;
+
+	return a->real(a->ptr, a->size);
+}
+
+HIPSVM_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
+{
+	struct address_free_args a = { REAL(hipMemAddressFree, address_free_fn), ptr, size };
+	struct hipsvm_shim *s;
+	hipError_t rc;
+
+	if (!a.real)
+		return hipsvm_missing(HIPSVM_ROW_hipMemAddressFree);
+	s = enter();
+	if (!s)
+		return a.real(ptr, size);
+	hipsvm_tls.in_hip++;
+	rc = hipsvm_shim_vmm_unmap(s, (uintptr_t)ptr, size, call_address_free, &a);
+	hipsvm_tls.in_hip--;
+	if (rc == hipSuccess)
+		hipsvm_shim_vmm_event(s, "vmm_free", (uintptr_t)ptr, size);
+	return rc;
+}
+
+/* Hands out no memory: counted, so that a report shows pointers leaving. */
+HIPSVM_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *data, void *ptr)
+{
+	PASS_BEGIN(hipMemPoolExportPointer, pool_export_fn);
+	rc = real(data, ptr);
+	saved = errno;
+	if (s && rc == hipSuccess)
+		hipsvm_shim_pool_event(s, "pool_export", (uintptr_t)ptr, 0);
+	PASS_END();
+}
+
 /* A mapping may be touched by the device of its physical allocation, and
  * then by whoever hipMemSetAccess names. */
 HIPSVM_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset,

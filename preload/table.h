@@ -43,6 +43,9 @@
 	X(hipMemMap, HIP, 1, 1) \
 	X(hipMemUnmap, HIP, 1, 1) \
 	X(hipMemSetAccess, HIP, 1, 1) \
+	X(hipMemAddressReserve, HIP, 1, 1) \
+	X(hipMemAddressFree, HIP, 1, 1) \
+	X(hipMemPoolExportPointer, HIP, 1, 1) \
 	X(hipIpcOpenMemHandle, HIP, 1, 0) \
 	X(hipIpcCloseMemHandle, HIP, 1, 0) \
 	X(hipMalloc3D, HIP, 1, 0) \

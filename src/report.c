@@ -157,7 +157,10 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 	hipsvm_jw_raw(&w, "{");
 	hipsvm_jw_ku64(&w, "pool_trims", G(s->pool_trims));
 	hipsvm_jw_ku64(&w, "pools_destroyed", G(s->pools_destroyed));
+	hipsvm_jw_ku64(&w, "pool_exports", G(s->pool_exports));
+	hipsvm_jw_ku64(&w, "vmm_reserves", G(s->vmm_reserves));
 	hipsvm_jw_ku64(&w, "vmm_maps", G(s->vmm_maps));
+	hipsvm_jw_ku64(&w, "vmm_frees", G(s->vmm_frees));
 	hipsvm_jw_raw(&w, "}");
 
 	hipsvm_jw_key(&w, "unmaps");

@@ -220,12 +220,16 @@ void hipsvm_unmap_refused(struct hipsvm_shim *s);
 void hipsvm_unmap_reentered(struct hipsvm_shim *s);
 
 /* Pools and the virtual memory API (preload/mem_wrap.c), after the real
- * call succeeded: a pool event ("pool_trim", "pool_destroy") is counted and
+ * call succeeded: a pool event ("pool_trim", "pool_destroy", "pool_export")
+ * is counted and
  * traced; a mapping of [start, +len) backed by the physical allocation
  * handle is remembered with the GPU of that allocation. */
 void hipsvm_shim_pool_event(struct hipsvm_shim *s, const char *what, uintptr_t pool,
 			    uint64_t arg);
 void hipsvm_shim_vmm_mapped(struct hipsvm_shim *s, uintptr_t start, size_t len, uintptr_t handle);
+/* "vmm_reserve", "vmm_free": address space reserved or given back, counted
+ * and traced. */
+void hipsvm_shim_vmm_event(struct hipsvm_shim *s, const char *what, uintptr_t addr, size_t len);
 /* hipMemUnmap: set on the GPUs that may touch the mappings in the range
  * (every GPU when the shim lost count of them), real(arg), drain, clear;
  * the mappings are forgotten when it succeeded. real's result, with errno

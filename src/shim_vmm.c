@@ -145,7 +145,9 @@ void hipsvm_shim_pool_event(struct hipsvm_shim *s, const char *what, uintptr_t p
 {
 	bool trim = !strcmp(what, "pool_trim");
 
-	hipsvm_stats_add(trim ? &s->stats.pool_trims : &s->stats.pools_destroyed, 1);
+	hipsvm_stats_add(trim ? &s->stats.pool_trims :
+			 !strcmp(what, "pool_export") ? &s->stats.pool_exports :
+			 &s->stats.pools_destroyed, 1);
 	if (s->trace_fd >= 0) {
 		struct hipsvm_tfield f[] = {
 			HIPSVM_TF_X("pool", pool),
@@ -171,6 +173,20 @@ static int handle_device(struct hipsvm_shim *s, uintptr_t handle)
 	if (hipsvm_reg_find(s->reg, handle, &a) == 0 && a.kind == HIPSVM_KIND_DEVICE)
 		return a.ctx;
 	return -1;
+}
+
+void hipsvm_shim_vmm_event(struct hipsvm_shim *s, const char *what, uintptr_t addr, size_t len)
+{
+	hipsvm_stats_add(!strcmp(what, "vmm_reserve") ? &s->stats.vmm_reserves :
+			 &s->stats.vmm_frees, 1);
+	if (s->trace_fd >= 0) {
+		struct hipsvm_tfield f[] = {
+			HIPSVM_TF_X("addr", addr),
+			HIPSVM_TF_U("len", len),
+		};
+
+		hipsvm_trace_emit(s->trace_fd, what, f, 2);
+	}
 }
 
 void hipsvm_shim_vmm_mapped(struct hipsvm_shim *s, uintptr_t start, size_t len, uintptr_t handle)

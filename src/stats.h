@@ -95,6 +95,8 @@ struct hipsvm_stats {
 	uint64_t quota_denied;
 	uint64_t pool_trims, pools_destroyed;	/* hipMemPoolTrimTo, hipMemPoolDestroy */
 	uint64_t vmm_maps;			/* hipMemMap */
+	uint64_t pool_exports;			/* hipMemPoolExportPointer */
+	uint64_t vmm_reserves, vmm_frees;	/* hipMemAddressReserve, hipMemAddressFree */
 	uint64_t unmap[HIPSVM_UNMAP_COUNT];
 	uint64_t error[HIPSVM_ERR_COUNT];
 	uint32_t max_dev_seen;		/* 1 + the highest device index counted */

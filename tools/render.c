@@ -23,7 +23,8 @@ static const char *const routing_keys[] = { "as_hip", "managed_local", "oversubs
 static const char *const unmap_keys[] = { "tracked", "coordinated", "uncoordinated", "partial",
 	"live_svm_unmapped", "live_svm_unmapped_bytes", "reentrant_skipped", "refused",
 	"freed_after_unmap", "by_hip", NULL };
-static const char *const hipmem_keys[] = { "pool_trims", "pools_destroyed", "vmm_maps", NULL };
+static const char *const hipmem_keys[] = { "pool_trims", "pools_destroyed", "pool_exports",
+	"vmm_reserves", "vmm_maps", "vmm_frees", NULL };
 static const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", NULL };
 
 #define C_BOLD "\033[1m"

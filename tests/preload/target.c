@@ -247,6 +247,7 @@ static int mode_hipmem(void)
 	HIP_ARRAY_DESCRIPTOR ad2 = { 64, 32, HIP_AD_FORMAT_FLOAT, 1 };
 	hipPitchedPtr p3 = { 0 };
 	hipIpcMemHandle_t ih;
+	hipMemPoolPtrExportData ed;
 	hipArray *arr = NULL;
 	size_t pitch = 0, gran = 0;
 	void *p = NULL, *va = NULL, *host = NULL, *ipc = NULL;
@@ -259,6 +260,7 @@ static int mode_hipmem(void)
 	pp.location.id = 1;
 	P("hipMemPoolCreate", hipMemPoolCreate(&pool, &pp));
 	P("hipMallocFromPoolAsync", hipMallocFromPoolAsync(&p, MIB, pool, NULL));
+	P("hipMemPoolExportPointer", hipMemPoolExportPointer(&ed, p));
 	P("hipFreeAsync", hipFreeAsync(p, NULL));
 	P("hipStreamSynchronize", hipStreamSynchronize(NULL));
 	P("hipMemPoolTrimTo", hipMemPoolTrimTo(pool, 0));
@@ -294,6 +296,7 @@ static int mode_hipmem(void)
 	P("hipMemSetAccess", hipMemSetAccess(va, 64 * gran, &ad, 1));
 	P("hipMemUnmap", hipMemUnmap(va, 64 * gran));
 	print_log();
+	P("hipMemAddressFree", hipMemAddressFree(va, 64 * gran));
 	P("hipMemRelease", hipMemRelease(h));
 
 	P("hipMalloc(ipc)", hipMalloc(&p, 4 * MIB));

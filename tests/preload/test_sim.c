@@ -227,6 +227,11 @@ Test(sim, every_allocation_path)
 	cr_expect_eq(jnum(R.report, CTX("host_context"), "allocations"), 1, "%s", R.report);
 	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "pool_trims"), 1, "%s", R.report);
 	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "vmm_maps"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "vmm_reserves"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "vmm_frees"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "pool_exports"), 1, "%s", R.report);
+	cr_expect(strstr(R.out, "hipMemPoolExportPointer 0\n") &&
+		  strstr(R.out, "hipMemAddressFree 0\n"), "%s", R.out);
 	cr_expect_eq(jnum(R.report, SEC("unmaps"), "by_hip"), 1, "%s", R.report);
 	cr_expect_eq(jnum(R.report, SEC("errors"), "unknown_pointer_frees"), 0, "%s", R.report);
 	/* the last unmap before the log is hipMemUnmap's */
