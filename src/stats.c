@@ -233,9 +233,9 @@ void hipsvm_stats_api(struct hipsvm_stats *s, unsigned api, uint64_t bytes)
 	if (api >= HIPSVM_API_COUNT)
 		return;
 	st = my_stripe(s);
-	hipsvm_stats_add(&st->api_calls[api], 1);
+	hipsvm_stats_add(&st->api[api].calls, 1);
 	if (bytes)
-		hipsvm_stats_add(&st->api_bytes[api], bytes);
+		hipsvm_stats_add(&st->api[api].bytes, bytes);
 }
 
 void hipsvm_stats_api_sum(const struct hipsvm_stats *s, unsigned api, uint64_t *calls,
@@ -247,7 +247,7 @@ void hipsvm_stats_api_sum(const struct hipsvm_stats *s, unsigned api, uint64_t *
 	if (api >= HIPSVM_API_COUNT)
 		return;
 	for (k = 0; k < HIPSVM_STATS_STRIPES; k++) {
-		*calls += hipsvm_stats_get(&s->stripe[k].api_calls[api]);
-		*bytes += hipsvm_stats_get(&s->stripe[k].api_bytes[api]);
+		*calls += hipsvm_stats_get(&s->stripe[k].api[api].calls);
+		*bytes += hipsvm_stats_get(&s->stripe[k].api[api].bytes);
 	}
 }

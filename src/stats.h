@@ -59,8 +59,11 @@ struct hipsvm_mem_part {
 struct hipsvm_stats_stripe {
 	struct hipsvm_mem_part mem[HIPSVM_STATS_NMEM];
 	uint64_t route[HIPSVM_ROUTE_COUNT];
-	uint64_t api_calls[HIPSVM_API_COUNT];	/* recorded allocations / frees */
-	uint64_t api_bytes[HIPSVM_API_COUNT];
+	/* recorded allocations / frees per API; calls and bytes side by side,
+	 * so that a call touches one more line of its stripe, not two */
+	struct {
+		uint64_t calls, bytes;
+	} api[HIPSVM_API_COUNT];
 } __attribute__((aligned(64)));
 
 /* A context's or device's memory counters, summed (hipsvm_stats_mem). */
