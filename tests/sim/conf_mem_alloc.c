@@ -102,7 +102,11 @@ Test(mem_alloc, hipHostRegister_unmapped_fails)
 	cr_expect_eq(hipHostRegister(p, 3 * 4096, 0), hipErrorOutOfMemory);
 	cr_expect_eq(hipHostRegister(p, 4096, 0), hipSuccess);
 	cr_expect_eq(hipHostUnregister(p), hipSuccess);
-	munmap(p, 3 * 4096);
+	/* Only the pages still ours: the hole may hold someone else's mapping
+	 * by now (under ASan, its allocator's; unmapping that crashed
+	 * LeakSanitizer at exit in about 1 run in 4). */
+	munmap(p, 4096);
+	munmap(p + 2 * 4096, 4096);
 }
 
 /* hipMemGetAddressRange: the allocation holding the pointer. */
