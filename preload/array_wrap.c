@@ -12,7 +12,6 @@ typedef hipError_t (*malloc_3d_array_fn)(hipArray **, const hipChannelFormatDesc
 					 unsigned);
 typedef hipError_t (*array_create_fn)(hipArray **, const HIP_ARRAY_DESCRIPTOR *);
 typedef hipError_t (*array_3d_create_fn)(hipArray **, const HIP_ARRAY3D_DESCRIPTOR *);
-typedef hipError_t (*array_free_fn)(hipArray *);
 
 static size_t at_least_1(size_t n)
 {
@@ -127,34 +126,12 @@ HIPSVM_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DE
 	return run(s, &c, true);
 }
 
-static int call_array_free(struct hipsvm_call *c)
-{
-	return ((array_free_fn)((struct a_args *)c->args)->real)(*c->ptr);
-}
-
-static hipError_t wrap_array_free(enum hipsvm_row_id id, enum hipsvm_api api, hipArray *array)
-{
-	void *real = hipsvm_real(id);
-	struct hipsvm_shim *s;
-	struct a_args a = { 0 };
-	void *p = array;
-
-	if (!real)
-		return hipsvm_missing(id);
-	s = enter();
-	if (!s)
-		return ((array_free_fn)real)(array);
-	a.real = real;
-	struct hipsvm_call c = { .api = api, .ptr = &p, .real = call_array_free, .args = &a };
-	return run(s, &c, false);
-}
-
 HIPSVM_EXPORT hipError_t hipFreeArray(hipArray *array)
 {
-	return wrap_array_free(HIPSVM_ROW_hipFreeArray, HIPSVM_API_FREE_ARRAY, array);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipFreeArray, HIPSVM_API_FREE_ARRAY, array);
 }
 
 HIPSVM_EXPORT hipError_t hipArrayDestroy(hipArray *array)
 {
-	return wrap_array_free(HIPSVM_ROW_hipArrayDestroy, HIPSVM_API_ARRAY_DESTROY, array);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipArrayDestroy, HIPSVM_API_ARRAY_DESTROY, array);
 }

@@ -167,7 +167,7 @@ HIPSVM_EXPORT hipError_t hipHostRegister(void *host, size_t size, unsigned flags
 
 /* --- frees --- */
 
-static hipError_t wrap_free(enum hipsvm_row_id id, enum hipsvm_api api, void *p)
+hipError_t hipsvm_wrap_free(enum hipsvm_row_id id, enum hipsvm_api api, void *p)
 {
 	void *real = hipsvm_real(id);
 	struct hipsvm_shim *s;
@@ -186,22 +186,22 @@ static hipError_t wrap_free(enum hipsvm_row_id id, enum hipsvm_api api, void *p)
 
 HIPSVM_EXPORT hipError_t hipFree(void *p)
 {
-	return wrap_free(HIPSVM_ROW_hipFree, HIPSVM_API_FREE, p);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipFree, HIPSVM_API_FREE, p);
 }
 
 HIPSVM_EXPORT hipError_t hipHostFree(void *p)
 {
-	return wrap_free(HIPSVM_ROW_hipHostFree, HIPSVM_API_HOST_FREE, p);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipHostFree, HIPSVM_API_HOST_FREE, p);
 }
 
 HIPSVM_EXPORT hipError_t hipFreeHost(void *p)
 {
-	return wrap_free(HIPSVM_ROW_hipFreeHost, HIPSVM_API_HOST_FREE, p);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipFreeHost, HIPSVM_API_HOST_FREE, p);
 }
 
 HIPSVM_EXPORT hipError_t hipHostUnregister(void *p)
 {
-	return wrap_free(HIPSVM_ROW_hipHostUnregister, HIPSVM_API_HOST_UNREGISTER, p);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipHostUnregister, HIPSVM_API_HOST_UNREGISTER, p);
 }
 
 HIPSVM_EXPORT hipError_t hipFreeAsync(void *p, hipStream_t stream)

@@ -170,7 +170,6 @@ HIPSVM_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *pool, int dev)
 
 typedef hipError_t (*mem_create_fn)(hipMemGenericAllocationHandle_t *, size_t,
 				    const hipMemAllocationProp *, unsigned long long);
-typedef hipError_t (*mem_release_fn)(hipMemGenericAllocationHandle_t);
 typedef hipError_t (*mem_map_fn)(void *, size_t, size_t, hipMemGenericAllocationHandle_t,
 				 unsigned long long);
 typedef hipError_t (*mem_unmap_fn)(void *, size_t);
@@ -216,30 +215,9 @@ HIPSVM_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, s
 	return run(s, &c, true);
 }
 
-static int call_handle_free(struct hipsvm_call *c)
-{
-	return ((mem_release_fn)((struct a_args *)c->args)->real)(*c->ptr);
-}
-
-static hipError_t wrap_handle_free(enum hipsvm_row_id id, enum hipsvm_api api, void *h)
-{
-	void *real = hipsvm_real(id);
-	struct hipsvm_shim *s;
-	struct a_args a = { 0 };
-
-	if (!real)
-		return hipsvm_missing(id);
-	s = enter();
-	if (!s)
-		return ((mem_release_fn)real)(h);
-	a.real = real;
-	struct hipsvm_call c = { .api = api, .ptr = &h, .real = call_handle_free, .args = &a };
-	return run(s, &c, false);
-}
-
 HIPSVM_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 {
-	return wrap_handle_free(HIPSVM_ROW_hipMemRelease, HIPSVM_API_MEM_RELEASE, handle);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipMemRelease, HIPSVM_API_MEM_RELEASE, handle);
 }
 
 typedef hipError_t (*reserve_fn)(void **, size_t, size_t, void *, unsigned long long);
@@ -398,7 +376,7 @@ HIPSVM_EXPORT hipError_t hipIpcOpenMemHandle(void **ptr, hipIpcMemHandle_t handl
 
 HIPSVM_EXPORT hipError_t hipIpcCloseMemHandle(void *ptr)
 {
-	return wrap_handle_free(HIPSVM_ROW_hipIpcCloseMemHandle, HIPSVM_API_IPC_CLOSE, ptr);
+	return hipsvm_wrap_free(HIPSVM_ROW_hipIpcCloseMemHandle, HIPSVM_API_IPC_CLOSE, ptr);
 }
 
 /* --- pitch and 3-D memory, page-locked host memory --- */

@@ -62,4 +62,9 @@ struct a_args {
 	s = enter();							\
 	a.real = real
 
+/* A freeing call that takes one pointer or handle (hipFree, hipHostFree,
+ * hipMemRelease, hipIpcCloseMemHandle, hipFreeArray, ...): the core finds the
+ * owner by it (hip_wrap.c). */
+hipError_t hipsvm_wrap_free(enum hipsvm_row_id id, enum hipsvm_api api, void *p);
+
 #endif

@@ -490,70 +490,18 @@ int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_
 	return 0;
 }
 
-int hipsvm_hook_drain(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
-		      int result[HIPSVM_MAX_GPUS])
+/* N=TS for each GPU of gpus that cp_mask gives a value (clear, drainclear). */
+static void put_values(struct hipsvm_cmd *c, uint64_t gpus, const uint64_t cp[HIPSVM_MAX_GPUS],
+		       uint64_t cp_mask)
 {
-	struct hipsvm_cmd c;
-	struct hipsvm_reply r;
-	unsigned k;
-	int err;
-
-	if (!gpus)
-		return -EINVAL;
-	memset(&c, 0, sizeof(c));
-	c.op = HIPSVM_OP_DRAIN;
-	c.gpus = gpus;
-	c.has_timeout = true;
-	c.timeout_ms = timeout_ms;
-	err = hipsvm_hook_call(h, &c, &r);
-	if (err)
-		return err;
-	if (r.status)
-		return r.status;
-	for (k = 0; k < HIPSVM_MAX_GPUS; k++)
-		if (gpus >> k & 1)
-			result[k] = -EPROTO;	/* unless the reply says */
-	for (k = 0; k < r.ntok; k++) {
-		int g = tok_gpu(r.tok[k].key);
-		const char *v = r.tok[k].val;
-
-		if (g < 0 || !(gpus >> g & 1))
-			continue;
-		if (strcmp(v, "ok") == 0)
-			result[g] = 0;
-		else if (strcmp(v, "timeout") == 0)
-			result[g] = -ETIME;
-		else if (strcmp(v, "nodev") == 0)
-			result[g] = -ENODEV;
-		else if (strcmp(v, "skipped") == 0)
-			result[g] = HIPSVM_DRAIN_SKIPPED;
-	}
-	return 0;
-}
-
-int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HIPSVM_MAX_GPUS],
-		      uint64_t cp_mask)
-{
-	struct hipsvm_cmd c;
-	struct hipsvm_reply r;
 	unsigned g;
-	int err;
 
-	if (!gpus)
-		return -EINVAL;
-	memset(&c, 0, sizeof(c));
-	c.op = HIPSVM_OP_CLEAR;
-	c.gpus = gpus;
 	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
 		if ((cp_mask & gpus) >> g & 1) {
-			c.has_value |= UINT64_C(1) << g;
-			c.value[g] = cp[g];
+			c->has_value |= UINT64_C(1) << g;
+			c->value[g] = cp[g];
 		}
 	}
-	err = hipsvm_hook_call(h, &c, &r);
-	if (err)
-		return err;
-	return r.status;
 }
 
 /* The n bytes at v are the reply word w. */
@@ -562,9 +510,12 @@ static bool word_is(const char *v, size_t n, const char *w)
 	return strlen(w) == n && !strncmp(v, w, n);
 }
 
-int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
-			   const uint64_t cp[HIPSVM_MAX_GPUS], uint64_t cp_mask,
-			   int result[HIPSVM_MAX_GPUS], uint64_t *cleared)
+/* drain and drainclear: one request, then each GPU's drain word (and,
+ * after drainclear's separator, whether its checkpoint was cleared). A
+ * timeout above what a server accepts is capped rather than refused. */
+static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
+		      uint32_t timeout_ms, const uint64_t *cp, uint64_t cp_mask,
+		      int result[HIPSVM_MAX_GPUS], uint64_t *cleared)
 {
 	struct hipsvm_cmd c;
 	struct hipsvm_reply r;
@@ -574,22 +525,19 @@ int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeou
 	if (!gpus)
 		return -EINVAL;
 	memset(&c, 0, sizeof(c));
-	c.op = HIPSVM_OP_DRAINCLEAR;
+	c.op = op;
 	c.gpus = gpus;
 	c.has_timeout = true;
 	c.timeout_ms = timeout_ms < HIPSVM_DRAIN_MAX_MS ? timeout_ms : HIPSVM_DRAIN_MAX_MS;
-	for (k = 0; k < HIPSVM_MAX_GPUS; k++) {
-		if ((cp_mask & gpus) >> k & 1) {
-			c.has_value |= UINT64_C(1) << k;
-			c.value[k] = cp[k];
-		}
-	}
+	if (cp)
+		put_values(&c, gpus, cp, cp_mask);
 	err = hipsvm_hook_call(h, &c, &r);
 	if (err)
 		return err;
 	if (r.status)
 		return r.status;
-	*cleared = 0;
+	if (cleared)
+		*cleared = 0;
 	for (k = 0; k < HIPSVM_MAX_GPUS; k++)
 		if (gpus >> k & 1)
 			result[k] = -EPROTO;	/* unless the reply says */
@@ -608,10 +556,43 @@ int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeou
 			result[g] = -ENODEV;
 		else if (word_is(v, n, HIPSVM_W_SKIPPED))
 			result[g] = HIPSVM_DRAIN_SKIPPED;
-		if (sep && !strcmp(sep + 1, HIPSVM_W_CLEARED))
+		if (cleared && sep && !strcmp(sep + 1, HIPSVM_W_CLEARED))
 			*cleared |= UINT64_C(1) << g;
 	}
 	return 0;
+}
+
+int hipsvm_hook_drain(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
+		      int result[HIPSVM_MAX_GPUS])
+{
+	return drain_call(h, HIPSVM_OP_DRAIN, gpus, timeout_ms, NULL, 0, result, NULL);
+}
+
+int hipsvm_hook_clear(struct hipsvm_hook *h, uint64_t gpus, const uint64_t cp[HIPSVM_MAX_GPUS],
+		      uint64_t cp_mask)
+{
+	struct hipsvm_cmd c;
+	struct hipsvm_reply r;
+	int err;
+
+	if (!gpus)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_CLEAR;
+	c.gpus = gpus;
+	put_values(&c, gpus, cp, cp_mask);
+	err = hipsvm_hook_call(h, &c, &r);
+	if (err)
+		return err;
+	return r.status;
+}
+
+int hipsvm_hook_drainclear(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
+			   const uint64_t cp[HIPSVM_MAX_GPUS], uint64_t cp_mask,
+			   int result[HIPSVM_MAX_GPUS], uint64_t *cleared)
+{
+	return drain_call(h, HIPSVM_OP_DRAINCLEAR, gpus, timeout_ms, cp, cp_mask, result,
+			  cleared);
 }
 
 int hipsvm_hook_stats(struct hipsvm_hook *h, uint64_t gpus, struct hipsvm_reply *r)

@@ -86,7 +86,8 @@ int hipsvm_hook_gpus(struct hipsvm_hook *h);
 int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_t len,
 		    uint64_t cp_out[HIPSVM_MAX_GPUS], uint64_t *set_mask);
 /* drain <gpus> <timeout_ms>: result[g] = 0, -ETIME, -ENODEV or
- * HIPSVM_DRAIN_SKIPPED (checkpoint.h) for each GPU asked. */
+ * HIPSVM_DRAIN_SKIPPED (checkpoint.h) for each GPU asked. The timeout is
+ * capped at HIPSVM_DRAIN_MAX_MS, which a server would refuse. */
 int hipsvm_hook_drain(struct hipsvm_hook *h, uint64_t gpus, uint32_t timeout_ms,
 		      int result[HIPSVM_MAX_GPUS]);
 /* clear <gpus> with N=TS for each bit of cp_mask (only if still that value). */
