@@ -19,6 +19,7 @@
 
 static int last_error;
 static char *arena;
+static size_t arena_size;	/* ARENA, or less where that much cannot be reserved */
 static size_t arena_used;
 
 /* Each thread bumps in its own chunk of the arena, so that the runtime
@@ -32,15 +33,22 @@ static char *arena_get(void)
 	char *a = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
 
 	if (!a) {
-		char *m = mmap(NULL, ARENA, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
-		char *none = NULL;
+		/* valgrind, for one, reserves no more than a few GiB */
+		size_t size = ARENA;
+		char *m = MAP_FAILED, *none = NULL;
 
+		for (; m == MAP_FAILED && size >= ((size_t)1 << 30); size /= 4)
+			m = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
+		size *= 4;
 		if (!__atomic_compare_exchange_n(&arena, &none, m, false, __ATOMIC_ACQ_REL,
-						 __ATOMIC_ACQUIRE))
-			munmap(m, ARENA);
+						 __ATOMIC_ACQUIRE)) {
+			munmap(m, size);
+		} else {
+			__atomic_store_n(&arena_size, size, __ATOMIC_RELEASE);
+		}
 		a = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
 	}
 	return a;
@@ -55,9 +63,15 @@ static void *bump(size_t n)
 		return NULL;
 	n = (n + 255) & ~(size_t)255;
 	if (!t_cur || (size_t)(t_end - t_cur) < n) {
+		size_t size;
+
 		take = n > CHUNK ? n : CHUNK;
 		off = __atomic_fetch_add(&arena_used, take, __ATOMIC_RELAXED);
-		if (off + take > ARENA)
+
+		/* the thread that published the arena stores its size next */
+		while (!(size = __atomic_load_n(&arena_size, __ATOMIC_ACQUIRE)))
+			;
+		if (off + take > size)
 			return NULL;
 		t_cur = a + off;
 		t_end = t_cur + take;
