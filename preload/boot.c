@@ -24,6 +24,8 @@ extern char **environ;
 enum { ST_UNINIT, ST_BOOTING, ST_READY, ST_DISABLED };
 
 struct hipsvm_shim *hipsvm_shim_ptr;
+static uint64_t *const no_bits;
+uint64_t *const *hipsvm_svm_bits = &no_bits;
 static struct hipsvm_shim g;
 static struct hipsvm_options opts;
 static int state;
@@ -393,6 +395,7 @@ static void do_boot(void)
 		if (write(2, table, n) < 0)
 			(void)0;
 	}
+	__atomic_store_n(&hipsvm_svm_bits, g.svm_bits, __ATOMIC_RELEASE);
 	__atomic_store_n(&hipsvm_shim_ptr, &g, __ATOMIC_RELEASE);
 	__atomic_store_n(&state, ST_READY, __ATOMIC_RELEASE);
 }
@@ -408,9 +411,10 @@ struct hipsvm_shim *hipsvm_boot(void)
 	if (st == ST_UNINIT &&
 	    __atomic_compare_exchange_n(&state, &st, ST_BOOTING, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
-		hipsvm_tls.guard++;
-		do_boot();
-		hipsvm_tls.guard--;
+		{
+			HIPSVM_GUARDED();
+			do_boot();
+		}
 		return hipsvm_ready();
 	}
 	/* Re-entered from the boot itself (the dynamic linker calling back in):
@@ -434,6 +438,7 @@ static void atfork_child(void)
 	if (st != ST_READY)
 		return;
 	hipsvm_shim_atfork_child(&g, getpid());
+	__atomic_store_n(&hipsvm_svm_bits, g.svm_bits, __ATOMIC_RELEASE);
 	memset(warn_count, 0, sizeof(warn_count));
 	hipsvm_table_reset_missing();
 	if (g.trace_fd >= 0 && strstr(opts.str[HIPSVM_O_TRACE], "%p")) {

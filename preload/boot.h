@@ -21,6 +21,10 @@
 #include "table.h"
 
 extern struct hipsvm_shim *hipsvm_shim_ptr;
+/* The shim's svm_bits (shim.h) once it is ready; before, the address of a
+ * NULL bitmap: the unmap hot path reaches the bitmap in two loads without
+ * asking whether the shim is ready (unmap.h). */
+extern uint64_t *const *hipsvm_svm_bits;
 
 /* The shim when it is ready, else NULL. One acquire load. */
 static inline struct hipsvm_shim *hipsvm_ready(void)

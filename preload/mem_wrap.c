@@ -261,9 +261,10 @@ HIPSVM_EXPORT hipError_t hipMemAddressFree(void *ptr, size_t size)
 	s = enter();
 	if (!s)
 		return a.real(ptr, size);
-	hipsvm_tls.in_hip++;
-	rc = hipsvm_shim_vmm_unmap(s, (uintptr_t)ptr, size, call_address_free, &a);
-	hipsvm_tls.in_hip--;
+	{
+		HIPSVM_IN_HIP();
+		rc = hipsvm_shim_vmm_unmap(s, (uintptr_t)ptr, size, call_address_free, &a);
+	}
 	if (rc == hipSuccess)
 		hipsvm_shim_vmm_event(s, "vmm_free", (uintptr_t)ptr, size);
 	return rc;
@@ -341,9 +342,8 @@ HIPSVM_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 	s = enter();
 	if (!s)
 		return u.real(ptr, size);
-	hipsvm_tls.in_hip++;
+	HIPSVM_IN_HIP();
 	rc = hipsvm_shim_vmm_unmap(s, (uintptr_t)ptr, size, call_mem_unmap, &u);
-	hipsvm_tls.in_hip--;
 	return rc;
 }
 

@@ -107,9 +107,10 @@ __attribute__((destructor)) static void hipsvm_dtor(void)
 
 	if (!hipsvm_ready() || hipsvm_report_path(where, sizeof(where)))
 		return;
-	hipsvm_tls.in_hip++;
-	rc = hipsvm_report_write(where);
-	hipsvm_tls.in_hip--;
+	{
+		HIPSVM_IN_HIP();
+		rc = hipsvm_report_write(where);
+	}
 	if (rc)
 		hipsvm_say("cannot write the report to %s (%s)", where, hipsvm_errno_name(rc));
 }

@@ -24,8 +24,7 @@
 #include "seam.h"
 #include "shim.h"
 #include "table.h"
-
-typedef int (*shmdt_fn)(const void *);
+#include "unmap.h"
 
 struct maps_line {
 	uintptr_t start, end;
@@ -89,16 +88,19 @@ static bool same_file(const struct maps_line *a, const struct maps_line *b)
 /* Bytes mapped from the file mapped at addr, from addr on; 0 if nothing
  * starts there (shmdt will fail) or /proc cannot be read. No allocation, no
  * stdio: raw system calls and a buffer on the stack. */
-static size_t segment_extent(uintptr_t addr)
+size_t hipsvm_shm_extent(uintptr_t addr)
 {
 	char buf[4096];
 	struct maps_line first = { 0 }, m;
 	size_t have = 0, len = 0;
 	bool found = false;
+	int saved = errno;
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = saved;
 		return 0;
+	}
 	for (;;) {
 		ssize_t n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
 		char *line = buf, *nl;
@@ -129,40 +131,14 @@ static size_t segment_extent(uintptr_t addr)
 	}
 out:
 	syscall(SYS_close, fd);
+	errno = saved;
 	return found ? len : 0;
-}
-
-static int real_shmdt(const void *addr)
-{
-	shmdt_fn f = (shmdt_fn)hipsvm_libc_real(HIPSVM_ROW_shmdt);
-
-	return f ? f(addr) : hipsvm_sys_shmdt(addr);
 }
 
 HIPSVM_EXPORT int shmdt(const void *addr)
 {
-	struct hipsvm_shim *s;
-	struct hipsvm_unmap u;
-	int rc, saved, active;
-	size_t len;
+	struct hipsvm_unmap_call c = { .op = HIPSVM_UNMAP_SHMDT, .takes = true,
+				       .addr = (void *)addr };
 
-	if (hipsvm_tls.guard)
-		return hipsvm_sys_shmdt(addr);
-	s = hipsvm_ready();
-	if (!s || !hipsvm_reg_count(s->reg))
-		return real_shmdt(addr);
-	saved = errno;
-	len = segment_extent((uintptr_t)addr);
-	errno = saved;
-	if (!len || !hipsvm_reg_touches(s->reg, (uintptr_t)addr, len, HIPSVM_SVM_KIND_MASK))
-		return real_shmdt(addr);
-	hipsvm_tls.guard++;
-	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_SHMDT, (uintptr_t)addr, len);
-	rc = real_shmdt(addr);
-	saved = errno;
-	if (active)
-		hipsvm_unmap_end(s, &u, rc == 0, (uintptr_t)addr, len);
-	hipsvm_tls.guard--;
-	errno = saved;
-	return rc;
+	return (int)hipsvm_unmap_call_run(&c);
 }

@@ -44,13 +44,12 @@ static void check_copies(const void *real)
 
 	if (__atomic_load_n(&warned, __ATOMIC_RELAXED))
 		return;
-	hipsvm_tls.guard++;
+	HIPSVM_GUARDED();
 	if (hipsvm_seam_hip_copies(a, b) >= 2 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 		hipsvm_say("two HIP runtimes are loaded (%s and %s); every hooked HIP call goes to "
 			   "%s, also when its caller was linked with the other: preload the shim "
 			   "only where one runtime is in use (docs/limits.md)", a, b,
 			   hipsvm_seam_where(real));
-	hipsvm_tls.guard--;
 }
 
 void *hipsvm_real(enum hipsvm_row_id id)
@@ -60,9 +59,10 @@ void *hipsvm_real(enum hipsvm_row_id id)
 
 	if (p)
 		return p;
-	hipsvm_tls.guard++;
-	p = r->lib == HIPSVM_LIB_HIP ? hipsvm_seam_hip(r->name) : hipsvm_seam_libc(r->name);
-	hipsvm_tls.guard--;
+	{
+		HIPSVM_GUARDED();
+		p = r->lib == HIPSVM_LIB_HIP ? hipsvm_seam_hip(r->name) : hipsvm_seam_libc(r->name);
+	}
 	/* Never our own wrapper: that would loop. */
 	if (p && p == hipsvm_wrapper(id))
 		p = NULL;

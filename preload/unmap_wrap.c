@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * unmap_wrap.c - munmap, mremap, madvise and mmap(MAP_FIXED): every unmap of
- * the process comes through here.
+ * the process comes through here, and shmdt (shm_wrap.c) joins the same
+ * path (unmap.h).
  *
  * The fast path (a range the shim does not track, which is nearly every
- * call) is: the thread's guard, one acquire load, hipsvm_reg_touches (a few
- * loads, no lock, no allocation, no shared write), a thread-local load, and
- * the real function. Only a range that touches tracked SVM memory goes to
- * the core (shim_unmap.c). A call made while the thread is already inside
- * the shim (dlsym allocating during boot, an allocator's munmap during the
- * registry update) goes straight to the system call.
+ * call) is inline in each wrapper: the thread's guard and hipFree marker,
+ * the granule bitmap's bit for the range (one load when the range lies in
+ * one 2 MiB granule), and the real function. Everything else goes to
+ * hipsvm_unmap_call_run: only a range that touches tracked SVM memory
+ * reaches the core (shim_unmap.c). A call made while the thread is already
+ * inside the shim (dlsym allocating during boot, an allocator's munmap
+ * during the registry update) goes straight to the system call.
  */
 /* Both mmap and mmap64 are exported (the same function on 64-bit glibc;
  * a program built with _FILE_OFFSET_BITS=64 calls the latter): see them
@@ -25,12 +27,14 @@
 #include "seam.h"
 #include "shim.h"
 #include "table.h"
+#include "unmap.h"
 #include "unmap_args.h"
 
 typedef int (*munmap_fn)(void *, size_t);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 typedef void *(*mremap_fn)(void *, size_t, size_t, int, ...);
 typedef int (*madvise_fn)(void *, size_t, int);
+typedef int (*shmdt_fn)(const void *);
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -42,72 +46,6 @@ static int real_munmap(void *addr, size_t len)
 	return f ? f(addr, len) : hipsvm_sys_munmap(addr, len);
 }
 
-/* Could [addr, addr + len) be tracked SVM memory (or memory being freed by
- * this thread's hipFree)? */
-static inline bool maybe_tracked(struct hipsvm_shim *s, const void *addr, size_t len)
-{
-	return hipsvm_reg_touches(s->reg, (uintptr_t)addr, len, HIPSVM_SVM_KIND_MASK) != 0 ||
-	       UNLIKELY(hipsvm_tls.freeing != NULL);
-}
-
-/* An unmap while this thread is already inside the shim: a signal handler
- * that interrupted the unmap path, or an allocator called from dlsym or
- * from the registry. Straight to the system call; if it takes tracked
- * memory, count it (the registry keeps the stale entry until the free). */
-static void reentered(const void *addr, size_t len)
-{
-	struct hipsvm_shim *s = hipsvm_ready();
-
-	if (s && hipsvm_reg_touches(s->reg, (uintptr_t)addr, len, HIPSVM_SVM_KIND_MASK) != 0)
-		hipsvm_unmap_reentered(s);
-}
-
-/* The kernel would refuse the call (err != 0): it unmaps nothing, so it
- * must not take anything from the GPUs either. Slow path only. */
-static bool refused(struct hipsvm_shim *s, int err)
-{
-	if (!err)
-		return false;
-	hipsvm_unmap_refused(s);
-	return true;
-}
-
-static struct hipsvm_vm_limits limits(void)
-{
-	struct hipsvm_vm_limits l;
-
-	hipsvm_seam_vm_limits(&l);
-	return l;
-}
-
-HIPSVM_EXPORT int munmap(void *addr, size_t len)
-{
-	struct hipsvm_vm_limits lim;
-	struct hipsvm_shim *s;
-	struct hipsvm_unmap u;
-	int rc, saved, active;
-
-	if (UNLIKELY(hipsvm_tls.guard)) {
-		reentered(addr, len);
-		return hipsvm_sys_munmap(addr, len);
-	}
-	s = hipsvm_ready();
-	if (LIKELY(!s || !maybe_tracked(s, addr, len)))
-		return real_munmap(addr, len);
-	lim = limits();
-	if (refused(s, hipsvm_munmap_refusal(&lim, (uintptr_t)addr, len)))
-		return real_munmap(addr, len);
-	hipsvm_tls.guard++;
-	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_MUNMAP, (uintptr_t)addr, len);
-	rc = real_munmap(addr, len);
-	saved = errno;
-	if (active)
-		hipsvm_unmap_end(s, &u, rc == 0, (uintptr_t)addr, len);
-	hipsvm_tls.guard--;
-	errno = saved;
-	return rc;
-}
-
 static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	mmap_fn f = (mmap_fn)hipsvm_libc_real(HIPSVM_ROW_mmap);
@@ -116,38 +54,215 @@ static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 		   hipsvm_sys_mmap(addr, len, prot, flags, fd, off);
 }
 
+static void *real_mremap(void *old, size_t old_size, size_t new_size, int flags, void *new_addr)
+{
+	mremap_fn f = (mremap_fn)hipsvm_libc_real(HIPSVM_ROW_mremap);
+
+	return f ? f(old, old_size, new_size, flags, new_addr) :
+		   hipsvm_sys_mremap(old, old_size, new_size, flags, new_addr);
+}
+
+static int real_madvise(void *addr, size_t len, int advice)
+{
+	madvise_fn f = (madvise_fn)hipsvm_libc_real(HIPSVM_ROW_madvise);
+
+	return f ? f(addr, len, advice) : hipsvm_sys_madvise(addr, len, advice);
+}
+
+static int real_shmdt(const void *addr)
+{
+	shmdt_fn f = (shmdt_fn)hipsvm_libc_real(HIPSVM_ROW_shmdt);
+
+	return f ? f(addr) : hipsvm_sys_shmdt(addr);
+}
+
+/* ---- the operation, described once per call ---- */
+
+static bool returns_pointer(enum hipsvm_unmap_op op)
+{
+	return op == HIPSVM_UNMAP_MMAP_FIXED || op == HIPSVM_UNMAP_MREMAP;
+}
+
+/* The call itself: the real function, or (sys) the system call, for a
+ * call made from inside the shim. */
+static long perform(const struct hipsvm_unmap_call *c, bool sys)
+{
+	switch (c->op) {
+	case HIPSVM_UNMAP_MUNMAP:
+		return sys ? hipsvm_sys_munmap(c->addr, c->len) : real_munmap(c->addr, c->len);
+	case HIPSVM_UNMAP_MMAP_FIXED:
+		return (long)(sys ? hipsvm_sys_mmap(c->addr, c->len, c->prot, c->flags, c->fd, c->off) :
+				    real_mmap(c->addr, c->len, c->prot, c->flags, c->fd, c->off));
+	case HIPSVM_UNMAP_MREMAP:
+		return (long)(sys ? hipsvm_sys_mremap(c->addr, c->len, c->new_size, c->flags,
+						      c->new_addr) :
+				    real_mremap(c->addr, c->len, c->new_size, c->flags, c->new_addr));
+	case HIPSVM_UNMAP_MADVISE:
+		return sys ? hipsvm_sys_madvise(c->addr, c->len, c->advice) :
+			     real_madvise(c->addr, c->len, c->advice);
+	case HIPSVM_UNMAP_SHMDT:
+		return sys ? hipsvm_sys_shmdt(c->addr) : real_shmdt(c->addr);
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+}
+
+static bool succeeded(const struct hipsvm_unmap_call *c, long r)
+{
+	return returns_pointer(c->op) ? (void *)r != MAP_FAILED : r == 0;
+}
+
+/* The kernel's refusal on the arguments alone (unmap_args.h), or 0. */
+static int refusal(const struct hipsvm_unmap_call *c)
+{
+	struct hipsvm_vm_limits l;
+	uintptr_t a = (uintptr_t)c->addr;
+
+	hipsvm_seam_vm_limits(&l);
+	switch (c->op) {
+	case HIPSVM_UNMAP_MUNMAP:
+		return hipsvm_munmap_refusal(&l, a, c->len);
+	case HIPSVM_UNMAP_MMAP_FIXED:
+		return hipsvm_mmap_refusal(&l, a, c->len, c->flags, c->off);
+	case HIPSVM_UNMAP_MREMAP:
+		return hipsvm_mremap_refusal(&l, a, c->len, c->new_size, c->flags,
+					     (uintptr_t)c->new_addr);
+	case HIPSVM_UNMAP_MADVISE:
+		return hipsvm_madvise_refusal(&l, a, c->len);
+	default:
+		return 0;	/* shmdt: its extent was read from the kernel */
+	}
+}
+
+/* What a successful call took from the address space, for the registry:
+ * madvise drops pages but keeps the mapping and the allocation (nothing);
+ * mremap takes the old range when it moved and the tail when it shrank. */
+static void taken(const struct hipsvm_unmap_call *c, long r, uintptr_t *a, size_t *n)
+{
+	*a = (uintptr_t)c->addr;
+	*n = c->len;
+	if (c->op == HIPSVM_UNMAP_MADVISE) {
+		*n = 0;
+	} else if (c->op == HIPSVM_UNMAP_MREMAP) {
+		if ((void *)r == MAP_FAILED) {
+			*n = 0;
+		} else if ((void *)r == c->addr) {
+			*n = c->new_size < c->len ? c->len - c->new_size : 0;
+			*a += c->new_size;
+		}
+	}
+}
+
+/* Could the call take tracked SVM memory (or memory being freed by this
+ * thread's hipFree)? shmdt learns its extent here. */
+static bool tracked(struct hipsvm_shim *s, struct hipsvm_unmap_call *c)
+{
+	uint32_t m = HIPSVM_SVM_KIND_MASK;
+
+	if (c->op == HIPSVM_UNMAP_SHMDT) {
+		if (!hipsvm_reg_count(s->reg))
+			return false;
+		c->len = hipsvm_shm_extent((uintptr_t)c->addr);
+		return c->len && hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, m);
+	}
+	if (UNLIKELY(hipsvm_tls.freeing != NULL))
+		return true;
+	if (hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, m))
+		return true;
+	return c->op == HIPSVM_UNMAP_MREMAP && (c->flags & MREMAP_FIXED) &&
+	       hipsvm_reg_touches(s->reg, (uintptr_t)c->new_addr, c->new_size, m);
+}
+
+/* A call while this thread is already inside the shim: a signal handler
+ * that interrupted the unmap path, or an allocator called from dlsym or
+ * from the registry. Straight to the system call; if it takes tracked
+ * memory, count it (the registry keeps the stale entry until the free).
+ * (shmdt's extent is not read from here.) */
+static long reentered(const struct hipsvm_unmap_call *c)
+{
+	struct hipsvm_shim *s = hipsvm_ready();
+
+	if (c->takes && c->op != HIPSVM_UNMAP_SHMDT && s &&
+	    hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, HIPSVM_SVM_KIND_MASK) != 0)
+		hipsvm_unmap_reentered(s);
+	return perform(c, true);
+}
+
+long hipsvm_unmap_call_run(struct hipsvm_unmap_call *c)
+{
+	struct hipsvm_unmap u, t;
+	struct hipsvm_shim *s;
+	bool active, tactive = false;
+	long r;
+	int saved;
+
+	if (UNLIKELY(hipsvm_tls.guard))
+		return reentered(c);
+	s = hipsvm_ready();
+	if (!c->takes || !s || !tracked(s, c))
+		return perform(c, false);
+	/* The kernel would refuse it: it unmaps nothing, so it must not
+	 * take anything from the GPUs either. */
+	if (refusal(c)) {
+		hipsvm_unmap_refused(s);
+		return perform(c, false);
+	}
+	HIPSVM_GUARDED();
+	active = hipsvm_unmap_begin(s, &u, c->op, (uintptr_t)c->addr, c->len);
+	/* With MREMAP_FIXED whatever was at the new address is unmapped too. */
+	if (!active && c->op == HIPSVM_UNMAP_MREMAP && (c->flags & MREMAP_FIXED))
+		tactive = hipsvm_unmap_begin(s, &t, c->op, (uintptr_t)c->new_addr, c->new_size);
+	r = perform(c, false);
+	saved = errno;
+	if (active) {
+		uintptr_t a;
+		size_t n;
+
+		taken(c, r, &a, &n);
+		hipsvm_unmap_end(s, &u, succeeded(c, r), a, n);
+	}
+	if (tactive)
+		hipsvm_unmap_end(s, &t, succeeded(c, r), (uintptr_t)c->new_addr, c->new_size);
+	errno = saved;
+	return r;
+}
+
+/* ---- the exported functions ---- */
+
+/* Out of line, so that the fast path sets up no frame: it is a check and
+ * a tail call. */
+static __attribute__((noinline)) int munmap_slow(void *addr, size_t len)
+{
+	struct hipsvm_unmap_call c = { .op = HIPSVM_UNMAP_MUNMAP, .takes = true, .addr = addr,
+				       .len = len };
+
+	if (hipsvm_unmap_untracked(addr, len))
+		return real_munmap(addr, len);
+	return (int)hipsvm_unmap_call_run(&c);
+}
+
+HIPSVM_EXPORT int munmap(void *addr, size_t len)
+{
+	munmap_fn f = (munmap_fn)__atomic_load_n(&hipsvm_rows[HIPSVM_ROW_munmap].real,
+						 __ATOMIC_ACQUIRE);
+
+	if (LIKELY(f != NULL && hipsvm_unmap_untracked_one(addr, len)))
+		return f(addr, len);
+	return munmap_slow(addr, len);
+}
+
 static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	struct hipsvm_vm_limits lim;
-	struct hipsvm_shim *s;
-	struct hipsvm_unmap u;
-	int saved, active;
-	void *p;
-
-	if (UNLIKELY(hipsvm_tls.guard)) {
-		if (flags & MAP_FIXED)
-			reentered(addr, len);
-		return hipsvm_sys_mmap(addr, len, prot, flags, fd, off);
-	}
 	/* Only MAP_FIXED replaces what is there (MAP_FIXED_NOREPLACE fails
 	 * instead). */
-	if (LIKELY(!(flags & MAP_FIXED)))
+	struct hipsvm_unmap_call c = { .op = HIPSVM_UNMAP_MMAP_FIXED,
+				       .takes = (flags & MAP_FIXED) != 0, .addr = addr, .len = len,
+				       .prot = prot, .flags = flags, .fd = fd, .off = off };
+
+	if (LIKELY(!c.takes ? !hipsvm_tls.guard : hipsvm_unmap_untracked(addr, len)))
 		return real_mmap(addr, len, prot, flags, fd, off);
-	s = hipsvm_ready();
-	if (!s || !maybe_tracked(s, addr, len))
-		return real_mmap(addr, len, prot, flags, fd, off);
-	lim = limits();
-	if (refused(s, hipsvm_mmap_refusal(&lim, (uintptr_t)addr, len, flags, off)))
-		return real_mmap(addr, len, prot, flags, fd, off);
-	hipsvm_tls.guard++;
-	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_MMAP_FIXED, (uintptr_t)addr, len);
-	p = real_mmap(addr, len, prot, flags, fd, off);
-	saved = errno;
-	if (active)
-		hipsvm_unmap_end(s, &u, p != MAP_FAILED, (uintptr_t)addr, len);
-	hipsvm_tls.guard--;
-	errno = saved;
-	return p;
+	return (void *)hipsvm_unmap_call_run(&c);
 }
 
 HIPSVM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -160,74 +275,20 @@ HIPSVM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, 
 	return wrap_mmap(addr, len, prot, flags, fd, (off_t)off);
 }
 
-static void *real_mremap(void *old, size_t old_size, size_t new_size, int flags, void *new_addr)
-{
-	mremap_fn f = (mremap_fn)hipsvm_libc_real(HIPSVM_ROW_mremap);
-
-	return f ? f(old, old_size, new_size, flags, new_addr) :
-		   hipsvm_sys_mremap(old, old_size, new_size, flags, new_addr);
-}
-
 HIPSVM_EXPORT void *mremap(void *old, size_t old_size, size_t new_size, int flags, ...)
 {
-	struct hipsvm_vm_limits lim;
-	struct hipsvm_shim *s;
-	struct hipsvm_unmap u, t;
-	void *new_addr = NULL, *p;
-	int saved, active = 0, tactive = 0;
-	bool fixed;
+	struct hipsvm_unmap_call c = { .op = HIPSVM_UNMAP_MREMAP, .takes = true, .addr = old,
+				       .len = old_size, .flags = flags, .new_size = new_size };
 	va_list ap;
 
 	va_start(ap, flags);
 	if (flags & MREMAP_FIXED)
-		new_addr = va_arg(ap, void *);
+		c.new_addr = va_arg(ap, void *);
 	va_end(ap);
-	if (UNLIKELY(hipsvm_tls.guard)) {
-		reentered(old, old_size);
-		return hipsvm_sys_mremap(old, old_size, new_size, flags, new_addr);
-	}
-	s = hipsvm_ready();
-	fixed = (flags & MREMAP_FIXED) != 0;
-	if (LIKELY(!s || (!maybe_tracked(s, old, old_size) &&
-			  !(fixed && maybe_tracked(s, new_addr, new_size)))))
-		return real_mremap(old, old_size, new_size, flags, new_addr);
-	lim = limits();
-	if (refused(s, hipsvm_mremap_refusal(&lim, (uintptr_t)old, old_size, new_size, flags,
-					     (uintptr_t)new_addr)))
-		return real_mremap(old, old_size, new_size, flags, new_addr);
-	hipsvm_tls.guard++;
-	/* The old range leaves (moved or shrunk) and, with MREMAP_FIXED,
-	 * whatever was at the new address is unmapped too. */
-	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_MREMAP, (uintptr_t)old, old_size);
-	if (fixed && !active)
-		tactive = hipsvm_unmap_begin(s, &t, HIPSVM_UNMAP_MREMAP, (uintptr_t)new_addr,
-					     new_size);
-	p = real_mremap(old, old_size, new_size, flags, new_addr);
-	saved = errno;
-	if (active) {
-		uintptr_t a = (uintptr_t)old;
-		size_t n = 0;
-
-		if (p != MAP_FAILED && p != old)
-			n = old_size;
-		else if (p != MAP_FAILED && new_size < old_size) {
-			a += new_size;
-			n = old_size - new_size;
-		}
-		hipsvm_unmap_end(s, &u, p != MAP_FAILED, a, n);
-	}
-	if (tactive)
-		hipsvm_unmap_end(s, &t, p != MAP_FAILED, (uintptr_t)new_addr, new_size);
-	hipsvm_tls.guard--;
-	errno = saved;
-	return p;
-}
-
-static int real_madvise(void *addr, size_t len, int advice)
-{
-	madvise_fn f = (madvise_fn)hipsvm_libc_real(HIPSVM_ROW_madvise);
-
-	return f ? f(addr, len, advice) : hipsvm_sys_madvise(addr, len, advice);
+	if (LIKELY(hipsvm_unmap_untracked(old, old_size) &&
+		   (!(flags & MREMAP_FIXED) || hipsvm_unmap_untracked(c.new_addr, new_size))))
+		return real_mremap(old, old_size, new_size, flags, c.new_addr);
+	return (void *)hipsvm_unmap_call_run(&c);
 }
 
 static bool drops_pages(int advice)
@@ -247,33 +308,10 @@ static bool drops_pages(int advice)
 
 HIPSVM_EXPORT int madvise(void *addr, size_t len, int advice)
 {
-	struct hipsvm_vm_limits lim;
-	struct hipsvm_shim *s;
-	struct hipsvm_unmap u;
-	int rc, saved, active;
+	struct hipsvm_unmap_call c = { .op = HIPSVM_UNMAP_MADVISE, .takes = drops_pages(advice),
+				       .addr = addr, .len = len, .advice = advice };
 
-	if (UNLIKELY(hipsvm_tls.guard)) {
-		if (drops_pages(advice))
-			reentered(addr, len);
-		return hipsvm_sys_madvise(addr, len, advice);
-	}
-	if (LIKELY(!drops_pages(advice)))
+	if (LIKELY(!c.takes ? !hipsvm_tls.guard : hipsvm_unmap_untracked(addr, len)))
 		return real_madvise(addr, len, advice);
-	s = hipsvm_ready();
-	if (!s || !maybe_tracked(s, addr, len))
-		return real_madvise(addr, len, advice);
-	lim = limits();
-	if (refused(s, hipsvm_madvise_refusal(&lim, (uintptr_t)addr, len)))
-		return real_madvise(addr, len, advice);
-	hipsvm_tls.guard++;
-	active = hipsvm_unmap_begin(s, &u, HIPSVM_UNMAP_MADVISE, (uintptr_t)addr, len);
-	rc = real_madvise(addr, len, advice);
-	saved = errno;
-	/* The pages go, the mapping and the allocation stay: nothing to
-	 * remove from the registry. */
-	if (active)
-		hipsvm_unmap_end(s, &u, rc == 0, (uintptr_t)addr, 0);
-	hipsvm_tls.guard--;
-	errno = saved;
-	return rc;
+	return (int)hipsvm_unmap_call_run(&c);
 }

@@ -29,9 +29,10 @@ static inline int run(struct hipsvm_shim *s, struct hipsvm_call *c, bool alloc)
 {
 	int rc;
 
-	hipsvm_tls.in_hip++;
-	rc = alloc ? hipsvm_shim_alloc(s, c) : hipsvm_shim_free(s, c);
-	hipsvm_tls.in_hip--;
+	{
+		HIPSVM_IN_HIP();
+		rc = alloc ? hipsvm_shim_alloc(s, c) : hipsvm_shim_free(s, c);
+	}
 	errno = c->saved_errno;
 	return rc;
 }

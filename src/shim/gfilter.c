@@ -14,6 +14,7 @@
 #define TOP_N		HIPSVM_GF_TOP_N
 #define NCLS		HIPSVM_GF_NCLS
 #define HINT_MAX	16	/* granules of a piece that get a leaf hint */
+#define BITS_BYTES	(HIPSVM_GF_BITS_WORDS * sizeof(uint64_t))
 
 #define LD(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ST(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -39,6 +40,18 @@ int hipsvm_gf_prepare(struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l)
 
 	if (s >= VA_LIMIT)
 		return 0;
+	if (!f->bits) {
+		uint64_t *b = hipsvm_sysmem_map(BITS_BYTES);
+
+		if (!b)
+			return -ENOMEM;
+		/* read sparsely, written where set: small pages, not huge ones */
+		int saved = errno;
+
+		syscall(SYS_madvise, b, BITS_BYTES, MADV_NOHUGEPAGE);
+		errno = saved;
+		__atomic_store_n(&f->bits, b, __ATOMIC_RELEASE);
+	}
 	if (l >= VA_LIMIT)
 		ends[1] = VA_LIMIT - 1;
 	for (unsigned e = 0; e < 2; e++) {
@@ -53,6 +66,24 @@ int hipsvm_gf_prepare(struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l)
 		__atomic_store_n(&f->top[li], g, __ATOMIC_RELEASE);
 	}
 	return 0;
+}
+
+/* Granules [g0, g1] of leaf li (indices within the leaf): their bits from
+ * their non-device counts and the leaf's full count. Writers only. */
+static void bits_sync(struct hipsvm_gfilter *f, size_t li, unsigned g0, unsigned g1)
+{
+	const struct hipsvm_gleaf *g = f->top[li];
+	bool full = f->full[HIPSVM_GF_NONDEV][li] != 0;
+	uint64_t *bits = f->bits;
+
+	for (unsigned i = g0; i <= g1; i++) {
+		size_t gi = ((size_t)li << HIPSVM_GF_LEAF_SHIFT) + i;
+		uint64_t w = bits[gi >> 6], bit = UINT64_C(1) << (gi & 63);
+		bool on = full || (g && g->g[i].cnt[HIPSVM_GF_NONDEV]);
+
+		if (on != !!(w & bit))
+			ST(bits[gi >> 6], on ? w | bit : w & ~bit);
+	}
 }
 
 void hipsvm_gf_adj(struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l, bool device, int32_t d)
@@ -75,6 +106,8 @@ void hipsvm_gf_adj(struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l, bool devi
 		if (s <= ls && l >= ll) {
 			for (unsigned c = 0; c < ncls; c++)
 				ST(f->full[c][li], f->full[c][li] + d);
+			if (!device && f->bits)
+				bits_sync(f, li, 0, GLEAF_N - 1);
 			continue;
 		}
 		g0 = ((s > ls ? s : ls) >> GRAN_SHIFT) & (GLEAF_N - 1);
@@ -84,6 +117,8 @@ void hipsvm_gf_adj(struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l, bool devi
 			for (unsigned i = g0; i <= g1; i++)
 				ST(g->g[i].cnt[c], g->g[i].cnt[c] + d);
 		}
+		if (!device && f->bits)
+			bits_sync(f, li, g0, g1);
 	}
 }
 
@@ -120,6 +155,29 @@ bool hipsvm_gf_hit(const struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l, uns
 	return false;
 }
 
+bool hipsvm_gf_svm_clear_span(const uint64_t *bits, uintptr_t addr, size_t len)
+{
+	uintptr_t last = addr + len - 1, g0, g1;
+
+	if (!bits || !len)
+		return true;
+	if (last < addr || last >= VA_LIMIT)
+		return false;
+	g0 = addr >> GRAN_SHIFT;
+	g1 = last >> GRAN_SHIFT;
+	for (uintptr_t w = g0 >> 6; w <= g1 >> 6; w++) {
+		uint64_t m = ~UINT64_C(0);
+
+		if (w == g0 >> 6)
+			m &= ~UINT64_C(0) << (g0 & 63);
+		if (w == g1 >> 6)
+			m &= ~UINT64_C(0) >> (63 - (g1 & 63));
+		if (LD(bits[w]) & m)
+			return false;
+	}
+	return true;
+}
+
 uint32_t hipsvm_gf_hint(const struct hipsvm_gfilter *f, uintptr_t addr)
 {
 	const struct hipsvm_gleaf *g;
@@ -149,6 +207,8 @@ void hipsvm_gf_set_hint(struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l, uint
 
 void hipsvm_gf_destroy(struct hipsvm_gfilter *f)
 {
+	if (f->bits)
+		hipsvm_sysmem_unmap(f->bits, BITS_BYTES);
 	for (size_t li = 0; li < TOP_N; li++)
 		if (f->top[li])
 			hipsvm_sysmem_unmap(f->top[li], sizeof(struct hipsvm_gleaf));

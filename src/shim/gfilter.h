@@ -12,6 +12,14 @@
  * lives there today) only in hi[]. Each granule also keeps a hint: the tree
  * leaf that last received a piece there.
  *
+ * In front of the counts, for the unmap hot path: one bit per granule below
+ * 2^48, set while the non-device count of the granule (or of its whole
+ * leaf, full[]) is not zero. A range within one granule is answered by one
+ * load of the bitmap (hipsvm_gf_svm_clear); the bitmap is mapped when the
+ * first non-device piece is counted (16 MiB reserved, touched where set)
+ * and lives as long as the filter. Until then the pointer is NULL, and
+ * nothing of those kinds is tracked anywhere.
+ *
  * Writers (serialised by the registry) change counts with relaxed atomic
  * stores; readers only load. The registry adds a piece's counts before the
  * piece enters the tree and takes them away after it has left, so the
@@ -22,6 +30,7 @@
 #define HIPSVM_GFILTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define HIPSVM_GF_GRAN_SHIFT	21
@@ -34,7 +43,10 @@ enum { HIPSVM_GF_ALL, HIPSVM_GF_NONDEV, HIPSVM_GF_NCLS };
 
 struct hipsvm_gleaf;
 
+#define HIPSVM_GF_BITS_WORDS	((size_t)1 << (HIPSVM_GF_VA_BITS - HIPSVM_GF_GRAN_SHIFT - 6))
+
 struct hipsvm_gfilter {
+	uint64_t *bits;		/* atomic; NULL until a non-device piece is counted */
 	uint32_t hi[HIPSVM_GF_NCLS];
 	uint32_t full[HIPSVM_GF_NCLS][HIPSVM_GF_TOP_N];
 	struct hipsvm_gleaf *top[HIPSVM_GF_TOP_N];
@@ -53,5 +65,35 @@ void hipsvm_gf_destroy(struct hipsvm_gfilter *f);
  * class cls lie in [s, l]? hint: the hint of addr's granule, 0 if none. */
 bool hipsvm_gf_hit(const struct hipsvm_gfilter *f, uintptr_t s, uintptr_t l, unsigned cls);
 uint32_t hipsvm_gf_hint(const struct hipsvm_gfilter *f, uintptr_t addr);
+
+/* The unmap hot path: true when no non-device piece can lie in
+ * [addr, addr + len), from the bitmap bits (the value of f->bits, read by the
+ * caller, NULL: nothing ever counted). A range within one granule costs one
+ * load; a longer one, one load per 64 granules (hipsvm_gf_svm_clear_span). A
+ * range that wraps or reaches 2^48 is never "clear": the caller asks
+ * hipsvm_gf_hit. Lock-free, async-signal-safe. */
+bool hipsvm_gf_svm_clear_span(const uint64_t *bits, uintptr_t addr, size_t len);
+
+/* The same for a range within one granule, without a call: false also
+ * when the range is longer (or empty, or wraps): then ask the above. */
+static inline bool hipsvm_gf_svm_clear_one(const uint64_t *bits, uintptr_t addr, size_t len)
+{
+	uintptr_t g0 = addr >> HIPSVM_GF_GRAN_SHIFT, g1 = (addr + len - 1) >> HIPSVM_GF_GRAN_SHIFT;
+
+	if (!bits)
+		return true;
+	/* one granule below 2^48 */
+	if (__builtin_expect(((g0 ^ g1) | (g0 >> (HIPSVM_GF_VA_BITS - HIPSVM_GF_GRAN_SHIFT))) != 0,
+			     0))
+		return false;
+	return (__atomic_load_n(&bits[g0 >> 6], __ATOMIC_RELAXED) & (UINT64_C(1) << (g0 & 63))) ==
+	       0;
+}
+
+static inline bool hipsvm_gf_svm_clear(const uint64_t *bits, uintptr_t addr, size_t len)
+{
+	return hipsvm_gf_svm_clear_one(bits, addr, len) ||
+	       hipsvm_gf_svm_clear_span(bits, addr, len);
+}
 
 #endif

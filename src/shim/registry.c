@@ -191,6 +191,11 @@ int hipsvm_reg_touches(const struct hipsvm_registry *r, uintptr_t addr, size_t l
 	return tree_touches(r, addr, last, kind_mask);
 }
 
+uint64_t *const *hipsvm_reg_svm_bits(const struct hipsvm_registry *r)
+{
+	return &r->gf.bits;
+}
+
 int hipsvm_reg_find(const struct hipsvm_registry *r, uintptr_t addr, struct hipsvm_alloc *out)
 {
 	struct hipsvm_ival iv;

@@ -78,6 +78,12 @@ int hipsvm_reg_find_origin(struct hipsvm_registry *r, uintptr_t origin, struct h
 int hipsvm_reg_touches(const struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		       uint32_t kind_mask);
 
+/* The unmap hot path's first question, before hipsvm_reg_touches: the
+ * address of the granule bitmap of the SVM kinds (gfilter.h), stable for the
+ * registry's life; *result is NULL until the first SVM piece is counted.
+ * hipsvm_gf_svm_clear(*result, addr, len) true: touches would say 0. */
+uint64_t *const *hipsvm_reg_svm_bits(const struct hipsvm_registry *r);
+
 /* Copies up to max entries overlapping [addr, addr + len) into out (ascending).
  * Returns the number found (may exceed max: only max are copied), or -EDEADLK. */
 int hipsvm_reg_overlaps(const struct hipsvm_registry *r, uintptr_t addr, size_t len,

@@ -82,6 +82,7 @@ int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const
 		return err;
 	memset(s, 0, sizeof(*s));
 	s->reg = reg;
+	s->svm_bits = hipsvm_reg_svm_bits(reg);
 	s->policy = *p;
 	hipsvm_policy_format(p, s->policy_text, sizeof(s->policy_text));
 	strncpy(s->hook_opt, hook_opt ? hook_opt : "auto", sizeof(s->hook_opt) - 1);
@@ -124,9 +125,10 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 	/* The parent's registry may be mid-write by a thread that does not
 	 * exist here: start a new one (the old one is left behind; one per
 	 * fork). The child's HIP state is its own. */
-	if (hipsvm_reg_create(&reg) == 0)
+	if (hipsvm_reg_create(&reg) == 0) {
 		__atomic_store_n(&s->reg, reg, __ATOMIC_RELEASE);
-	else
+		__atomic_store_n(&s->svm_bits, hipsvm_reg_svm_bits(reg), __ATOMIC_RELEASE);
+	} else
 		hipsvm_reg_atfork_child(s->reg);
 	/* The parent's device allocations are not the child's. */
 	if (__atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE))

@@ -76,6 +76,9 @@ struct hipsvm_shim {
 	struct hipsvm_policy policy;
 	char policy_text[256];
 	struct hipsvm_registry *reg;
+	/* hipsvm_reg_svm_bits(reg), kept beside reg so that the unmap hot path
+	 * reaches the bitmap in two loads (unmap_wrap.c) */
+	uint64_t *const *svm_bits;
 	struct hipsvm_stats stats;
 	struct hipsvm_quota quota;
 	struct hipsvm_hip_ops ops;
@@ -149,7 +152,10 @@ int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c);
 /* Wraps a freeing call: the owner is found by pointer, not by device. */
 int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c);
 
-/* Per-thread state; preload/ reads the guard, the core the rest. */
+/* Per-thread state; preload/ reads the guard, the core the rest.
+ * guard and in_hip are depths, changed only through the scopes below; busy
+ * spans a hook request from set to end (shim_unmap.c) and freeing is saved
+ * and put back around one real free (shim_alloc.c), each in one place. */
 struct hipsvm_freeing {
 	uintptr_t start, last;
 	int ctx;
@@ -164,6 +170,45 @@ struct hipsvm_tls {
 	struct hipsvm_hook hook;
 };
 extern __thread struct hipsvm_tls hipsvm_tls __attribute__((tls_model("initial-exec")));
+
+/* A scope of this thread: HIPSVM_GUARDED() (the shim's own code runs: an
+ * unmap or a HIP call made from here passes straight through to the system
+ * or the runtime) or HIPSVM_IN_HIP() (a wrapper's real call runs: a HIP
+ * wrapper re-entered from the runtime passes through). The depth goes up
+ * where the macro stands and down when the enclosing block is left, by
+ * whatever way (return included: __attribute__((cleanup))); scopes nest.
+ * hipsvm_scope_leave may end one early. Async-signal-safe: a handler that
+ * enters and leaves a scope leaves the depth as it found it. */
+struct hipsvm_scope {
+	int *depth;
+};
+
+static inline struct hipsvm_scope hipsvm_scope_enter(int *depth)
+{
+	struct hipsvm_scope sc = { depth };
+
+	++*depth;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return sc;
+}
+
+static inline void hipsvm_scope_leave(struct hipsvm_scope *sc)
+{
+	if (!sc->depth)
+		return;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	--*sc->depth;
+	sc->depth = NULL;
+}
+
+#define HIPSVM_SCOPE_CAT2(a, b) a##b
+#define HIPSVM_SCOPE_CAT(a, b) HIPSVM_SCOPE_CAT2(a, b)
+#define HIPSVM_SCOPE_ON(field)						\
+	struct hipsvm_scope HIPSVM_SCOPE_CAT(hipsvm_scope_, __LINE__)	\
+		__attribute__((cleanup(hipsvm_scope_leave), unused)) =	\
+			hipsvm_scope_enter(&hipsvm_tls.field)
+#define HIPSVM_GUARDED() HIPSVM_SCOPE_ON(guard)
+#define HIPSVM_IN_HIP() HIPSVM_SCOPE_ON(in_hip)
 
 /* Unmap coordination. A wrapper of munmap & co. calls begin when the range
  * may be tracked (hipsvm_reg_touches said so, or this thread is inside a
@@ -194,6 +239,11 @@ struct hipsvm_unmap {
 	uint64_t ctx_dev;	/* bit per primary context owning a piece */
 	uint64_t cp[HIPSVM_MAX_GPUS];
 	uint64_t punched_bytes;
+	/* What begin found: the tracked pieces over the range (up to
+	 * HIPSVM_UNMAP_MAX_OVER of them, n_over in all), so that end punches
+	 * without asking the registry again when they are all known. */
+	int n_over;
+	struct hipsvm_alloc over[HIPSVM_UNMAP_MAX_OVER];
 };
 
 /* 1: tracked SVM memory, end() must follow; 0: nothing to do. Call it only

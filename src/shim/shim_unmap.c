@@ -19,6 +19,7 @@
 #include "shim.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "checkpoint.h"
@@ -53,28 +54,28 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 		       uintptr_t addr, size_t len)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
-	struct hipsvm_alloc over[HIPSVM_UNMAP_MAX_OVER];
 	uintptr_t last = last_of(addr, len);
 	int n, i;
 
-	memset(u, 0, sizeof(*u));
+	memset(u, 0, offsetof(struct hipsvm_unmap, over));
 	u->op = op;
 	u->addr = addr;
 	u->len = len;
 	if (!len)
 		return 0;
-	n = hipsvm_reg_overlaps(s->reg, addr, len, over, HIPSVM_UNMAP_MAX_OVER);
+	n = hipsvm_reg_overlaps(s->reg, addr, len, u->over, HIPSVM_UNMAP_MAX_OVER);
 	if (n == -EDEADLK) {
 		/* A signal handler interrupted this thread's own registry
 		 * write: the registry cannot be read from here. */
 		hipsvm_unmap_reentered(s);
 		return 0;
 	}
+	u->n_over = n;
 	for (i = 0; i < n && i < HIPSVM_UNMAP_MAX_OVER; i++) {
-		if (!hipsvm_kind_is_svm(over[i].kind))
+		if (!hipsvm_kind_is_svm(u->over[i].kind))
 			continue;
-		add_owner(s, u, over[i].ctx);
-		if (over[i].start < addr || over[i].last > last)
+		add_owner(s, u, u->over[i].ctx);
+		if (u->over[i].start < addr || u->over[i].last > last)
 			u->partial = true;
 	}
 	if (n > HIPSVM_UNMAP_MAX_OVER)
@@ -91,7 +92,7 @@ int hipsvm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, enum hipsv
 int hipsvm_unmap_begin_gpus(struct hipsvm_shim *s, struct hipsvm_unmap *u, uintptr_t addr,
 			    size_t len, uint64_t gpus)
 {
-	memset(u, 0, sizeof(*u));
+	memset(u, 0, offsetof(struct hipsvm_unmap, over));
 	u->op = HIPSVM_UNMAP_HIP;
 	u->addr = addr;
 	u->len = len;
@@ -293,7 +294,14 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 			if (u->ctx_dev >> i & 1)
 				hipsvm_stats_add(&s->stats.primary[i].unmaps_coordinated, 1);
 	}
-	if (punch_len && !u->internal)
+	/* The punch uses what begin found to skip the registry when there is
+	 * nothing to take (no piece over the range: an unmap that was only
+	 * followed because this thread is inside a hipFree, or the runtime's
+	 * own). Otherwise it still takes the writer lock and reads the tree:
+	 * begin's pieces are a lock-free snapshot, and between begin and here
+	 * another thread may have freed one of them and had the address
+	 * handed out again; only the locked read removes the right piece. */
+	if (punch_len && !u->internal && u->n_over != 0)
 		hipsvm_reg_punch(s->reg, punch_addr, punch_len, punched, arg);
 	if (u->punched_bytes) {
 		/* Live memory that HIP still thinks allocated went away under

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unmap.h - the one path of the unmap family (unmap_wrap.c): munmap,
+ * mremap, madvise that drops pages, mmap(MAP_FIXED) and shmdt (shm_wrap.c)
+ * each describe their call in a struct hipsvm_unmap_call and hand it to
+ * hipsvm_unmap_call_run, which is written once:
+ *
+ *   guard (already inside the shim: the system call, counted if tracked)
+ *   -> tracked? (else the real function) -> refused on its arguments? (the
+ *   real function, counted) -> begin (set) -> the real call -> end (drain,
+ *   clear, the registry loses what the call took), errno as the real call
+ *   left it.
+ *
+ * Before it, each wrapper answers the common case inline: nothing tracked
+ * in the range (hipsvm_unmap_untracked: two thread-local loads, two loads
+ * to the granule bitmap and one load of it) goes to the real function.
+ * The shim's readiness is not asked: before it is ready the bitmap is the
+ * NULL one (boot.h), and nothing is tracked.
+ */
+#ifndef HIPSVM_PRELOAD_UNMAP_H
+#define HIPSVM_PRELOAD_UNMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "boot.h"
+#include "gfilter.h"
+#include "shim.h"
+
+struct hipsvm_unmap_call {
+	enum hipsvm_unmap_op op;	/* MUNMAP, MREMAP, MADVISE, MMAP_FIXED, SHMDT */
+	bool takes;		/* the call may take memory (madvise: drops pages;
+				 * mmap: MAP_FIXED); false: passes through */
+	void *addr;		/* the range it may take (shmdt: len found later) */
+	size_t len;
+	/* the call's other arguments */
+	int prot, flags, fd, advice;
+	off_t off;
+	size_t new_size;	/* mremap */
+	void *new_addr;		/* mremap with MREMAP_FIXED */
+};
+
+/* The real call's result: an int (munmap, madvise, shmdt) or a pointer
+ * (mmap, mremap), as a long. */
+long hipsvm_unmap_call_run(struct hipsvm_unmap_call *c);
+
+/* shmdt's extent: the bytes mapped from the file mapped at addr, from addr
+ * on (the segment, split by mprotect); 0 if nothing starts there or
+ * /proc/self/maps cannot be read. errno unchanged (shm_wrap.c). */
+size_t hipsvm_shm_extent(uintptr_t addr);
+
+/* True when [addr, addr + len) holds no tracked SVM memory for sure and
+ * this thread is neither inside the shim nor inside a hipFree: the real
+ * function may be called straight away. */
+static inline bool hipsvm_unmap_untracked(const void *addr, size_t len)
+{
+	if (__builtin_expect(hipsvm_tls.guard != 0 || hipsvm_tls.freeing != NULL, 0))
+		return false;
+	return hipsvm_gf_svm_clear(*__atomic_load_n(&hipsvm_svm_bits, __ATOMIC_ACQUIRE),
+				   (uintptr_t)addr, len);
+}
+
+/* The same, inline to the end for a range within one 2 MiB granule (a
+ * page, a small mapping): false also when the range is longer, and the
+ * caller then asks hipsvm_unmap_untracked out of line. */
+static inline bool hipsvm_unmap_untracked_one(const void *addr, size_t len)
+{
+	if (__builtin_expect(hipsvm_tls.guard != 0 || hipsvm_tls.freeing != NULL, 0))
+		return false;
+	return hipsvm_gf_svm_clear_one(*__atomic_load_n(&hipsvm_svm_bits, __ATOMIC_ACQUIRE),
+				       (uintptr_t)addr, len);
+}
+
+#endif
