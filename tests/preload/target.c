@@ -46,6 +46,64 @@ static void check(bool ok, const char *what)
 }
 
 /* The simulator's hook server log (set/drain/clear order), if there is one. */
+/* The simulated hook's request log ("ok log 1:range:0:0x... 2:set:0:..."),
+ * into buf; "" when there is no simulator hook. */
+static void fetch_log(char *buf, size_t cap)
+{
+	const char *(*sock)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT,
+								  "hipsvmSimSocketPath");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path;
+	socklen_t len;
+	ssize_t n, got = 0;
+	int fd;
+
+	buf[0] = '\0';
+	if (!sock || !(path = sock()) || path[0] != '@')
+		return;
+	memcpy(sa.sun_path + 1, path + 1, strlen(path + 1));
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) || write(fd, "log\n", 4) != 4) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (got < (ssize_t)cap - 1 && (n = read(fd, buf + got, cap - 1 - (size_t)got)) > 0) {
+		got += n;
+		if (buf[got - 1] == '\n')
+			break;
+	}
+	buf[got] = '\0';
+	close(fd);
+}
+
+/* The hook's log keeps its last entries, each numbered ("7:drain:0:..."):
+ * how many entries of kind word (":range:", ":drain:0:") are numbered after
+ * *seq; *seq moves to the last number seen. */
+static int log_since(const char *word, long *seq)
+{
+	static char buf[65536];
+	const char *p;
+	long last = *seq;
+	int n = 0;
+
+	fetch_log(buf, sizeof(buf));
+	for (p = strchr(buf, ' '); p; p = strchr(p + 1, ' ')) {
+		char *end;
+		long k = strtol(p + 1, &end, 10);
+
+		if (end == p + 1 || *end != ':')
+			continue;
+		if (k > *seq && !strncmp(end, word, strlen(word)))
+			n++;
+		if (k > last)
+			last = k;
+	}
+	*seq = last;
+	return n;
+}
+
 static void print_log(void)
 {
 	const char *(*sock)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT,
@@ -336,6 +394,65 @@ static int mode_unmaps(void)
 	P("mremap(shrink)", r == (void *)h);
 	P("hipFree", hipFree(m));
 	P("hipHostFree", hipHostFree(h));
+	return 0;
+}
+
+/* Every call of the unmap family over live managed memory, one after the
+ * other: after each, how many coordinated unmaps the hook saw (a "range"
+ * per set request) and how many drains of GPU 0; each call must add one of
+ * each, and return what it returns without the shim. */
+static int mode_family(void)
+{
+	char *m = NULL, *spare;
+	void *r;
+	int id;
+
+	long seq = 0;
+
+#define STEP(name, expr)                                                               \
+	do {                                                                           \
+		long at_ = (log_since("", &seq), seq);                                 \
+		int rc_ = (int)(expr);                                                 \
+		long at2_ = at_;                                                       \
+		int sets_ = log_since(":range:", &at_);                                \
+		printf("%s %d sets +%d drains +%d\n", name, rc_, sets_,                 \
+		       log_since(":drain:0:", &at2_));                                  \
+		seq = at_;                                                             \
+	} while (0)
+	P("hipMallocManaged", hipMallocManaged((void **)&m, 16 * MIB, hipMemAttachGlobal));
+	spare = mmap(NULL, 2 * MIB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	STEP("munmap", munmap(m, MIB));
+	STEP("madvise(DONTNEED)", madvise(m + MIB, MIB, MADV_DONTNEED));
+	STEP("madvise(FREE)", madvise(m + 2 * MIB, MIB, MADV_FREE));
+	STEP("mmap64(FIXED)", mmap64(m + 3 * MIB, MIB, PROT_READ, MAP_FIXED | MAP_PRIVATE |
+				    MAP_ANONYMOUS, -1, 0) == (void *)(m + 3 * MIB));
+	STEP("mmap(FIXED)", mmap(m + 4 * MIB, MIB, PROT_READ, MAP_FIXED | MAP_PRIVATE |
+				 MAP_ANONYMOUS, -1, 0) == (void *)(m + 4 * MIB));
+	STEP("mremap(shrink)", mremap(m + 5 * MIB, MIB, MIB / 2, 0) == (void *)(m + 5 * MIB));
+	/* tracked source moved onto an untracked target */
+	STEP("mremap(move out)", mremap(m + 6 * MIB, MIB, MIB, MREMAP_MAYMOVE | MREMAP_FIXED,
+					spare) == (void *)spare);
+	/* an untracked source moved onto tracked memory: the target is taken */
+	STEP("mremap(move onto)", mremap(spare, MIB, MIB, MREMAP_MAYMOVE | MREMAP_FIXED,
+					 m + 7 * MIB) == (void *)(m + 7 * MIB));
+	/* not unmaps: nothing asked of the hook */
+	STEP("madvise(WILLNEED)", madvise(m + 8 * MIB, MIB, MADV_WILLNEED));
+	STEP("mmap(no FIXED)", munmap(mmap(m + 9 * MIB, 4096, PROT_READ, MAP_PRIVATE |
+					   MAP_ANONYMOUS, -1, 0), 4096));
+	id = shmget(IPC_PRIVATE, 2 * MIB, IPC_CREAT | 0600);
+	if (id >= 0) {
+		char *p = shmat(id, NULL, 0);
+
+		shmctl(id, IPC_RMID, NULL);
+		if (p != (char *)-1) {
+			P("hipHostRegister", hipHostRegister(p, 2 * MIB, 0));
+			STEP("shmdt", shmdt(p));
+		}
+	}
+#undef STEP
+	r = m;
+	P("hipFree", hipFree(r));
+	munmap(spare + MIB, MIB);
 	return 0;
 }
 
@@ -769,7 +886,7 @@ int main(int argc, char **argv)
 		{ "plain", mode_plain }, { "reentry", mode_reentry },
 		{ "spawn", mode_spawn }, { "exitrace", mode_exitrace }, { "pexit", mode_pexit },
 		{ "refused", mode_refused }, { "tomb", mode_tomb }, { "hipmem", mode_hipmem },
-		{ "stranger", mode_stranger },
+		{ "stranger", mode_stranger }, { "family", mode_family },
 	};
 	size_t i;
 

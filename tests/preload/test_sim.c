@@ -140,6 +140,43 @@ Test(sim, shmdt_of_registered_segment)
 	expect_unmap_order(R.out);
 }
 
+/* The unmap family through its one path: each call over live managed
+ * memory (munmap, madvise DONTNEED and FREE, mmap and mmap64 with
+ * MAP_FIXED, mremap shrinking, moving tracked memory out, moving other
+ * memory onto it, shmdt of a registered segment) is one coordinated unmap:
+ * one set request and one drain of each GPU; madvise(WILLNEED) and a plain
+ * mmap ask nothing of the hook; every call returns what it returns without
+ * the shim. */
+Test(sim, every_unmap_call_is_coordinated_once)
+{
+	const char *argv[] = { prog("pl_target"), "family", NULL };
+	static const char *const calls[] = {
+		"munmap 0", "madvise(DONTNEED) 0", "madvise(FREE) 0", "mmap64(FIXED) 1",
+		"mmap(FIXED) 1", "mremap(shrink) 1", "mremap(move out) 1", "mremap(move onto) 1",
+	};
+	static struct res plain;
+	char want[96];
+	unsigned i;
+
+	run(&plain, RT_SIM, false, argv, NULL);
+	run(&R, RT_SIM, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_str_eq(R.err, "");
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		snprintf(want, sizeof(want), "\n%s sets +1 drains +1\n", calls[i]);
+		cr_expect(strstr(R.out, want) != NULL, "%s: %s", want, R.out);
+		snprintf(want, sizeof(want), "\n%s sets +0 drains +0\n", calls[i]);
+		cr_expect(strstr(plain.out, want) != NULL, "%s: %s", want, plain.out);
+	}
+	cr_expect(strstr(R.out, "\nmadvise(WILLNEED) 0 sets +0 drains +0\n"
+			 "mmap(no FIXED) 0 sets +0 drains +0\n") != NULL, "%s", R.out);
+	if (strstr(R.out, "\nshmdt "))
+		cr_expect(strstr(R.out, "\nshmdt 0 sets +1 drains +1\n") != NULL, "%s", R.out);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "refused"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("host_context"), "live_bytes"), 0, "%s", R.report);
+}
+
 /* Unmap calls over live managed memory that the kernel refuses: with the
  * shim, no checkpoint is set, the GPU keeps its mapping, and the same
  * errnos come back as without it; none counts as an unmap. */
