@@ -52,7 +52,7 @@ static void check_copies(const void *real)
 			   hipsvm_seam_where(real));
 }
 
-void *hipsvm_real(enum hipsvm_row_id id)
+void *hipsvm_real_resolve(enum hipsvm_row_id id)
 {
 	struct hipsvm_row *r = &hipsvm_rows[id];
 	void *p = __atomic_load_n(&r->real, __ATOMIC_ACQUIRE);

@@ -13,6 +13,7 @@
 #define HIPSVM_PRELOAD_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*  X(name, lib, hooked, optional) */
 #define HIPSVM_HOOK_ROWS(X) \
@@ -94,8 +95,16 @@ struct hipsvm_row {
 extern struct hipsvm_row hipsvm_rows[HIPSVM_ROW_COUNT];
 
 /* The real function of a row, resolved on first use (under the thread's
- * recursion guard). NULL when there is none. */
-void *hipsvm_real(enum hipsvm_row_id id);
+ * recursion guard). NULL when there is none. Inline for the resolved case
+ * (one acquire load): every wrapper and every callback of the core asks. */
+void *hipsvm_real_resolve(enum hipsvm_row_id id);
+
+static inline void *hipsvm_real(enum hipsvm_row_id id)
+{
+	void *p = __atomic_load_n(&hipsvm_rows[id].real, __ATOMIC_ACQUIRE);
+
+	return __builtin_expect(p != NULL, 1) ? p : hipsvm_real_resolve(id);
+}
 /* The shim's exported wrapper of a hooked row (*_wrap.c); NULL for a row
  * that is not hooked. */
 static inline void *hipsvm_wrapper(enum hipsvm_row_id id)
