@@ -40,7 +40,21 @@
 			      (1u << HIPSVM_KIND_REGISTERED) | (1u << HIPSVM_KIND_SIGNAL))
 
 /* Real HIP functions the core may call from HIP wrappers (never from the
- * unmap path). Each returns a hipError_t. */
+ * unmap path). Each returns a hipError_t.
+ *
+ * Why callbacks and not arguments: a hipMalloc crosses from preload/ into
+ * the core once (hipsvm_shim_alloc) and comes back for the real call and,
+ * where the policy needs them, for these. Each is asked only when its
+ * answer is used, so passing them in would make calls the program does not
+ * make today: get_device before the real call only when routing needs the
+ * device first (quota, managed-local), otherwise after it and only when the
+ * call succeeded; get_device_count and sim_socket once per process (the
+ * answers are kept); mem_advise and get_last_error only for the routes that
+ * advise (map-all, managed-local) or to take back an absorbed error;
+ * malloc_managed only when an out-of-memory is turned into managed memory.
+ * The real call itself stays a callback (struct hipsvm_call.real) because
+ * it runs between the routing decision (a quota charge, a refusal) and the
+ * attribution, with the wrapper's own argument list. */
 struct hipsvm_hip_ops {
 	int (*get_device)(int *dev);
 	int (*get_device_count)(int *n);
