@@ -165,6 +165,10 @@ bool hipsvm_gf_svm_clear_span(const uint64_t *bits, uintptr_t addr, size_t len)
 		return false;
 	g0 = addr >> GRAN_SHIFT;
 	g1 = last >> GRAN_SHIFT;
+	/* Past 64 words (8 GiB) the filter's per-leaf sums answer faster than
+	 * the bitmap, whose untouched pages would be read one by one. */
+	if (g1 - g0 >= 64 * 64)
+		return false;
 	for (uintptr_t w = g0 >> 6; w <= g1 >> 6; w++) {
 		uint64_t m = ~UINT64_C(0);
 

@@ -70,8 +70,8 @@ uint32_t hipsvm_gf_hint(const struct hipsvm_gfilter *f, uintptr_t addr);
  * [addr, addr + len), from the bitmap bits (the value of f->bits, read by the
  * caller, NULL: nothing ever counted). A range within one granule costs one
  * load; a longer one, one load per 64 granules (hipsvm_gf_svm_clear_span). A
- * range that wraps or reaches 2^48 is never "clear": the caller asks
- * hipsvm_gf_hit. Lock-free, async-signal-safe. */
+ * range that wraps, reaches 2^48 or spans 8 GiB or more is never "clear":
+ * the caller asks hipsvm_gf_hit. Lock-free, async-signal-safe. */
 bool hipsvm_gf_svm_clear_span(const uint64_t *bits, uintptr_t addr, size_t len);
 
 /* The same for a range within one granule, without a call: false also
