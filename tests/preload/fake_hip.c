@@ -6,7 +6,8 @@
  * simulator lack it), or a million live allocations in a second.
  *
  * Memory comes from one big reserved, never touched arena (a bump pointer
- * per thread; frees do nothing): addresses only, as a GPU's would be.
+ * per thread; frees do nothing, see FAKE_HIP_REUSE below): addresses only,
+ * as a GPU's would be.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@ static size_t arena_used;
  * shim, not a shared counter here). */
 #define CHUNK ((size_t)16 << 20)
 static __thread char *t_cur, *t_end;
+static __thread char *t_last;	/* this thread's last allocation */
 
 static char *arena_get(void)
 {
@@ -78,6 +80,7 @@ static void *bump(size_t n)
 	}
 	p = t_cur;
 	t_cur += n;
+	t_last = p;
 	return p;
 }
 
@@ -104,9 +107,24 @@ API int hipHostMalloc(void **p, size_t n, unsigned flags)
 	return alloc(p, n);
 }
 
+/* FAKE_HIP_REUSE=1: a free of this thread's last allocation gives its
+ * bytes back to the bump pointer, so that an allocation+free pair gets the
+ * same address every time, as a real runtime's cache hands the freed block
+ * out again (bench_preload's "reuse" thread row). Otherwise, and by
+ * default, addresses are never reused. */
+static int reuse = -1;
+
 API int hipFree(void *p)
 {
-	(void)p;
+	if (reuse < 0) {
+		const char *e = getenv("FAKE_HIP_REUSE");
+
+		reuse = e && e[0] == '1';
+	}
+	if (reuse && p && p == t_last) {
+		t_cur = p;
+		t_last = NULL;
+	}
 	return 0;
 }
 
