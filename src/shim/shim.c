@@ -178,6 +178,15 @@ int hipsvm_shim_ndev(struct hipsvm_shim *s)
 	return n;
 }
 
+void hipsvm_shim_release(struct hipsvm_shim *s, const struct hipsvm_alloc *a, uint64_t bytes,
+			 bool freed)
+{
+	hipsvm_stats_release(&s->stats, a->ctx, a->device, bytes, freed);
+	if (s->policy.quota_mask && a->ctx >= 0 &&
+	    (a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL))
+		hipsvm_quota_uncharge(&s->quota, a->ctx, bytes);
+}
+
 uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx)
 {
 	int n;

@@ -142,6 +142,13 @@ void hipsvm_shim_conn_check(struct hipsvm_tls *t, int fd_before);
 struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s);
 /* GPUs of a context: every known GPU for host_context. */
 uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx);
+/* bytes of the piece a leave the live counts of its context and device: a
+ * free (freed) or an unmap that took them; the quota charge its route made
+ * (device memory, managed memory kept local) goes back with them. The one
+ * place for both, from the HIP wrappers and from the unmap path alike
+ * (async-signal-safe). */
+void hipsvm_shim_release(struct hipsvm_shim *s, const struct hipsvm_alloc *a, uint64_t bytes,
+			 bool freed);
 
 /* One allocating or freeing HIP call, as the wrapper hands it over. */
 struct hipsvm_call {

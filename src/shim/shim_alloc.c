@@ -42,13 +42,6 @@ static void discard_stale(void *arg, const struct hipsvm_alloc *a)
 	hipsvm_stats_release(&s->stats, a->ctx, a->device, a->last - a->start + 1, false);
 }
 
-static bool charged(const struct hipsvm_shim *s, const struct hipsvm_alloc *a)
-{
-	if (!s->policy.quota_mask || a->ctx < 0)
-		return false;
-	return a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL;
-}
-
 /* Advice is a routing hint: its failure must not change what the program
  * sees, so the error it left in the runtime is taken back out. */
 static bool advise(struct hipsvm_shim *s, void *p, size_t n, int advice, int dev)
@@ -307,10 +300,8 @@ int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
 			hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_UNKNOWN_POINTER_FREE], 1);
 		return rc;
 	}
-	hipsvm_stats_release(&s->stats, a.ctx, a.device, bytes, true);
+	hipsvm_shim_release(s, &a, bytes, true);
 	hipsvm_stats_api(&s->stats, c->api, 0);
-	if (charged(s, &a))
-		hipsvm_quota_uncharge(&s->quota, a.ctx, bytes);
 	if (s->trace_fd >= 0) {
 		char ctxs[24];
 		struct hipsvm_tfield f[] = {

@@ -162,10 +162,7 @@ static void punched(void *arg, const struct hipsvm_alloc *a)
 	struct hipsvm_shim *s = ((void **)arg)[0];
 	uint64_t bytes = a->last - a->start + 1;
 
-	hipsvm_stats_release(&s->stats, a->ctx, a->device, bytes, false);
-	if (s->policy.quota_mask && a->ctx >= 0 &&
-	    (a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL))
-		hipsvm_quota_uncharge(&s->quota, a->ctx, bytes);
+	hipsvm_shim_release(s, a, bytes, false);
 	if (hipsvm_kind_is_svm(a->kind))
 		u->punched_bytes += bytes;
 }
@@ -288,11 +285,13 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 	hipsvm_stats_add(&s->stats.unmap[u->coordinated ? HIPSVM_UNMAP_COORDINATED :
 					 HIPSVM_UNMAP_UNCOORDINATED], 1);
 	if (u->coordinated) {
-		if (u->ctx_host)
-			hipsvm_stats_add(&s->stats.host.unmaps_coordinated, 1);
+		struct hipsvm_ctx_stats *cs;
+
+		if (u->ctx_host && (cs = hipsvm_stats_ctx(&s->stats, HIPSVM_CTX_HOST)))
+			hipsvm_stats_add(&cs->unmaps_coordinated, 1);
 		for (i = 0; i < HIPSVM_MAX_GPUS; i++)
-			if (u->ctx_dev >> i & 1)
-				hipsvm_stats_add(&s->stats.primary[i].unmaps_coordinated, 1);
+			if (u->ctx_dev >> i & 1 && (cs = hipsvm_stats_ctx(&s->stats, i)))
+				hipsvm_stats_add(&cs->unmaps_coordinated, 1);
 	}
 	/* The punch uses what begin found to skip the registry when there is
 	 * nothing to take (no piece over the range: an unmap that was only
