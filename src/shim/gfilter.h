@@ -82,7 +82,11 @@ static inline bool hipsvm_gf_svm_clear_one(const uint64_t *bits, uintptr_t addr,
 
 	if (!bits)
 		return true;
-	/* one granule below 2^48 */
+	/* one granule below 2^48. A length near SIZE_MAX can wrap back into
+	 * addr's own granule and pass: the kernel refuses every such call
+	 * (EINVAL, nothing unmapped), so nothing goes uncoordinated; it is
+	 * only not counted as refused. Ruling it out here costs an
+	 * instruction on every munmap. */
 	if (__builtin_expect(((g0 ^ g1) | (g0 >> (HIPSVM_GF_VA_BITS - HIPSVM_GF_GRAN_SHIFT))) != 0,
 			     0))
 		return false;
