@@ -32,6 +32,7 @@
 #include "itree.h"
 #include "registry.h"
 #include "sysmem.h"
+#include "testing.h"
 
 #define SPINS		256	/* seqlock spins before yielding the CPU */
 #define CHECK_EVERY	64	/* iteration steps between seqlock re-checks */
@@ -412,6 +413,7 @@ int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 	return 0;
 }
 
+/* For tests (testing.h). */
 int hipsvm_reg_find_origin(struct hipsvm_registry *r, uintptr_t origin, struct hipsvm_alloc *out)
 {
 	struct hipsvm_ival o, iv;
@@ -516,6 +518,8 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 	return n;
 }
 
+/* ---- for tests (testing.h) ---- */
+
 void hipsvm_reg_foreach(struct hipsvm_registry *r, hipsvm_reg_visit_fn fn, void *arg)
 {
 	struct hipsvm_ival iv;
@@ -586,6 +590,8 @@ void hipsvm_reg_atfork_parent(struct hipsvm_registry *r)
 	if (tl_writing != r)
 		pthread_mutex_unlock(&r->lock);
 }
+
+/* ---- fork ---- */
 
 void hipsvm_reg_atfork_child(struct hipsvm_registry *r)
 {

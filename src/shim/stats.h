@@ -111,9 +111,6 @@ struct hipsvm_stats {
 
 void hipsvm_stats_reset(struct hipsvm_stats *s);
 
-/* The context's counters: HIPSVM_CTX_HOST or a device index; NULL if out of range. */
-struct hipsvm_ctx_stats *hipsvm_stats_ctx(struct hipsvm_stats *s, int ctx);
-
 /* An allocation of bytes in ctx, made while dev was current (dev may be -1). */
 void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, uint32_t route);
 /* A free (or the removal of bytes by an unmap when freed is false). */
