@@ -22,9 +22,10 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "proto.h"
 #include "route.h"
 
-#define HIPSVM_STATS_MAX_DEV 64
+#define HIPSVM_STATS_MAX_DEV HIPSVM_MAX_GPUS
 #define HIPSVM_STATS_HIST 64	/* log2 buckets of drain durations in ns */
 #define HIPSVM_STATS_STRIPES 16
 #define HIPSVM_STATS_BATCH (UINT64_C(1) << 20)

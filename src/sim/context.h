@@ -16,8 +16,9 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "proto.h"
 
-#define HIPSVM_CTX_MAX_DEV 64
+#define HIPSVM_CTX_MAX_DEV HIPSVM_MAX_GPUS
 
 struct hipsvm_devinfo {
 	bool svm_capable;
