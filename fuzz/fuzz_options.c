@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_options.c - the option table's parsers (src/shim/options.c).
+ * fuzz_options.c - the option tables' parsers (src/shim/options.c), on the
+ * shim's table and the simulator's (src/sim/sim_options.c).
  *
  * The shim reads the environment of every process it is preloaded into, before
  * libc is ready, so a hostile or merely odd environment must not crash it.
  * The input is split at NUL bytes into an envp array (each string an exact-size
  * heap copy, so ASan sees any over-read). Checked:
- *   - hipsvm_options_load: returns the error count, every numeric option stays
+ *   - hipsvm_options_load and hipsvm_sim_options_load: return the error count, every numeric option stays
  *     within its row's [min, max], every string is terminated in its buffer;
- *   - hipsvm_options_set with a fuzzed id and value: 0 or -errno, and on
+ *   - a set of a fuzzed row of either table and value: 0 or -errno, and on
  *     failure the options are unchanged (the contract: o unchanged);
  *   - hipsvm_parse_bool/size/u64: out untouched on failure; a number that
  *     parse_u64 accepts is the same number for parse_size; a size's value
@@ -22,31 +23,39 @@
 #include <string.h>
 
 #include "options.h"
+#include "sim_options.h"
 
 #define MAX_VARS 32
 #define SENTINEL UINT64_C(0x5a5a5a5a5a5a5a5a)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_table(const struct hipsvm_options *o)
+struct vals {
+	const uint64_t *num;
+	const char (*str)[HIPSVM_OPT_STR_MAX];
+};
+
+static void check_table(const struct hipsvm_option_table *t, struct vals o)
 {
 	unsigned i;
 
-	for (i = 0; i < HIPSVM_O_COUNT; i++) {
-		const struct hipsvm_option_desc *d = hipsvm_option_desc((enum hipsvm_opt_id)i);
+	for (i = 0; i < t->n; i++) {
+		const struct hipsvm_option_desc *d = hipsvm_opt_row(t, i);
 
 		switch (d->type) {
 		case HIPSVM_OPT_BOOL:
-			if (o->num[i] > 1)
+			if (o.num[i] > 1)
 				abort();
 			break;
 		case HIPSVM_OPT_INT:
 		case HIPSVM_OPT_SIZE:
-			if (o->num[i] < d->min || o->num[i] > d->max)
+			if (o.num[i] < d->min || o.num[i] > d->max)
+				abort();
+			if (t->ok && !t->ok(i, o.num[i]))
 				abort();
 			break;
 		case HIPSVM_OPT_STRING:
-			if (!memchr(o->str[i], '\0', HIPSVM_OPT_STR_MAX))
+			if (!memchr(o.str[i], '\0', HIPSVM_OPT_STR_MAX))
 				abort();
 			break;
 		}
@@ -83,6 +92,7 @@ static void check_parsers(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct hipsvm_options o, before;
+	static struct hipsvm_sim_options so, sbefore;
 	struct hipsvm_opt_error errs[4];
 	char *envp[MAX_VARS + 1];
 	char out[512], path[64];
@@ -109,20 +119,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (k = 0; k < (unsigned)nerr && k < 4; k++)
 		if (errs[k].err >= 0 || !memchr(errs[k].value, '\0', sizeof(errs[k].value)))
 			abort();
-	check_table(&o);
+	check_table(&hipsvm_shim_option_table, (struct vals){ o.num, o.str });
+	nerr = hipsvm_sim_options_load(&so, envp, errs, 4);
+	if (nerr < 0 || nerr > (int)n)
+		abort();
+	for (k = 0; k < (unsigned)nerr && k < 4; k++)
+		if (errs[k].err >= 0 || !memchr(errs[k].value, '\0', sizeof(errs[k].value)))
+			abort();
+	check_table(&hipsvm_sim_option_table, (struct vals){ so.num, so.str });
 
-	/* The first string drives one set: first byte the id, the rest the value. */
+	/* The first string drives one set: first byte a row of the shim's table,
+	 * then of the simulator's, or neither; the rest the value. */
 	if (n > 0 && envp[0][0]) {
-		enum hipsvm_opt_id id = (enum hipsvm_opt_id)((unsigned char)envp[0][0] %
-							     (HIPSVM_O_COUNT + 1));
+		unsigned id = (unsigned char)envp[0][0] % (HIPSVM_O_COUNT + HIPSVM_SIM_O_COUNT + 1);
 
 		before = o;
-		rc = hipsvm_options_set(&o, id, envp[0] + 1);
-		if (rc != 0 && memcmp(&before, &o, sizeof(o)) != 0)
+		sbefore = so;
+		if (id < HIPSVM_O_COUNT)
+			rc = hipsvm_options_set(&o, (enum hipsvm_opt_id)id, envp[0] + 1);
+		else
+			rc = hipsvm_sim_options_set(&so, (enum hipsvm_sim_opt_id)(id - HIPSVM_O_COUNT),
+						    envp[0] + 1);
+		if (rc != 0 && (memcmp(&before, &o, sizeof(o)) != 0 ||
+				memcmp(&sbefore, &so, sizeof(so)) != 0))
 			abort();
 		if (rc > 0)
 			abort();
-		check_table(&o);
+		check_table(&hipsvm_shim_option_table, (struct vals){ o.num, o.str });
+		check_table(&hipsvm_sim_option_table, (struct vals){ so.num, so.str });
 	}
 	for (k = 0; k < n; k++) {
 		const char *eq = strchr(envp[k], '=');

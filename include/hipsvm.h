@@ -27,7 +27,7 @@ extern "C" {
 #define HIPSVM_VERSION_MAJOR 0
 #define HIPSVM_VERSION_MINOR 1
 
-/* "0.1.0" */
+/* "MAJOR.MINOR.PATCH": the version of the library in the process */
 HIPSVM_API const char *hipsvm_version(void);
 
 /* 1 when the shim intercepts in this process, 0 when it is disabled

@@ -28,7 +28,15 @@
 #include "hooksrv.h"
 #include "proto.h"
 
-#define HIPSVM_KMOD_MAX_GPUS 16
+/*
+ * The module's virtual GPUs, fewer than the protocol's HIPSVM_MAX_GPUS: each
+ * one costs an ordered workqueue (a kernel thread) and HIPSVM_NRINGS
+ * physically contiguous ring buffers of up to 1 MiB, and every process that
+ * opens the hook carries a checkpoint and a close-time drain per possible
+ * GPU in one kzalloc'd struct hipsvm_proc. A quarter of the protocol's limit
+ * keeps both small; a test never needs more than a handful.
+ */
+#define HIPSVM_KMOD_MAX_GPUS (HIPSVM_MAX_GPUS / 4)
 #define HIPSVM_NRINGS 3
 #define HIPSVM_LOG_LEN 64
 

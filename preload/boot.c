@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hip_abi.h"
+#include "hipsvm_config.h"
 #include "options.h"
 #include "policy.h"
 #include "table.h"
@@ -389,7 +390,7 @@ static void do_boot(void)
 
 		size_t n = hipsvm_options_format(&opts, table, sizeof(table));
 
-		hipsvm_say("libhipsvm %s, policy %s; options:", "0.1.0", g.policy_text);
+		hipsvm_say("libhipsvm %s, policy %s; options:", HIPSVM_VERSION, g.policy_text);
 		if (n >= sizeof(table))
 			n = sizeof(table) - 1;
 		if (write(2, table, n) < 0)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hip_abi.h - the slice of the HIP ABI the shim hooks, declared here so that
- * the shim builds without HIP headers (values as in hip_runtime_api.h of
- * ROCm 5.2 and 6.x; they have not changed).
+ * the shim builds without HIP headers (layouts as in hip_runtime_api.h of
+ * ROCm 5.2; the values are the core's, src/shim/hip_values.h, spelled as
+ * HIP spells them).
  */
 #ifndef HIPSVM_HIP_ABI_H
 #define HIPSVM_HIP_ABI_H
@@ -10,18 +11,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hip_values.h"
+
 typedef int hipError_t;
 typedef void *hipStream_t;
 
-#define hipSuccess 0
-#define hipErrorInvalidValue 1
-#define hipErrorOutOfMemory 2
-#define hipErrorNotInitialized 3
+#define hipSuccess HIPSVM_HIP_SUCCESS
+#define hipErrorInvalidValue HIPSVM_HIP_ERROR_INVALID_VALUE
+#define hipErrorOutOfMemory HIPSVM_HIP_ERROR_OUT_OF_MEMORY
+#define hipErrorNotInitialized HIPSVM_HIP_ERROR_NOT_INITIALIZED
 
-#define hipMemAttachGlobal 0x01
-#define hipMallocSignalMemory 0x2
-#define hipMemAdviseSetPreferredLocation 3
-#define hipMemAdviseSetAccessedBy 5
+#define hipMemAttachGlobal HIPSVM_HIP_MEM_ATTACH_GLOBAL
+#define hipMallocSignalMemory HIPSVM_HIP_MALLOC_SIGNAL_MEMORY
+#define hipMemAdviseSetPreferredLocation HIPSVM_HIP_ADVISE_PREFERRED_LOCATION
+#define hipMemAdviseSetAccessedBy HIPSVM_HIP_ADVISE_ACCESSED_BY
 
 /* Pools, the virtual memory API, IPC, pitch/3D memory and arrays
  * (tests/preload/test_abi.c checks each layout against the real headers). */
@@ -30,7 +33,7 @@ typedef void *hipMemGenericAllocationHandle_t;
 typedef struct { char reserved[64]; } hipIpcMemHandle_t;
 typedef struct { char reserved[64]; } hipMemPoolPtrExportData;
 typedef struct { int type; int id; } hipMemLocation;
-#define hipMemLocationTypeDevice 1
+#define hipMemLocationTypeDevice HIPSVM_HIP_MEM_LOCATION_DEVICE
 typedef struct {
 	int allocType, handleTypes;
 	hipMemLocation location;
@@ -49,7 +52,7 @@ typedef struct {
 	hipMemLocation location;
 	int flags;
 } hipMemAccessDesc;
-#define hipMemAccessFlagsProtNone 0
+#define hipMemAccessFlagsProtNone HIPSVM_HIP_MEM_ACCESS_PROT_NONE
 typedef struct { void *ptr; size_t pitch, xsize, ysize; } hipPitchedPtr;
 typedef struct { size_t width, height, depth; } hipExtent;
 typedef struct { int x, y, z, w, f; } hipChannelFormatDesc;

@@ -9,6 +9,7 @@
 
 #include "boot.h"
 #include "hipsvm.h"
+#include "hipsvm_config.h"
 #include "options.h"
 #include "report.h"
 #include "shim.h"
@@ -32,7 +33,7 @@ static void unlock(void)
 
 const char *hipsvm_version(void)
 {
-	return "0.1.0";
+	return HIPSVM_VERSION;
 }
 
 int hipsvm_active(void)

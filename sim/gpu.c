@@ -392,7 +392,7 @@ int sim_gpus_init(void)
 		pthread_mutex_init(&g->pt_lock, NULL);
 		/* 64 GiB by default, an MI210's: only address space, reserved
 		 * per allocation and never committed until touched */
-		g->capacity = (size_t)sim.opt.num[HIPSVM_O_SIM_MEM];
+		g->capacity = (size_t)sim.opt.num[HIPSVM_SIM_O_MEM];
 		sim.gpu[i] = g;
 	}
 	return 0;

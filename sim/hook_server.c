@@ -235,7 +235,7 @@ static int listen_on(const char *name)
 
 void sim_hook_start(void)
 {
-	const char *tmpl = sim.opt.str[HIPSVM_O_SIM_SOCKET];
+	const char *tmpl = sim.opt.str[HIPSVM_SIM_O_SOCKET];
 	pthread_t t;
 	unsigned i;
 	int fd;

@@ -16,18 +16,14 @@
 
 #include <stdlib.h>
 
-#ifdef HIPSVM_HAVE_CODEOBJ
 #include "codeobj.h"
-#endif
 
 #define CALL_STACK 8
 #define MAX_TOUCH 64
 
 struct sim_module {
 	struct sim_module *next;
-#ifdef HIPSVM_HAVE_CODEOBJ
 	struct hipsvm_codeobj *co;
-#endif
 	int load_err;
 };
 
@@ -36,9 +32,7 @@ struct sim_func {
 	struct sim_module *mod;
 	const void *host_fn;
 	char name[256];
-#ifdef HIPSVM_HAVE_CODEOBJ
 	const struct hipsvm_kernel_info *info;
-#endif
 };
 
 struct call_cfg {
@@ -67,12 +61,7 @@ SIM_API void **__hipRegisterFatBinary(const void *data)
 
 	if (!m)
 		return NULL;
-#ifdef HIPSVM_HAVE_CODEOBJ
 	m->load_err = hipsvm_codeobj_load(data, &m->co);
-#else
-	(void)data;
-	m->load_err = -ENOTSUP;
-#endif
 	pthread_mutex_lock(&reg_lock);
 	m->next = modules;
 	modules = m;
@@ -102,10 +91,8 @@ SIM_API void __hipUnregisterFatBinary(void **handle)
 	if (*mp)
 		*mp = m->next;
 	pthread_mutex_unlock(&reg_lock);
-#ifdef HIPSVM_HAVE_CODEOBJ
 	if (m->co)
 		hipsvm_codeobj_free(m->co);
-#endif
 	free(m);
 }
 
@@ -124,10 +111,8 @@ SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev
 	f->mod = m;
 	f->host_fn = host_fn;
 	snprintf(f->name, sizeof(f->name), "%s", dev_name ? dev_name : "?");
-#ifdef HIPSVM_HAVE_CODEOBJ
 	if (m->co && dev_name)
 		f->info = hipsvm_codeobj_find(m->co, dev_name);
-#endif
 	pthread_mutex_lock(&reg_lock);
 	f->next = funcs;
 	funcs = f;
@@ -247,11 +232,9 @@ static void add_range(struct touch_op *t, uintptr_t value, bool write)
 /* The buffer arguments of a launch, from the argument array (args[i] points
  * at argument i) or from a packed kernarg buffer (argument i at its
  * metadata offset). */
-static void collect(struct touch_op *t, const char *name, const void *info_v, void **args,
-		    const uint8_t *buf, size_t buflen)
+static void collect(struct touch_op *t, const char *name, const struct hipsvm_kernel_info *info,
+		    void **args, const uint8_t *buf, size_t buflen)
 {
-#ifdef HIPSVM_HAVE_CODEOBJ
-	const struct hipsvm_kernel_info *info = info_v;
 	unsigned i;
 
 	if (info && (args || buf)) {
@@ -276,11 +259,6 @@ static void collect(struct touch_op *t, const char *name, const void *info_v, vo
 		}
 		return;
 	}
-#else
-	(void)info_v;
-	(void)buf;
-	(void)buflen;
-#endif
 	(void)args;
 	if (!__atomic_exchange_n(&warned_meta, 1, __ATOMIC_RELAXED))
 		sim_warn("no argument metadata for kernel %s: its launch touches no memory", name);
@@ -326,11 +304,7 @@ const char *sim_func_lookup(const void *host_fn, const void **info)
 	pthread_mutex_unlock(&reg_lock);
 	if (!f)
 		return NULL;
-#ifdef HIPSVM_HAVE_CODEOBJ
 	*info = f->info;
-#else
-	*info = NULL;
-#endif
 	return f->name;
 }
 

@@ -26,7 +26,7 @@
 #include "checkpoint.h"
 #include "clock.h"
 #include "context.h"
-#include "options.h"
+#include "sim_options.h"
 #include "proto.h"
 #include "hipsvm_sim.h"
 
@@ -206,7 +206,7 @@ int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);
 
 /* ---- state.c: process-wide state ---- */
 struct sim_state {
-	struct hipsvm_options opt;
+	struct hipsvm_sim_options opt;
 	unsigned ngpu;			/* visible devices (visible.c) */
 	unsigned nphys;			/* simulated GPUs before the filters */
 	int phys[HIPSVM_MAX_GPUS];	/* device -> physical index */

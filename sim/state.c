@@ -79,20 +79,20 @@ static void report_option_errors(const struct hipsvm_opt_error *errs, int n, uns
 	if (reported++)
 		return;
 	for (i = 0; i < n && (unsigned)i < max; i++) {
-		const struct hipsvm_option_desc *d = hipsvm_option_desc(errs[i].id);
+		const struct hipsvm_option_desc *d = hipsvm_sim_option_desc(errs[i].id);
 
-		if (errs[i].id == HIPSVM_O_COUNT || !d)
+		if (errs[i].id == HIPSVM_SIM_O_COUNT || !d)
 			sim_warn("unknown variable HIPSVM_%s ignored", errs[i].value);
 		else
 			sim_warn("bad value \"%s\" for HIPSVM_%s (%s): default \"%s\" used",
-				 errs[i].value, d->name, hipsvm_option_why(errs[i].id, errs[i].err),
+				 errs[i].value, d->name, hipsvm_sim_option_why(errs[i].id, errs[i].err),
 				 d->def);
 	}
 }
 
 static uint32_t ring_size_option(void)
 {
-	uint64_t v = sim.opt.num[HIPSVM_O_SIM_RING_SIZE];
+	uint64_t v = sim.opt.num[HIPSVM_SIM_O_RING_SIZE];
 	uint64_t p = HIPSVM_RING_MIN_BYTES;
 
 	if (v > (UINT64_C(1) << 30))
@@ -114,22 +114,22 @@ static void do_init(void)
 	int n;
 
 	memset(&sim, 0, sizeof(sim));
-	n = hipsvm_options_load(&sim.opt, environ, errs, 16);
+	n = hipsvm_sim_options_load(&sim.opt, environ, errs, 16);
 	if (n > 0)
 		report_option_errors(errs, n, 16);
-	sim.nphys = (unsigned)sim.opt.num[HIPSVM_O_SIM_GPUS];
+	sim.nphys = (unsigned)sim.opt.num[HIPSVM_SIM_O_GPUS];
 	if (sim.nphys < 1)
 		sim.nphys = 1;
 	if (sim.nphys > HIPSVM_MAX_GPUS)
 		sim.nphys = HIPSVM_MAX_GPUS;
 	sim.ngpu = sim_visible_devices(sim.nphys, sim.phys);
-	sim.xnack = sim.opt.num[HIPSVM_O_SIM_XNACK] != 0;
-	sim.retry_cam = sim.opt.num[HIPSVM_O_SIM_RETRY_CAM] != 0;
-	sim.apu = sim.opt.num[HIPSVM_O_SIM_APU] != 0;
-	sim.ts_start = sim.opt.num[HIPSVM_O_SIM_TS_START] & HIPSVM_TS_MASK;
-	sim.quiet = sim.opt.num[HIPSVM_O_SIM_QUIET] != 0;
+	sim.xnack = sim.opt.num[HIPSVM_SIM_O_XNACK] != 0;
+	sim.retry_cam = sim.opt.num[HIPSVM_SIM_O_RETRY_CAM] != 0;
+	sim.apu = sim.opt.num[HIPSVM_SIM_O_APU] != 0;
+	sim.ts_start = sim.opt.num[HIPSVM_SIM_O_TS_START] & HIPSVM_TS_MASK;
+	sim.quiet = sim.opt.num[HIPSVM_SIM_O_QUIET] != 0;
 	sim.ring_size = ring_size_option();
-	fgs = sim.opt.num[HIPSVM_O_SIM_FGS_MASK];
+	fgs = sim.opt.num[HIPSVM_SIM_O_FGS_MASK];
 
 	memset(info, 0, sizeof(info));
 	for (i = 0; i < sim.ngpu; i++) {
@@ -153,7 +153,7 @@ static void do_init(void)
 		sim.ngpu = 0;
 	}
 	sim_gpu_start_handlers();
-	if (sim.opt.num[HIPSVM_O_SIM_SERVE])
+	if (sim.opt.num[HIPSVM_SIM_O_SERVE])
 		sim_hook_start();
 }
 

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "sim_options.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -33,9 +34,19 @@ static const char *err_text(int err)
 int cmd_options(int argc, char **argv)
 {
 	struct hipsvm_opt_error errs[16];
-	struct hipsvm_options o;
+	static struct hipsvm_options o;
+	static struct hipsvm_sim_options so;
+	/* The shim's table, then the simulator's: same format, same parsers. */
+	const struct {
+		const struct hipsvm_option_table *t;
+		struct hipsvm_optvals v;
+	} tabs[] = {
+		{ &hipsvm_shim_option_table, { o.num, o.str, o.from_env } },
+		{ &hipsvm_sim_option_table, { so.num, so.str, so.from_env } },
+	};
+	const size_t ntabs = sizeof(tabs) / sizeof(tabs[0]);
 	char **env, *buf;
-	size_t n = 0, i, cap = 1 << 16;
+	size_t n = 0, i, k, cap = 1 << 16, len = 0;
 	const char *v;
 	int nerr, i2, bad = 0;
 
@@ -61,19 +72,21 @@ int cmd_options(int argc, char **argv)
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "HIPSVM_SHIM_PATH=", 17) != 0 && strncmp(*e, "HIPSVM_SIM_DIR=", 15) != 0)
 			env[n++] = *e;
-	nerr = hipsvm_options_load(&o, env, errs, 16);
-	for (i = 0; i < (size_t)nerr && i < 16; i++) {
-		const struct hipsvm_option_desc *d = hipsvm_option_desc(errs[i].id);
+	for (k = 0; k < ntabs; k++) {
+		nerr = hipsvm_opt_load(tabs[k].t, tabs[k].v, env, errs, 16);
+		for (i = 0; i < (size_t)nerr && i < 16; i++) {
+			const struct hipsvm_option_desc *d = hipsvm_opt_row(tabs[k].t, errs[i].id);
 
-		if (errs[i].id >= HIPSVM_O_COUNT || !d)
-			tool_err("unknown variable in the environment: %s", errs[i].value);
-		else
-			tool_err("HIPSVM_%s=%s: %s, the default (%s) stays in force", d->name,
-				 errs[i].value, err_text(errs[i].err), d->def);
+			if (!d)
+				tool_err("unknown variable in the environment: %s", errs[i].value);
+			else
+				tool_err("HIPSVM_%s=%s: %s, the default (%s) stays in force", d->name,
+					 errs[i].value, err_text(errs[i].err), d->def);
+		}
 	}
 	for (i2 = 1; i2 < argc; i2++) {
 		const char *a = argv[i2], *eq = strchr(a, '=');
-		enum hipsvm_opt_id id;
+		unsigned id = 0;
 		char name[128];
 		int e;
 
@@ -84,18 +97,22 @@ int cmd_options(int argc, char **argv)
 		}
 		memcpy(name, a, (size_t)(eq - a));
 		name[eq - a] = '\0';
-		if (hipsvm_option_lookup(name, &id) != 0) {
+		for (k = 0; k < ntabs; k++)
+			if (hipsvm_opt_lookup(tabs[k].t, name, &id) == 0)
+				break;
+		if (k == ntabs) {
 			free(env);
 			free(buf);
 			return usage_err("options", "'%s': no such option", name);
 		}
-		e = hipsvm_options_set(&o, id, eq + 1);
+		e = hipsvm_opt_set(tabs[k].t, tabs[k].v, id, eq + 1);
 		if (e) {
 			tool_err("%s: %s", a, err_text(e));
 			bad = 1;
 		}
 	}
-	hipsvm_options_format(&o, buf, cap);
+	for (k = 0; k < ntabs && len < cap - 1; k++)
+		len += hipsvm_opt_format(tabs[k].t, tabs[k].v, buf + len, cap - len);
 	fputs(buf, stdout);
 	v = getenv("HIPSVM_SHIM_PATH");
 	printf("\ntool only (hipsvm run/trace, not the shim):\n");

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "sim_options.h"
 #include "policy.h"
 
 #include <errno.h>
@@ -68,7 +69,7 @@ int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, in
 		{ "-f", "--follow", 12 },
 	};
 	const char *a = argv[*i], *val = NULL, *eq;
-	struct hipsvm_options scratch;
+	struct hipsvm_sim_options scratch;
 	size_t k, alen;
 	int what = 0;
 
@@ -109,17 +110,17 @@ int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, in
 	} else if (eq) {
 		return usage_err(cmd, "option '%.*s' takes no value", (int)alen, a);
 	}
-	hipsvm_options_defaults(&scratch);
+	hipsvm_sim_options_defaults(&scratch);
 	switch (what) {
 	case 1: o->sim = 1; break;
 	case 2: o->sim = 0; break;
 	case 3:
-		if (hipsvm_options_set(&scratch, HIPSVM_O_SIM_GPUS, val) != 0)
+		if (hipsvm_sim_options_set(&scratch, HIPSVM_SIM_O_GPUS, val) != 0)
 			return usage_err(cmd, "--gpus '%s': expected a number from 1 to 64", val);
 		o->gpus = val;
 		break;
 	case 4:
-		if (hipsvm_options_set(&scratch, HIPSVM_O_SIM_MEM, val) != 0)
+		if (hipsvm_sim_options_set(&scratch, HIPSVM_SIM_O_MEM, val) != 0)
 			return usage_err(cmd, "--sim-mem '%s': expected a size from 1M to 1T, e.g. 64M", val);
 		o->sim_mem = val;
 		break;

@@ -96,11 +96,6 @@ static inline uint64_t hipsvm_iv_fault_addr(const struct hipsvm_iv *iv)
 	return (uint64_t)iv->src_data[0] << 12 | (uint64_t)(iv->src_data[1] & 0xf) << 44;
 }
 
-static inline bool hipsvm_iv_fault_write(const struct hipsvm_iv *iv)
-{
-	return (iv->src_data[1] & HIPSVM_IV_SRC_DATA1_WRITE) != 0;
-}
-
 static inline bool hipsvm_iv_fault_retry(const struct hipsvm_iv *iv)
 {
 	return (iv->src_data[1] & HIPSVM_IV_SRC_DATA1_RETRY) != 0;

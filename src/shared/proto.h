@@ -45,6 +45,10 @@
 #define HIPSVM_DRAIN_MAX_MS 600000
 #define HIPSVM_PROTO_MAX_REQ 256
 #define HIPSVM_PROTO_MAX_REPLY 4096
+/* The most GPUs the project handles anywhere, defined once here: requests
+ * and replies name GPU sets as 64-bit masks (struct hipsvm_cmd.gpus). The
+ * shim's and the simulator's per-device tables are sized by it; the kernel
+ * module allows fewer (kernel/hipsvm_kmod.h says why). */
 #define HIPSVM_MAX_GPUS 64
 #define HIPSVM_PROTO_MAX_TOKENS 96
 

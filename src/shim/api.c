@@ -72,21 +72,6 @@ const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api)
 	return &api_table[api];
 }
 
-const char *hipsvm_kind_name(enum hipsvm_kind k)
-{
-	static const char *const names[HIPSVM_KIND_COUNT] = {
-		[HIPSVM_KIND_DEVICE] = "device",
-		[HIPSVM_KIND_MANAGED] = "managed",
-		[HIPSVM_KIND_HOST] = "host",
-		[HIPSVM_KIND_REGISTERED] = "registered",
-		[HIPSVM_KIND_SIGNAL] = "signal",
-	};
-
-	if ((unsigned)k >= HIPSVM_KIND_COUNT)
-		return "unknown";
-	return names[k];
-}
-
 bool hipsvm_kind_is_svm(enum hipsvm_kind k)
 {
 	return k == HIPSVM_KIND_MANAGED || k == HIPSVM_KIND_HOST ||

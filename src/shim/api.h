@@ -76,7 +76,6 @@ struct hipsvm_api_row {
 	bool remembers_device;		/* hipMallocManaged remembers the current device */
 };
 const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api);
-const char *hipsvm_kind_name(enum hipsvm_kind k);
 bool hipsvm_kind_is_svm(enum hipsvm_kind k);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hook.c - checkpoint hook client; see hook.h for the contract. */
 #include "hook.h"
+#include "testing.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,10 +19,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What an allocation was made with; every piece of it carries the same. */
+struct hipsvm_attrs {
+	uint32_t kind;		/* enum hipsvm_kind */
+	uint32_t api;		/* enum hipsvm_api */
+	int32_t ctx;		/* HIPSVM_CTX_HOST or a device index */
+	int32_t device;		/* device it was made on / remembered (-1: none) */
+	uint32_t flags;		/* the HIP flags of the call */
+	uint32_t route;		/* router's decision tag (route.h), 0 = as HIP */
+};
+
+/*
+ * The record an interval carries. The tree stores and copies it and never
+ * looks inside. Its one user, the registry, keeps two trees (registry.c):
+ * an interval of the piece tree carries .piece, one of the origin tree
+ * .org; both carry the attributes. The two views have the same layout, so
+ * a copy of either copies the other.
+ */
+struct hipsvm_ival_val {
+	union {
+		struct {
+			uint64_t origin;	/* start of the allocation it came from */
+			uint64_t origin_size;	/* that allocation's size in bytes */
+		} piece;
+		struct {
+			uint64_t span;		/* bytes from the origin that a free searches */
+			uint64_t pieces;	/* live pieces; 0: a tombstone */
+		} org;
+	};
+	/* piece: the allocation's; tombstone: those of its last piece */
+	struct hipsvm_attrs at;
+};
+
 struct hipsvm_ival {
 	uintptr_t start;
 	uintptr_t last;		/* inclusive */
-	uint64_t data[5];	/* the registry's payload, opaque here */
+	struct hipsvm_ival_val v;
 };
 
 struct hipsvm_itree;	/* opaque */

@@ -21,7 +21,6 @@
 #define INNER_MAX	32
 #define INNER_MIN	8
 #define MAX_DEPTH	24	/* inner levels; INNER_MIN^23 is far beyond 2^32 nodes */
-#define NDATA		5
 #define POOL_SHIFT	6	/* chunk k holds 64 << k nodes */
 #define POOL_BASE	(1u << POOL_SHIFT)
 #define POOL_CHUNKS	26	/* 64 * (2^26 - 1) nodes: every 32-bit index */
@@ -37,7 +36,7 @@ struct node {
 		struct {
 			uintptr_t start[LEAF_MAX];
 			uintptr_t last[LEAF_MAX];
-			uint64_t data[LEAF_MAX][NDATA];
+			struct hipsvm_ival_val val[LEAF_MAX];
 		} l;
 		struct {
 			/* key[j] (j >= 1) <= every start under child[j] and
@@ -104,12 +103,31 @@ static inline unsigned inner_slot(const struct node *nd, unsigned n, uintptr_t s
 	return c;
 }
 
+_Static_assert(offsetof(struct hipsvm_ival_val, piece.origin) ==
+	       offsetof(struct hipsvm_ival_val, org.span) &&
+	       offsetof(struct hipsvm_ival_val, piece.origin_size) ==
+	       offsetof(struct hipsvm_ival_val, org.pieces),
+	       "val_copy() copies the origin view through the piece view");
+
+/* Field by field with relaxed atomics: either side may be a leaf that a
+ * seqlock reader looks at while a writer changes it. */
+static inline void val_copy(struct hipsvm_ival_val *dst, const struct hipsvm_ival_val *src)
+{
+	ST(dst->piece.origin, LD(src->piece.origin));
+	ST(dst->piece.origin_size, LD(src->piece.origin_size));
+	ST(dst->at.kind, LD(src->at.kind));
+	ST(dst->at.api, LD(src->at.api));
+	ST(dst->at.ctx, LD(src->at.ctx));
+	ST(dst->at.device, LD(src->at.device));
+	ST(dst->at.flags, LD(src->at.flags));
+	ST(dst->at.route, LD(src->at.route));
+}
+
 static inline void read_entry(const struct node *nd, unsigned i, struct hipsvm_ival *out)
 {
 	out->start = LD(nd->u.l.start[i]);
 	out->last = LD(nd->u.l.last[i]);
-	for (unsigned d = 0; d < NDATA; d++)
-		out->data[d] = LD(nd->u.l.data[i][d]);
+	val_copy(&out->v, &nd->u.l.val[i]);
 }
 
 /* The keys of a node are searched with dependent loads: ask for all of

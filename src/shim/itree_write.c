@@ -84,16 +84,14 @@ static void copy_entry(struct node *dst, unsigned di, const struct node *src, un
 {
 	ST(dst->u.l.start[di], src->u.l.start[si]);
 	ST(dst->u.l.last[di], src->u.l.last[si]);
-	for (unsigned d = 0; d < NDATA; d++)
-		ST(dst->u.l.data[di][d], src->u.l.data[si][d]);
+	val_copy(&dst->u.l.val[di], &src->u.l.val[si]);
 }
 
 static void write_entry(struct node *nd, unsigned i, const struct hipsvm_ival *iv)
 {
 	ST(nd->u.l.start[i], iv->start);
 	ST(nd->u.l.last[i], iv->last);
-	for (unsigned d = 0; d < NDATA; d++)
-		ST(nd->u.l.data[i][d], iv->data[d]);
+	val_copy(&nd->u.l.val[i], &iv->v);
 }
 
 static void copy_inner(struct node *dst, unsigned di, const struct node *src, unsigned si)

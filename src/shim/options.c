@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * options.c - THE option table and its parsers.
+ * options.c - the shim's option table, and the parsers every table shares
+ * (the simulated runtime's is src/sim/sim_options.c).
  *
  * Everything here may run while the process is still starting (the shim's
  * first hook can fire from another library's constructor), so no getenv, no
@@ -17,13 +18,12 @@
 #include <errno.h>
 #include <string.h>
 
-#define KIB UINT64_C(1024)
-#define MIB (KIB * 1024)
-#define GIB (MIB * 1024)
-#define TIB (GIB * 1024)
+#define KIB HIPSVM_KIB
+#define MIB HIPSVM_MIB
+#define GIB HIPSVM_GIB
+#define TIB HIPSVM_TIB
 
 static const struct hipsvm_option_desc table[HIPSVM_O_COUNT] = {
-	/* the shim */
 	[HIPSVM_O_ENABLE] = { "ENABLE", HIPSVM_OPT_BOOL, "1", 0, 1,
 		"master switch; 0 makes the shim a pure pass-through" },
 	[HIPSVM_O_VERBOSE] = { "VERBOSE", HIPSVM_OPT_BOOL, "0", 0, 1,
@@ -44,37 +44,26 @@ static const struct hipsvm_option_desc table[HIPSVM_O_COUNT] = {
 		"repeated warnings of one kind are printed at most this many times" },
 	[HIPSVM_O_INHERIT] = { "INHERIT", HIPSVM_OPT_BOOL, "0", 0, 1,
 		"let exec'd children keep the preload" },
-	/* the simulated runtime */
-	[HIPSVM_O_SIM_GPUS] = { "SIM_GPUS", HIPSVM_OPT_INT, "4", 1, 64,
-		"number of simulated GPUs" },
-	[HIPSVM_O_SIM_MEM] = { "SIM_MEM", HIPSVM_OPT_SIZE, "64G", MIB, TIB,
-		"device memory per simulated GPU" },
-	[HIPSVM_O_SIM_XNACK] = { "SIM_XNACK", HIPSVM_OPT_BOOL, "1", 0, 1,
-		"simulated GPUs retry page faults (XNACK on)" },
-	[HIPSVM_O_SIM_FGS_MASK] = { "SIM_FGS_MASK", HIPSVM_OPT_INT, "0x1", 0, UINT64_MAX,
-		"bit N set: GPU N supports fine-grained system memory" },
-	[HIPSVM_O_SIM_RETRY_CAM] = { "SIM_RETRY_CAM", HIPSVM_OPT_BOOL, "0", 0, 1,
-		"retry CAM on: faults on the main ring plus ih_soft" },
-	[HIPSVM_O_SIM_APU] = { "SIM_APU", HIPSVM_OPT_BOOL, "0", 0, 1,
-		"simulate an APU: no ih1 ring" },
-	[HIPSVM_O_SIM_TS_START] = { "SIM_TS_START", HIPSVM_OPT_INT, "0x1000", 1,
-		(UINT64_C(1) << 48) - 1, "first timestamp of every simulated GPU clock (48 bits)" },
-	[HIPSVM_O_SIM_RING_SIZE] = { "SIM_RING_SIZE", HIPSVM_OPT_SIZE, "256K", 4 * KIB, 64 * MIB,
-		"bytes per simulated IH ring (a power of two)" },
-	[HIPSVM_O_SIM_SOCKET] = { "SIM_SOCKET", HIPSVM_OPT_STRING, "@hipsvm-sim.%p", 0, 0,
-		"socket of the simulator's hook server (@ = abstract, %p = pid)" },
-	[HIPSVM_O_SIM_SERVE] = { "SIM_SERVE", HIPSVM_OPT_BOOL, "1", 0, 1,
-		"run the simulator's hook server" },
-	[HIPSVM_O_SIM_QUIET] = { "SIM_QUIET", HIPSVM_OPT_BOOL, "0", 0, 1,
-		"no start-up notice from the simulator" },
+};
+
+/*
+ * Left alone by the shim's load: TEST_ is reserved for test harnesses
+ * (HIPSVM_TEST_SEED, HIPSVM_TEST_SRCDIR...), not options, and not reported
+ * as unknown, so that the shim stays quiet when a test runner's environment
+ * reaches it; SIM_ is the simulated runtime's table, which reads and reports
+ * its own variables.
+ */
+static const char *const shim_others[] = { "TEST_", "SIM_", NULL };
+
+const struct hipsvm_option_table hipsvm_shim_option_table = {
+	.scope = "",
+	.others = shim_others,
+	.rows = table,
+	.n = HIPSVM_O_COUNT,
 };
 
 static const char prefix[] = "HIPSVM_";
 #define PREFIX_LEN (sizeof(prefix) - 1)
-/* Reserved for test harnesses (HIPSVM_TEST_SEED, HIPSVM_TEST_SRCDIR...): not
- * options, and not reported as unknown, so that the shim stays quiet when a
- * test runner's environment reaches it. */
-static const char test_prefix[] = "HIPSVM_TEST_";
 
 static char lower(char c)
 {
@@ -90,16 +79,17 @@ static bool ieq(const char *a, const char *b)
 	return lower(*a) == lower(*b);
 }
 
-const struct hipsvm_option_desc *hipsvm_option_desc(enum hipsvm_opt_id id)
+const struct hipsvm_option_desc *hipsvm_opt_row(const struct hipsvm_option_table *t,
+						unsigned row)
 {
-	if ((unsigned)id >= HIPSVM_O_COUNT)
+	if (!t || row >= t->n)
 		return NULL;
-	return &table[id];
+	return &t->rows[row];
 }
 
-const char *hipsvm_option_why(enum hipsvm_opt_id id, int err)
+const char *hipsvm_opt_why(const struct hipsvm_option_table *t, unsigned row, int err)
 {
-	const struct hipsvm_option_desc *d = hipsvm_option_desc(id);
+	const struct hipsvm_option_desc *d = hipsvm_opt_row(t, row);
 
 	if (err == -ENAMETOOLONG)
 		return "longer than 255 bytes";
@@ -107,8 +97,8 @@ const char *hipsvm_option_why(enum hipsvm_opt_id id, int err)
 		return "out of range";
 	if (!d)
 		return "not a valid value";
-	if (id == HIPSVM_O_SIM_RING_SIZE)
-		return "not a power of two from 4K to 64M";
+	if (t->invalid && t->invalid(row))
+		return t->invalid(row);
 	switch (d->type) {
 	case HIPSVM_OPT_BOOL:
 		return "not a boolean (1/0, yes/no, on/off, true/false)";
@@ -123,26 +113,27 @@ const char *hipsvm_option_why(enum hipsvm_opt_id id, int err)
 }
 
 /* name[0..len) against the table, prefix already stripped. */
-static int lookup_n(const char *name, size_t len, enum hipsvm_opt_id *id)
+static int lookup_n(const struct hipsvm_option_table *t, const char *name, size_t len,
+		    unsigned *row)
 {
 	unsigned i;
 
-	for (i = 0; i < HIPSVM_O_COUNT; i++) {
-		if (strlen(table[i].name) == len && !memcmp(table[i].name, name, len)) {
-			*id = (enum hipsvm_opt_id)i;
+	for (i = 0; i < t->n; i++) {
+		if (strlen(t->rows[i].name) == len && !memcmp(t->rows[i].name, name, len)) {
+			*row = i;
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
-int hipsvm_option_lookup(const char *name, enum hipsvm_opt_id *id)
+int hipsvm_opt_lookup(const struct hipsvm_option_table *t, const char *name, unsigned *row)
 {
-	if (!name || !id)
+	if (!t || !name || !row)
 		return -EINVAL;
 	if (!strncmp(name, prefix, PREFIX_LEN))
 		name += PREFIX_LEN;
-	return lookup_n(name, strlen(name), id);
+	return lookup_n(t, name, strlen(name), row);
 }
 
 int hipsvm_parse_bool(const char *s, bool *out)
@@ -246,22 +237,23 @@ int hipsvm_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int hipsvm_options_set(struct hipsvm_options *o, enum hipsvm_opt_id id, const char *value)
+int hipsvm_opt_set(const struct hipsvm_option_table *t, struct hipsvm_optvals o, unsigned id,
+		   const char *value)
 {
-	const struct hipsvm_option_desc *d = hipsvm_option_desc(id);
+	const struct hipsvm_option_desc *d = hipsvm_opt_row(t, id);
 	uint64_t v;
 	bool b;
 	size_t len;
 	int err;
 
-	if (!o || !d || !value)
+	if (!o.num || !d || !value)
 		return -EINVAL;
 	switch (d->type) {
 	case HIPSVM_OPT_BOOL:
 		err = hipsvm_parse_bool(value, &b);
 		if (err)
 			return err;
-		o->num[id] = b;
+		o.num[id] = b;
 		return 0;
 	case HIPSVM_OPT_INT:
 	case HIPSVM_OPT_SIZE:
@@ -271,30 +263,31 @@ int hipsvm_options_set(struct hipsvm_options *o, enum hipsvm_opt_id id, const ch
 			return err;
 		if (v < d->min || v > d->max)
 			return -ERANGE;
-		/* The one constraint a min/max cannot say: rings are masked. */
-		if (id == HIPSVM_O_SIM_RING_SIZE && (v & (v - 1)))
+		if (t->ok && !t->ok(id, v))
 			return -EINVAL;
-		o->num[id] = v;
+		o.num[id] = v;
 		return 0;
 	case HIPSVM_OPT_STRING:
 		len = strlen(value);
 		if (len >= HIPSVM_OPT_STR_MAX)
 			return -ENAMETOOLONG;
-		memcpy(o->str[id], value, len + 1);
+		memcpy(o.str[id], value, len + 1);
 		return 0;
 	}
 	return -EINVAL;
 }
 
-void hipsvm_options_defaults(struct hipsvm_options *o)
+void hipsvm_opt_defaults(const struct hipsvm_option_table *t, struct hipsvm_optvals o)
 {
 	unsigned i;
 
-	memset(o, 0, sizeof(*o));
+	memset(o.num, 0, t->n * sizeof(o.num[0]));
+	memset(o.str, 0, t->n * sizeof(o.str[0]));
+	memset(o.from_env, 0, t->n * sizeof(o.from_env[0]));
 	/* A default that does not parse is a bug of the table; test_options
 	 * checks every row, so the value simply stays 0 / "" here. */
-	for (i = 0; i < HIPSVM_O_COUNT; i++)
-		(void)hipsvm_options_set(o, (enum hipsvm_opt_id)i, table[i].def);
+	for (i = 0; i < t->n; i++)
+		(void)hipsvm_opt_set(t, o, i, t->rows[i].def);
 }
 
 static void copy_trunc(char *dst, size_t cap, const char *src, size_t len)
@@ -306,7 +299,7 @@ static void copy_trunc(char *dst, size_t cap, const char *src, size_t len)
 }
 
 static void add_error(struct hipsvm_opt_error *errs, unsigned max_errs, int nerr,
-		      enum hipsvm_opt_id id, int err, const char *text, size_t len)
+		      unsigned id, int err, const char *text, size_t len)
 {
 	struct hipsvm_opt_error *e;
 
@@ -318,49 +311,62 @@ static void add_error(struct hipsvm_opt_error *errs, unsigned max_errs, int nerr
 	copy_trunc(e->value, sizeof(e->value), text, len);
 }
 
+/* Is the variable named name (prefix stripped) t's? */
+static bool in_scope(const struct hipsvm_option_table *t, const char *name)
+{
+	const char *const *o;
+
+	if (strncmp(name, t->scope, strlen(t->scope)))
+		return false;
+	for (o = t->others; o && *o; o++)
+		if (!strncmp(name, *o, strlen(*o)))
+			return false;
+	return true;
+}
+
 /*
  * The first occurrence of a name wins, as with getenv. For an unknown name the
  * error's value holds the variable's name without the HIPSVM_ prefix (what a
- * warning must show) and err is -ENOENT. HIPSVM_TEST_* is left alone.
+ * warning must show) and err is -ENOENT. Names out of t's scope are left alone.
  */
-int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
-			struct hipsvm_opt_error *errs, unsigned max_errs)
+int hipsvm_opt_load(const struct hipsvm_option_table *t, struct hipsvm_optvals o,
+		    char *const *envp, struct hipsvm_opt_error *errs, unsigned max_errs)
 {
-	bool seen[HIPSVM_O_COUNT] = { false };
+	/* A row's first occurrence wins; seen[] is sized for the larger table. */
+	bool seen[64] = { false };
 	int nerr = 0;
 
-	if (!o)
+	if (!t || !o.num || t->n > sizeof(seen) / sizeof(seen[0]))
 		return -EINVAL;
-	hipsvm_options_defaults(o);
+	hipsvm_opt_defaults(t, o);
 	for (; envp && *envp; envp++) {
 		const char *var = *envp, *eq, *name;
-		enum hipsvm_opt_id id;
+		unsigned id;
 		int err;
 
 		if (strncmp(var, prefix, PREFIX_LEN))
 			continue;
-		if (!strncmp(var, test_prefix, sizeof(test_prefix) - 1))
+		name = var + PREFIX_LEN;
+		if (!in_scope(t, name))
 			continue;
 		eq = strchr(var, '=');
 		if (!eq)
 			continue;
-		name = var + PREFIX_LEN;
-		if (lookup_n(name, (size_t)(eq - name), &id)) {
-			add_error(errs, max_errs, nerr, HIPSVM_O_COUNT, -ENOENT, name,
-				  (size_t)(eq - name));
+		if (lookup_n(t, name, (size_t)(eq - name), &id)) {
+			add_error(errs, max_errs, nerr, t->n, -ENOENT, name, (size_t)(eq - name));
 			nerr++;
 			continue;
 		}
 		if (seen[id])
 			continue;
 		seen[id] = true;
-		err = hipsvm_options_set(o, id, eq + 1);
+		err = hipsvm_opt_set(t, o, id, eq + 1);
 		if (err) {
 			add_error(errs, max_errs, nerr, id, err, eq + 1, strlen(eq + 1));
 			nerr++;
 			continue;
 		}
-		o->from_env[id] = true;
+		o.from_env[id] = true;
 	}
 	return nerr;
 }
@@ -420,41 +426,41 @@ static void put_size(struct out *w, uint64_t v)
 	put_u64(w, v, 10);
 }
 
-static void put_value(struct out *w, const struct hipsvm_options *o, enum hipsvm_opt_id id)
+static void put_value(struct out *w, const struct hipsvm_option_desc *d,
+		      struct hipsvm_optvals o, unsigned id)
 {
-	const struct hipsvm_option_desc *d = &table[id];
-
 	switch (d->type) {
 	case HIPSVM_OPT_BOOL:
-		puts_(w, o->num[id] ? "1" : "0");
+		puts_(w, o.num[id] ? "1" : "0");
 		break;
 	case HIPSVM_OPT_INT:
 		/* Masks and timestamps read better the way their default is written. */
-		put_u64(w, o->num[id], d->def[0] == '0' && d->def[1] == 'x' ? 16 : 10);
+		put_u64(w, o.num[id], d->def[0] == '0' && d->def[1] == 'x' ? 16 : 10);
 		break;
 	case HIPSVM_OPT_SIZE:
-		put_size(w, o->num[id]);
+		put_size(w, o.num[id]);
 		break;
 	case HIPSVM_OPT_STRING:
-		puts_(w, o->str[id]);
+		puts_(w, o.str[id]);
 		break;
 	}
 }
 
-size_t hipsvm_options_format(const struct hipsvm_options *o, char *buf, size_t cap)
+size_t hipsvm_opt_format(const struct hipsvm_option_table *t, struct hipsvm_optvals o,
+			 char *buf, size_t cap)
 {
 	struct out w = { buf, cap, 0 };
 	unsigned i;
 
-	if (!o || !buf || !cap)
+	if (!t || !o.num || !buf || !cap)
 		return 0;
-	for (i = 0; i < HIPSVM_O_COUNT; i++) {
-		const struct hipsvm_option_desc *d = &table[i];
+	for (i = 0; i < t->n; i++) {
+		const struct hipsvm_option_desc *d = &t->rows[i];
 
 		puts_(&w, prefix);
 		puts_(&w, d->name);
 		puts_(&w, "=");
-		put_value(&w, o, (enum hipsvm_opt_id)i);
+		put_value(&w, d, o, i);
 		puts_(&w, "  (default ");
 		puts_(&w, d->def[0] ? d->def : "\"\"");
 		puts_(&w, ") ");
@@ -510,4 +516,59 @@ int hipsvm_expand_path(const char *tmpl, int pid, char *buf, size_t cap)
 		return -ENAMETOOLONG;
 	expand(tmpl, num, buf);
 	return 0;
+}
+
+/* ---- the shim's table ---- */
+
+static struct hipsvm_optvals shim_vals(const struct hipsvm_options *o)
+{
+	/* The format and the lookups only read; the cast keeps one type. */
+	struct hipsvm_options *w = (struct hipsvm_options *)o;
+
+	return (struct hipsvm_optvals){ w ? w->num : NULL, w ? w->str : NULL,
+					w ? w->from_env : NULL };
+}
+
+const struct hipsvm_option_desc *hipsvm_option_desc(enum hipsvm_opt_id id)
+{
+	return hipsvm_opt_row(&hipsvm_shim_option_table, (unsigned)id);
+}
+
+const char *hipsvm_option_why(enum hipsvm_opt_id id, int err)
+{
+	return hipsvm_opt_why(&hipsvm_shim_option_table, (unsigned)id, err);
+}
+
+int hipsvm_option_lookup(const char *name, enum hipsvm_opt_id *id)
+{
+	unsigned row;
+	int err;
+
+	if (!id)
+		return -EINVAL;
+	err = hipsvm_opt_lookup(&hipsvm_shim_option_table, name, &row);
+	if (!err)
+		*id = (enum hipsvm_opt_id)row;
+	return err;
+}
+
+void hipsvm_options_defaults(struct hipsvm_options *o)
+{
+	hipsvm_opt_defaults(&hipsvm_shim_option_table, shim_vals(o));
+}
+
+int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
+			struct hipsvm_opt_error *errs, unsigned max_errs)
+{
+	return hipsvm_opt_load(&hipsvm_shim_option_table, shim_vals(o), envp, errs, max_errs);
+}
+
+int hipsvm_options_set(struct hipsvm_options *o, enum hipsvm_opt_id id, const char *value)
+{
+	return hipsvm_opt_set(&hipsvm_shim_option_table, shim_vals(o), (unsigned)id, value);
+}
+
+size_t hipsvm_options_format(const struct hipsvm_options *o, char *buf, size_t cap)
+{
+	return hipsvm_opt_format(&hipsvm_shim_option_table, shim_vals(o), buf, cap);
 }

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * options.h - the one option table (HIPSVM_<NAME>), read once from the
+ * options.h - the option tables (HIPSVM_<NAME>), read once from the
  * environment without getenv (the shim may start before libc is ready).
  * docs/ENVIRONMENT.md has one entry per row; tests/unit/test_options.c checks.
+ *
+ * Two tables in one format share the parsers here: the shim's (this file's
+ * enum, src/shim/options.c) and the simulated runtime's HIPSVM_SIM_* (its own
+ * enum and table, src/sim/sim_options.h). Each table owns the variables whose
+ * names start with its scope; the shim's leaves HIPSVM_SIM_* and the test
+ * harnesses' HIPSVM_TEST_* alone, so neither calls the other's names unknown.
  *
  * Booleans: 1/0, yes/no, on/off, true/false (any case). Sizes: a number with
  * an optional K/M/G/T suffix (powers of 1024, optional trailing B/iB). Integers:
@@ -29,18 +35,6 @@ enum hipsvm_opt_id {
 	HIPSVM_O_DRAIN_TIMEOUT_MS,	/* int, 1000: drain timeout per GPU */
 	HIPSVM_O_WARN_LIMIT,		/* int, 10: repeated warnings of one kind printed at most */
 	HIPSVM_O_INHERIT,		/* bool, 0: let exec'd children keep the preload */
-	/* the simulated runtime */
-	HIPSVM_O_SIM_GPUS,		/* int, 4 (1..64) */
-	HIPSVM_O_SIM_MEM,		/* size, 1G: device memory per GPU */
-	HIPSVM_O_SIM_XNACK,		/* bool, 1 */
-	HIPSVM_O_SIM_FGS_MASK,		/* int, 0x1: GPUs that support fine-grained system memory */
-	HIPSVM_O_SIM_RETRY_CAM,		/* bool, 0 */
-	HIPSVM_O_SIM_APU,		/* bool, 0: no ih1 ring */
-	HIPSVM_O_SIM_TS_START,		/* int, 0x1000: first timestamp of every GPU clock */
-	HIPSVM_O_SIM_RING_SIZE,		/* size, 256K: bytes per IH ring */
-	HIPSVM_O_SIM_SOCKET,		/* string, "@hipsvm-sim.%p": hook server socket */
-	HIPSVM_O_SIM_SERVE,		/* bool, 1: run the hook server */
-	HIPSVM_O_SIM_QUIET,		/* bool, 0: no start-up notice */
 	HIPSVM_O_COUNT
 };
 
@@ -54,6 +48,38 @@ struct hipsvm_option_desc {
 
 #define HIPSVM_OPT_STR_MAX 256
 
+/* Sizes as the tables write their bounds. */
+#define HIPSVM_KIB UINT64_C(1024)
+#define HIPSVM_MIB (HIPSVM_KIB * 1024)
+#define HIPSVM_GIB (HIPSVM_MIB * 1024)
+#define HIPSVM_TIB (HIPSVM_GIB * 1024)
+
+/* A table: its rows, and the variables it owns. */
+struct hipsvm_option_table {
+	/* Names (after HIPSVM_) that start with scope are this table's; the
+	 * load leaves every other name alone. "" owns every name... */
+	const char *scope;
+	/* ...except those starting with one of these (NULL-terminated, may
+	 * be NULL): scopes that other tables or the test harnesses own. */
+	const char *const *others;
+	const struct hipsvm_option_desc *rows;
+	unsigned n;
+	/* A constraint that [min, max] cannot say, for INT and SIZE rows
+	 * (NULL: none): false refuses v with -EINVAL. */
+	bool (*ok)(unsigned row, uint64_t v);
+	/* The words a warning gives for a refused value of row, when the
+	 * type's words would mislead (NULL, or a NULL answer: by type). */
+	const char *(*invalid)(unsigned row);
+};
+
+/* Where a table's values live: arrays of n entries each (n of the table). */
+struct hipsvm_optvals {
+	uint64_t *num;				/* BOOL, INT, SIZE */
+	char (*str)[HIPSVM_OPT_STR_MAX];	/* STRING */
+	bool *from_env;
+};
+
+/* The shim's values. */
 struct hipsvm_options {
 	uint64_t num[HIPSVM_O_COUNT];		/* BOOL, INT, SIZE */
 	char str[HIPSVM_O_COUNT][HIPSVM_OPT_STR_MAX];	/* STRING */
@@ -61,10 +87,41 @@ struct hipsvm_options {
 };
 
 struct hipsvm_opt_error {
-	enum hipsvm_opt_id id;
-	int err;		/* -EINVAL, -ERANGE, -ENAMETOOLONG */
+	unsigned id;		/* the row; the table's n for an unknown name */
+	int err;		/* -EINVAL, -ERANGE, -ENAMETOOLONG, -ENOENT */
 	char value[64];		/* the offending text, truncated */
 };
+
+/* ---- any table ---- */
+
+extern const struct hipsvm_option_table hipsvm_shim_option_table;
+
+/* The row, or NULL when row >= t->n. */
+const struct hipsvm_option_desc *hipsvm_opt_row(const struct hipsvm_option_table *t,
+						unsigned row);
+/* What is wrong with a value that hipsvm_opt_set refused with err, in words
+ * for a warning ("longer than 255 bytes", "out of range", ...). */
+const char *hipsvm_opt_why(const struct hipsvm_option_table *t, unsigned row, int err);
+/* The row named name (with or without the prefix): 0, -ENOENT (*row
+ * untouched), -EINVAL on NULL. */
+int hipsvm_opt_lookup(const struct hipsvm_option_table *t, const char *name, unsigned *row);
+/* Every row's default into v (from_env all false). */
+void hipsvm_opt_defaults(const struct hipsvm_option_table *t, struct hipsvm_optvals v);
+/* One value: 0, or -EINVAL/-ERANGE/-ENAMETOOLONG and v unchanged. */
+int hipsvm_opt_set(const struct hipsvm_option_table *t, struct hipsvm_optvals v, unsigned row,
+		   const char *value);
+/* Defaults, then every HIPSVM_* variable of envp in t's scope (see
+ * hipsvm_option_table; a name in scope but not in the table is an error
+ * with id = t->n). Returns the number of errors, up to max_errs described
+ * in errs. No malloc, no getenv, no stdio. */
+int hipsvm_opt_load(const struct hipsvm_option_table *t, struct hipsvm_optvals v,
+		    char *const *envp, struct hipsvm_opt_error *errs, unsigned max_errs);
+/* One "HIPSVM_NAME=value  (default X) help" line per row, values from v.
+ * Length written (NUL-terminated, truncated to cap). */
+size_t hipsvm_opt_format(const struct hipsvm_option_table *t, struct hipsvm_optvals v,
+			 char *buf, size_t cap);
+
+/* ---- the shim's table: the same calls on hipsvm_shim_option_table ---- */
 
 const struct hipsvm_option_desc *hipsvm_option_desc(enum hipsvm_opt_id id);
 /* What is wrong with a value that hipsvm_options_set refused with err, in
@@ -76,9 +133,9 @@ int hipsvm_option_lookup(const char *name, enum hipsvm_opt_id *id);
 /* Defaults into o. */
 void hipsvm_options_defaults(struct hipsvm_options *o);
 /* Defaults, then every HIPSVM_* variable of envp (NULL-terminated, e.g.
- * environ). Unknown HIPSVM_* names are errors too (id = HIPSVM_O_COUNT).
- * Returns the number of errors (up to max_errs are described in errs). No
- * malloc, no getenv, no stdio. */
+ * environ) but HIPSVM_SIM_* and HIPSVM_TEST_*. Unknown names are errors too
+ * (id = HIPSVM_O_COUNT). Returns the number of errors (up to max_errs are
+ * described in errs). No malloc, no getenv, no stdio. */
 int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
 			struct hipsvm_opt_error *errs, unsigned max_errs);
 /* One value: 0, or -EINVAL/-ERANGE/-ENAMETOOLONG and o unchanged. */

@@ -24,7 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HIPSVM_POLICY_MAX_DEV 64
+#include "proto.h"
+
+#define HIPSVM_POLICY_MAX_DEV HIPSVM_MAX_GPUS
 
 struct hipsvm_policy {
 	bool managed_local;

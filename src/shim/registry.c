@@ -32,6 +32,7 @@
 #include "itree.h"
 #include "registry.h"
 #include "sysmem.h"
+#include "testing.h"
 
 #define SPINS		256	/* seqlock spins before yielding the CPU */
 #define CHECK_EVERY	64	/* iteration steps between seqlock re-checks */
@@ -61,36 +62,49 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* ---- payload packing ---- */
+/* ---- a piece as the tree holds it (itree.h's .piece view) ---- */
 
-static void pack(struct hipsvm_ival *iv, const struct hipsvm_alloc *a)
+static void to_ival(struct hipsvm_ival *iv, const struct hipsvm_alloc *a)
 {
 	iv->start = a->start;
 	iv->last = a->last;
-	iv->data[0] = a->origin;
-	iv->data[1] = a->origin_size;
-	iv->data[2] = a->kind | (uint64_t)a->api << 32;
-	iv->data[3] = (uint32_t)a->ctx | (uint64_t)(uint32_t)a->device << 32;
-	iv->data[4] = a->flags | (uint64_t)a->route << 32;
+	iv->v.piece.origin = a->origin;
+	iv->v.piece.origin_size = a->origin_size;
+	iv->v.at = (struct hipsvm_attrs){
+		.kind = a->kind, .api = a->api, .ctx = a->ctx,
+		.device = a->device, .flags = a->flags, .route = a->route,
+	};
+}
+
+static void to_alloc(struct hipsvm_alloc *a, uintptr_t start, uintptr_t last, uintptr_t origin,
+		     uint64_t origin_size, const struct hipsvm_attrs *at)
+{
+	a->start = start;
+	a->last = last;
+	a->origin = origin;
+	a->origin_size = origin_size;
+	a->kind = at->kind;
+	a->ctx = at->ctx;
+	a->device = at->device;
+	a->flags = at->flags;
+	a->route = at->route;
+	a->api = at->api;
 }
 
 static void unpack(struct hipsvm_alloc *a, const struct hipsvm_ival *iv)
 {
-	a->start = iv->start;
-	a->last = iv->last;
-	a->origin = (uintptr_t)iv->data[0];
-	a->origin_size = iv->data[1];
-	a->kind = (uint32_t)iv->data[2];
-	a->api = (uint32_t)(iv->data[2] >> 32);
-	a->ctx = (int32_t)(uint32_t)iv->data[3];
-	a->device = (int32_t)(uint32_t)(iv->data[3] >> 32);
-	a->flags = (uint32_t)iv->data[4];
-	a->route = (uint32_t)(iv->data[4] >> 32);
+	to_alloc(a, iv->start, iv->last, (uintptr_t)iv->v.piece.origin, iv->v.piece.origin_size,
+		 &iv->v.at);
 }
 
 static uint32_t kind_of(const struct hipsvm_ival *iv)
 {
-	return (uint32_t)iv->data[2];
+	return iv->v.at.kind;
+}
+
+static uintptr_t origin_of(const struct hipsvm_ival *iv)
+{
+	return (uintptr_t)iv->v.piece.origin;
 }
 
 /* [addr, addr + len) as a closed range; false when empty. */
@@ -255,9 +269,9 @@ size_t hipsvm_reg_count(const struct hipsvm_registry *r)
 
 /* ---- writers ---- */
 
-/* The origin entry of origin: data[0] size, data[1] live pieces; a
- * tombstone has no pieces and the attributes of its last piece in
- * data[2..4], packed as pack() does. */
+/* The origin entry of origin (its .org view: the span a free searches and
+ * the live piece count); a tombstone has no pieces and the attributes of
+ * its last piece. */
 static int origin_get(struct hipsvm_registry *r, uintptr_t origin, struct hipsvm_ival *o)
 {
 	return hipsvm_itree_iter_first(r->origins, origin, origin, o);
@@ -267,14 +281,14 @@ static int origin_get(struct hipsvm_registry *r, uintptr_t origin, struct hipsvm
  * The last piece leaves a tombstone behind. */
 static void origin_put(struct hipsvm_registry *r, const struct hipsvm_ival *iv)
 {
-	uintptr_t origin = (uintptr_t)iv->data[0];
+	uintptr_t origin = origin_of(iv);
 	struct hipsvm_ival o;
 
-	if (origin_get(r, origin, &o) || o.data[1] == 0)
+	if (origin_get(r, origin, &o) || o.v.org.pieces == 0)
 		return;
-	o.data[1]--;
-	if (o.data[1] == 0)
-		memcpy(&o.data[2], &iv->data[2], 3 * sizeof(o.data[2]));
+	o.v.org.pieces--;
+	if (o.v.org.pieces == 0)
+		o.v.at = iv->v.at;
 	hipsvm_itree_update(r->origins, origin, &o);
 }
 
@@ -286,7 +300,7 @@ static void bury_tombstones(struct hipsvm_registry *r, uintptr_t start, uintptr_
 	uintptr_t cur = start;
 
 	while (hipsvm_itree_iter_first(r->origins, cur, last, &o) == 0) {
-		if (o.data[1] == 0)
+		if (o.v.org.pieces == 0)
 			hipsvm_itree_remove(r->origins, o.start, NULL);
 		if (o.start >= last)
 			break;
@@ -304,7 +318,7 @@ int hipsvm_reg_insert(struct hipsvm_registry *r, const struct hipsvm_alloc *a)
 		return -EINVAL;
 	if (tl_writing == r)
 		return -EDEADLK;
-	pack(&iv, a);
+	to_ival(&iv, a);
 	wr_lock(r);
 	if (hipsvm_itree_iter_first(r->pieces, a->start, a->last, &o) == 0) {
 		rc = -EEXIST;
@@ -328,21 +342,21 @@ int hipsvm_reg_insert(struct hipsvm_registry *r, const struct hipsvm_alloc *a)
 	span = a->last - a->origin + 1;
 	if (span == 0 || a->origin_size > span)
 		span = span == 0 ? UINT64_MAX : a->origin_size;
-	if (origin_get(r, a->origin, &o) == 0 && o.data[1] == 0) {
+	if (origin_get(r, a->origin, &o) == 0 && o.v.org.pieces == 0) {
 		/* a tombstone below the new piece: the allocation is new */
-		o.data[0] = span;
-		o.data[1] = 1;
+		o.v.org.span = span;
+		o.v.org.pieces = 1;
 		hipsvm_itree_update(r->origins, a->origin, &o);
 	} else if (origin_get(r, a->origin, &o) == 0) {
-		if (span > o.data[0])
-			o.data[0] = span;
-		o.data[1]++;
+		if (span > o.v.org.span)
+			o.v.org.span = span;
+		o.v.org.pieces++;
 		hipsvm_itree_update(r->origins, a->origin, &o);
 	} else {
 		memset(&o, 0, sizeof(o));
 		o.start = o.last = a->origin;
-		o.data[0] = span;
-		o.data[1] = 1;
+		o.v.org.span = span;
+		o.v.org.pieces = 1;
 		hipsvm_itree_insert(r->origins, &o);
 	}
 out:
@@ -365,26 +379,21 @@ int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 		wr_unlock(r);
 		return -ENOENT;
 	}
-	if (o.data[1] == 0) {
+	if (o.v.org.pieces == 0) {
 		/* every byte was unmapped already: hand back what it was */
 		hipsvm_itree_remove(r->origins, origin, NULL);
 		wr_unlock(r);
-		if (first) {
-			lo = o;
-			lo.data[0] = origin;
-			lo.data[1] = o.data[0];
-			unpack(first, &lo);
-			first->start = first->last = origin;
-		}
+		if (first)
+			to_alloc(first, origin, origin, origin, o.v.org.span, &o.v.at);
 		if (bytes)
 			*bytes = 0;
 		return -ESTALE;
 	}
-	if (!range_of(origin, o.data[0] ? o.data[0] : 1, &last))
+	if (!range_of(origin, o.v.org.span ? o.v.org.span : 1, &last))
 		last = origin;
 	/* Skip what lives in the holes of this allocation (other origins). */
 	while (hipsvm_itree_iter_first(r->pieces, cur, last, &iv) == 0) {
-		if (iv.data[0] == origin) {
+		if (origin_of(&iv) == origin) {
 			seq_begin(r);
 			hipsvm_itree_remove(r->pieces, iv.start, NULL);
 			seq_end(r);
@@ -409,6 +418,7 @@ int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 	return 0;
 }
 
+/* For tests (testing.h). */
 int hipsvm_reg_find_origin(struct hipsvm_registry *r, uintptr_t origin, struct hipsvm_alloc *out)
 {
 	struct hipsvm_ival o, iv;
@@ -419,10 +429,10 @@ int hipsvm_reg_find_origin(struct hipsvm_registry *r, uintptr_t origin, struct h
 		return -EDEADLK;
 	wr_lock(r);
 	if (origin_get(r, origin, &o) == 0) {
-		if (!range_of(origin, o.data[0] ? o.data[0] : 1, &last))
+		if (!range_of(origin, o.v.org.span ? o.v.org.span : 1, &last))
 			last = origin;
 		while (hipsvm_itree_iter_first(r->pieces, cur, last, &iv) == 0) {
-			if (iv.data[0] == origin) {
+			if (origin_of(&iv) == origin) {
 				unpack(out, &iv);
 				rc = 0;
 				break;
@@ -496,8 +506,8 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		if (!has_head && !has_tail) {
 			origin_put(r, &iv);
 		} else if (has_head && has_tail &&
-			   origin_get(r, (uintptr_t)iv.data[0], &o) == 0) {
-			o.data[1]++;
+			   origin_get(r, origin_of(&iv), &o) == 0) {
+			o.v.org.pieces++;
 			hipsvm_itree_update(r->origins, o.start, &o);
 		}
 		if (cb) {
@@ -512,6 +522,8 @@ int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 	wr_unlock(r);
 	return n;
 }
+
+/* ---- for tests (testing.h) ---- */
 
 void hipsvm_reg_foreach(struct hipsvm_registry *r, hipsvm_reg_visit_fn fn, void *arg)
 {
@@ -543,8 +555,8 @@ int hipsvm_reg_check(struct hipsvm_registry *r)
 		bad = 1;
 	for (rc = hipsvm_itree_iter_first(r->pieces, 0, UINTPTR_MAX, &iv); rc == 0 && !bad;
 	     rc = hipsvm_itree_iter_next(r->pieces, &iv, UINTPTR_MAX, &iv))
-		if (origin_get(r, (uintptr_t)iv.data[0], &o) ||
-		    iv.last - o.start > o.data[0] - 1 || !hipsvm_gf_hit(&r->gf, iv.start, iv.last,
+		if (origin_get(r, origin_of(&iv), &o) ||
+		    iv.last - o.start > o.v.org.span - 1 || !hipsvm_gf_hit(&r->gf, iv.start, iv.last,
 			    kind_of(&iv) == HIPSVM_KIND_DEVICE ? HIPSVM_GF_ALL : HIPSVM_GF_NONDEV))
 			bad = 1;
 	for (rc = hipsvm_itree_iter_first(r->origins, 0, UINTPTR_MAX, &o); rc == 0 && !bad;
@@ -552,16 +564,16 @@ int hipsvm_reg_check(struct hipsvm_registry *r)
 		uintptr_t cur = o.start, last;
 		uint64_t n = 0;
 
-		if (!range_of(o.start, o.data[0] ? o.data[0] : 1, &last))
+		if (!range_of(o.start, o.v.org.span ? o.v.org.span : 1, &last))
 			last = o.start;
 		while (hipsvm_itree_iter_first(r->pieces, cur, last, &iv) == 0) {
-			n += iv.data[0] == o.start;
+			n += origin_of(&iv) == o.start;
 			if (iv.last >= last)
 				break;
 			cur = iv.last + 1;
 		}
 		/* a tombstone says no pieces, and has none */
-		if (n != o.data[1])
+		if (n != o.v.org.pieces)
 			bad = 1;
 		pieces += n;
 	}
@@ -583,6 +595,8 @@ void hipsvm_reg_atfork_parent(struct hipsvm_registry *r)
 	if (tl_writing != r)
 		pthread_mutex_unlock(&r->lock);
 }
+
+/* ---- fork ---- */
 
 void hipsvm_reg_atfork_child(struct hipsvm_registry *r)
 {

@@ -65,12 +65,6 @@ int hipsvm_reg_find(const struct hipsvm_registry *r, uintptr_t addr, struct hips
 int hipsvm_reg_remove_origin(struct hipsvm_registry *r, uintptr_t origin,
 			     struct hipsvm_alloc *first, uint64_t *bytes);
 
-/* The lowest live piece of the allocation whose origin is origin (found
- * through the origin index, so also when its first bytes were punched
- * away). 0 and *out, -ENOENT, -EDEADLK (see insert). Takes the writer lock:
- * not for signal handlers. */
-int hipsvm_reg_find_origin(struct hipsvm_registry *r, uintptr_t origin, struct hipsvm_alloc *out);
-
 /* Hot path: does [addr, addr + len) touch anything tracked whose kind is in
  * kind_mask (bit per enum hipsvm_kind)? Lock-free, allocation-free,
  * async-signal-safe. 1 yes, 0 no, -EDEADLK when called by a thread that is in
@@ -103,23 +97,10 @@ typedef void (*hipsvm_reg_piece_fn)(void *arg, const struct hipsvm_alloc *remove
 int hipsvm_reg_punch(struct hipsvm_registry *r, uintptr_t addr, size_t len,
 		     hipsvm_reg_piece_fn cb, void *arg);
 
-/* Visit every entry (for reports, leak lists); under the writer lock. */
-typedef void (*hipsvm_reg_visit_fn)(void *arg, const struct hipsvm_alloc *a);
-void hipsvm_reg_foreach(struct hipsvm_registry *r, hipsvm_reg_visit_fn fn, void *arg);
-
-/* Checks the registry's own consistency (both trees, and that every piece's
- * origin is indexed with the right piece count and a span that covers it):
- * 0 or -EUCLEAN. O(n log n), under the writer lock: for tests. */
-int hipsvm_reg_check(struct hipsvm_registry *r);
-
 /* After fork in the child: the mutex may have been held by a thread that does
  * not exist in the child. Re-initialise the lock, keep the entries. Without
- * the prepare/parent pair below, a fork while another thread is in the
+ * the prepare/parent pair (testing.h), a fork while another thread is in the
  * middle of a change leaves that change half done in the child. */
 void hipsvm_reg_atfork_child(struct hipsvm_registry *r);
-/* Optional pthread_atfork() prepare/parent handlers: hold the writer lock
- * across fork() so that the child's copy is consistent. */
-void hipsvm_reg_atfork_prepare(struct hipsvm_registry *r);
-void hipsvm_reg_atfork_parent(struct hipsvm_registry *r);
 
 #endif

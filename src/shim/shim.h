@@ -27,13 +27,7 @@
 #include "shim_devmap.h"
 #include "stats.h"
 
-/* HIP values the core needs (the shim does not include HIP headers). */
-#define HIPSVM_HIP_SUCCESS 0
-#define HIPSVM_HIP_ERROR_OUT_OF_MEMORY 2
-#define HIPSVM_HIP_ERROR_NOT_INITIALIZED 3
-#define HIPSVM_HIP_MEM_ATTACH_GLOBAL 1
-#define HIPSVM_HIP_ADVISE_PREFERRED_LOCATION 3
-#define HIPSVM_HIP_ADVISE_ACCESSED_BY 5
+#include "hip_values.h"	/* HIP values the core needs */
 
 /* Registry kinds whose unmap is coordinated (bit per enum hipsvm_kind). */
 #define HIPSVM_SVM_KIND_MASK ((1u << HIPSVM_KIND_MANAGED) | (1u << HIPSVM_KIND_HOST) | \

@@ -4,6 +4,7 @@
  * (stats.h). Async-signal-safe throughout.
  */
 #include "stats.h"
+#include "testing.h"
 
 #include <string.h>
 

@@ -22,9 +22,10 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "proto.h"
 #include "route.h"
 
-#define HIPSVM_STATS_MAX_DEV 64
+#define HIPSVM_STATS_MAX_DEV HIPSVM_MAX_GPUS
 #define HIPSVM_STATS_HIST 64	/* log2 buckets of drain durations in ns */
 #define HIPSVM_STATS_STRIPES 16
 #define HIPSVM_STATS_BATCH (UINT64_C(1) << 20)
@@ -110,9 +111,6 @@ struct hipsvm_stats {
 };
 
 void hipsvm_stats_reset(struct hipsvm_stats *s);
-
-/* The context's counters: HIPSVM_CTX_HOST or a device index; NULL if out of range. */
-struct hipsvm_ctx_stats *hipsvm_stats_ctx(struct hipsvm_stats *s, int ctx);
 
 /* An allocation of bytes in ctx, made while dev was current (dev may be -1). */
 void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, uint32_t route);

@@ -8,6 +8,7 @@
  * caller's business too; the devices of this project are plain indices.
  */
 #include "context.h"
+#include "context_test.h"
 
 #include <errno.h>
 #include <string.h>

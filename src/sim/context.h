@@ -16,8 +16,9 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "proto.h"
 
-#define HIPSVM_CTX_MAX_DEV 64
+#define HIPSVM_CTX_MAX_DEV HIPSVM_MAX_GPUS
 
 struct hipsvm_devinfo {
 	bool svm_capable;
@@ -42,9 +43,6 @@ struct hipsvm_context {
  * info is indexed by device. -EINVAL on bad input, out untouched. */
 int hipsvm_ctx_init(struct hipsvm_context *c, int id, const int *devs, unsigned n,
 		    const struct hipsvm_devinfo *info);
-void hipsvm_ctx_retain(struct hipsvm_context *c);
-/* Returns the count left; at 0 the context is dead (its owner frees it). */
-uint32_t hipsvm_ctx_release(struct hipsvm_context *c);
 bool hipsvm_ctx_has_dev(const struct hipsvm_context *c, int dev);
 
 /* svmAlloc's device order: cur_dev first (if given >= 0, in the context, and
@@ -57,10 +55,6 @@ int hipsvm_ctx_svm_alloc_order(const struct hipsvm_context *c, int cur_dev, bool
  * from its map FIRST (so that a concurrent allocation reusing the address
  * cannot be freed by mistake), then frees per device, then releases. */
 int hipsvm_ctx_svm_free_order(const struct hipsvm_context *c, int *out);
-
-/* The device whose null stream getNullStream(ctx) returns: the device of a
- * primary context; the current device for host_context; -1 otherwise. */
-int hipsvm_ctx_null_stream_dev(const struct hipsvm_context *c, int current_dev);
 
 struct hipsvm_ctxset {
 	unsigned ndev;

@@ -22,6 +22,7 @@
 #include "amdgpu_fake/kfake.h"
 #include "checkpoint.h"
 #include "hook.h"
+#include "testing.h"
 #include "proto.h"
 
 #define NGPU 5

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hipsvm_config.h"
 #include "pl_run.h"
 
 /* ---- the real runtime (ROCm 5.2, no GPU): the shim changes nothing ---- */
@@ -124,7 +125,7 @@ Test(linked, lhipsvm_behaves_as_preloaded)
 
 	run(&R, RT_SIM, false, argv, NULL);
 	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
-	cr_expect(strstr(R.out, "active 1 version 0.1.0\n"), "%s", R.out);
+	cr_expect(strstr(R.out, "active 1 version " HIPSVM_VERSION "\n"), "%s", R.out);
 	cr_expect(strstr(R.out, "report_json 1\n"), "%s", R.out);
 	cr_expect(strstr(R.out, "small buffer -28\n"), "%s", R.out);	/* -ENOSPC */
 	cr_expect_eq(jnum(R.out, CTX("host_context"), "allocations"), 1, "%s", R.out);

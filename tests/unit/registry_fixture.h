@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "registry.h"
+#include "testing.h"
 #include "test_rand.h"
 
 #define KB ((uintptr_t)1 << 10)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "context_test.h"
 
 #define SVM(fgs, at) { .svm_capable = true, .fine_grained_system = (fgs), .atomics = (at) }
 
@@ -421,12 +422,6 @@ Test(context, kinds)
 	cr_assert(hipsvm_kind_is_svm(HIPSVM_KIND_REGISTERED));
 	cr_assert(hipsvm_kind_is_svm(HIPSVM_KIND_SIGNAL));
 	cr_assert_not(hipsvm_kind_is_svm(HIPSVM_KIND_COUNT));
-	cr_assert_str_eq(hipsvm_kind_name(HIPSVM_KIND_DEVICE), "device");
-	cr_assert_str_eq(hipsvm_kind_name(HIPSVM_KIND_MANAGED), "managed");
-	cr_assert_str_eq(hipsvm_kind_name(HIPSVM_KIND_HOST), "host");
-	cr_assert_str_eq(hipsvm_kind_name(HIPSVM_KIND_REGISTERED), "registered");
-	cr_assert_str_eq(hipsvm_kind_name(HIPSVM_KIND_SIGNAL), "signal");
-	cr_assert_str_eq(hipsvm_kind_name(HIPSVM_KIND_COUNT), "unknown");
 }
 
 /* ---- reference counts ---- */

@@ -12,6 +12,7 @@
 
 #include "checkpoint.h"
 #include "hook.h"
+#include "testing.h"
 
 /* The server: answers set with a checkpoint per GPU (none for GPU 1), drain
  * with ok/timeout/nodev per GPU index modulo 3, and records every request. */

@@ -29,8 +29,15 @@ static struct hipsvm_ival mk(uintptr_t s, uintptr_t l)
 	memset(&iv, 0, sizeof(iv));
 	iv.start = s;
 	iv.last = l;
-	for (unsigned d = 0; d < 5; d++)
-		iv.data[d] = s * 31 + d;
+	/* A record derived from s, different in every field. */
+	iv.v.piece.origin = s * 31;
+	iv.v.piece.origin_size = s * 31 + 1;
+	iv.v.at.kind = (uint32_t)(s * 31 + 2);
+	iv.v.at.api = (uint32_t)(s * 31 + 3);
+	iv.v.at.ctx = (int32_t)(s * 31 + 4);
+	iv.v.at.device = (int32_t)(s * 31 + 5);
+	iv.v.at.flags = (uint32_t)(s * 31 + 6);
+	iv.v.at.route = (uint32_t)(s * 31 + 7);
 	return iv;
 }
 
@@ -103,7 +110,13 @@ Test(itree, extremes)
 	cr_assert_eq(query(0, UINTPTR_MAX, got, 4), 3);
 	cr_assert_eq(hipsvm_itree_iter_first(t, UINTPTR_MAX, UINTPTR_MAX, &iv), 0);
 	cr_assert_eq(iv.start, UINTPTR_MAX);
-	cr_assert_eq(iv.data[4], (uintptr_t)UINTPTR_MAX * 31 + 4);
+	{
+		struct hipsvm_ival want = mk(UINTPTR_MAX, UINTPTR_MAX);
+
+		cr_assert_eq(memcmp(&iv.v, &want.v, sizeof(iv.v)), 0, "the record comes back whole");
+		cr_assert_eq(iv.v.org.pieces, (uint64_t)UINTPTR_MAX * 31 + 1,
+			     "the origin view reads the same words");
+	}
 	cr_assert_eq(hipsvm_itree_remove(t, 1, &iv), 0);
 	cr_assert_eq(iv.last, UINTPTR_MAX - 1);
 	cr_assert_eq(query(1, UINTPTR_MAX - 1, got, 4), 0);
@@ -299,7 +312,7 @@ static void check_query(uintptr_t a, uintptr_t b, uint64_t seed, unsigned op)
 			  (unsigned long long)seed, op, (unsigned long)iv.start,
 			  (unsigned long)a, (unsigned long)b);
 		cr_assert(iv.start == m.v[j].start && iv.last == m.v[j].last &&
-			  !memcmp(iv.data, m.v[j].data, sizeof(iv.data)),
+			  !memcmp(&iv.v, &m.v[j].v, sizeof(iv.v)),
 			  "seed %#llx op %u: got [%#lx, %#lx], want [%#lx, %#lx]",
 			  (unsigned long long)seed, op, (unsigned long)iv.start,
 			  (unsigned long)iv.last, (unsigned long)m.v[j].start,
@@ -360,7 +373,8 @@ Test(itree, random_vs_model, .timeout = 300)
 
 			rnd_range(&s, &a, &b);
 			iv = mk(a, b);
-			iv.data[0] = r;
+			iv.v.piece.origin = r;
+			iv.v.at.flags = (uint32_t)(r >> 32);
 			want = model_overlaps(a, b) ? -EEXIST : 0;
 			if (want == 0 && m.n == MODEL_MAX)
 				continue;
@@ -383,7 +397,8 @@ Test(itree, random_vs_model, .timeout = 300)
 				     "seed %#llx op %u: remove %#lx", (unsigned long long)seed,
 				     op, (unsigned long)a);
 			if (i >= 0) {
-				cr_assert(out.last == m.v[i].last && out.data[0] == m.v[i].data[0],
+				cr_assert(out.last == m.v[i].last &&
+				  !memcmp(&out.v, &m.v[i].v, sizeof(out.v)),
 					  "seed %#llx op %u", (unsigned long long)seed, op);
 				model_remove((unsigned)i);
 			}
@@ -399,7 +414,8 @@ Test(itree, random_vs_model, .timeout = 300)
 			} else {
 				rnd_range(&s, &iv.start, &iv.last);
 			}
-			iv.data[1] = r;
+			iv.v.piece.origin_size = r;
+			iv.v.at.route = (uint32_t)r;
 			model_remove(i);
 			want = model_overlaps(iv.start, iv.last) ? -EEXIST : 0;
 			model_insert(want ? &old : &iv);

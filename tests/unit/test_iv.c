@@ -162,7 +162,7 @@ Test(iv, fault_address_48bit)
 			cr_assert_eq(hipsvm_iv_fault_addr(&back), want, "addr 0x%llx -> 0x%llx",
 				     (unsigned long long)addrs[i],
 				     (unsigned long long)hipsvm_iv_fault_addr(&back));
-			cr_assert_eq(hipsvm_iv_fault_write(&back), (bool)w);
+			cr_assert_eq((back.src_data[1] & HIPSVM_IV_SRC_DATA1_WRITE) != 0, (bool)w);
 			cr_assert(hipsvm_iv_fault_retry(&back));
 			cr_assert_eq(back.client_id, HIPSVM_IH_CLIENT_VMC);
 			cr_assert_eq(back.timestamp, UINT64_C(0x123456789abc));
@@ -181,7 +181,7 @@ Test(iv, fault_timestamp_masked)
 
 	hipsvm_iv_make_fault(&iv, 0x1000, false, UINT64_C(0x1000000000005), 1, 0);
 	cr_assert_eq(iv.timestamp, 5u);
-	cr_assert_not(hipsvm_iv_fault_write(&iv));
+	cr_assert_not(iv.src_data[1] & HIPSVM_IV_SRC_DATA1_WRITE);
 }
 
 Test(iv, dw_ts)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "sim_options.h"
 
 /* ---- the parsers ---- */
 
@@ -118,15 +119,24 @@ Test(options, parsers_reject_null)
 
 /* ---- the table ---- */
 
-Test(options, table_is_sane)
+/* Every row of t: named, documented in one line, its default parses and is
+ * in range; names unique and in the table's scope. */
+static void check_table(const struct hipsvm_option_table *t)
 {
-	struct hipsvm_options o;
+	static uint64_t num[64];
+	static char str[64][HIPSVM_OPT_STR_MAX];
+	static bool from_env[64];
+	struct hipsvm_optvals o = { num, str, from_env };
 	unsigned i, j;
 
-	hipsvm_options_defaults(&o);
-	for (i = 0; i < HIPSVM_O_COUNT; i++) {
-		const struct hipsvm_option_desc *d = hipsvm_option_desc(i);
-		struct hipsvm_options t;
+	cr_assert_leq(t->n, 64u);
+	hipsvm_opt_defaults(t, o);
+	for (i = 0; i < t->n; i++) {
+		const struct hipsvm_option_desc *d = hipsvm_opt_row(t, i);
+		static uint64_t tnum[64];
+		static char tstr[64][HIPSVM_OPT_STR_MAX];
+		static bool tfrom[64];
+		struct hipsvm_optvals tv = { tnum, tstr, tfrom };
 		const char *c;
 
 		cr_assert_not_null(d);
@@ -139,30 +149,56 @@ Test(options, table_is_sane)
 				  "name %s: upper case, digits and _ only", d->name);
 		cr_assert_neq(strncmp(d->name, "HIPSVM_", 7), 0, "no prefix in the table");
 		cr_assert_neq(strncmp(d->name, "TEST_", 5), 0, "TEST_ is reserved");
+		cr_assert_eq(strncmp(d->name, t->scope, strlen(t->scope)), 0,
+			     "%s is in its table's scope %s", d->name, t->scope);
+		for (const char *const *other = t->others; other && *other; other++)
+			cr_assert_neq(strncmp(d->name, *other, strlen(*other)), 0,
+				      "%s is in a scope the table leaves alone", d->name);
 		for (j = 0; j < i; j++)
-			cr_assert_str_neq(d->name, hipsvm_option_desc(j)->name);
+			cr_assert_str_neq(d->name, hipsvm_opt_row(t, j)->name);
 		/* the default parses, and is in range */
-		memset(&t, 0, sizeof(t));
-		cr_assert_eq(hipsvm_options_set(&t, i, d->def), 0, "default of %s: '%s'", d->name,
+		memset(tnum, 0, sizeof(tnum));
+		cr_assert_eq(hipsvm_opt_set(t, tv, i, d->def), 0, "default of %s: '%s'", d->name,
 			     d->def);
 		if (d->type == HIPSVM_OPT_INT || d->type == HIPSVM_OPT_SIZE) {
 			cr_assert_leq(d->min, d->max, "%s", d->name);
-			cr_assert_geq(o.num[i], d->min, "%s", d->name);
-			cr_assert_leq(o.num[i], d->max, "%s", d->name);
+			cr_assert_geq(num[i], d->min, "%s", d->name);
+			cr_assert_leq(num[i], d->max, "%s", d->name);
 		}
 		if (d->type == HIPSVM_OPT_STRING)
-			cr_assert_str_eq(o.str[i], d->def);
-		cr_assert_not(o.from_env[i]);
+			cr_assert_str_eq(str[i], d->def);
+		cr_assert_not(from_env[i]);
 	}
+	cr_assert_null(hipsvm_opt_row(t, t->n));
+	cr_assert_null(hipsvm_opt_row(t, (unsigned)-1));
+}
+
+Test(options, table_is_sane)
+{
+	unsigned i, j;
+
+	check_table(&hipsvm_shim_option_table);
+	check_table(&hipsvm_sim_option_table);
+	cr_assert_eq(hipsvm_shim_option_table.n, (unsigned)HIPSVM_O_COUNT);
+	cr_assert_eq(hipsvm_sim_option_table.n, (unsigned)HIPSVM_SIM_O_COUNT);
+	/* no name in both tables */
+	for (i = 0; i < HIPSVM_O_COUNT; i++)
+		for (j = 0; j < HIPSVM_SIM_O_COUNT; j++)
+			cr_assert_str_neq(hipsvm_option_desc(i)->name,
+					  hipsvm_sim_option_desc(j)->name);
 	cr_assert_null(hipsvm_option_desc(HIPSVM_O_COUNT));
 	cr_assert_null(hipsvm_option_desc((enum hipsvm_opt_id)-1));
+	cr_assert_null(hipsvm_sim_option_desc(HIPSVM_SIM_O_COUNT));
 }
+
 
 Test(options, defaults)
 {
 	struct hipsvm_options o;
+	struct hipsvm_sim_options so;
 
 	hipsvm_options_defaults(&o);
+	hipsvm_sim_options_defaults(&so);
 	cr_assert_eq(o.num[HIPSVM_O_ENABLE], 1u);
 	cr_assert_eq(o.num[HIPSVM_O_VERBOSE], 0u);
 	cr_assert_str_eq(o.str[HIPSVM_O_HOOK], "auto");
@@ -172,30 +208,37 @@ Test(options, defaults)
 	cr_assert_eq(o.num[HIPSVM_O_DRAIN_TIMEOUT_MS], 1000u);
 	cr_assert_eq(o.num[HIPSVM_O_WARN_LIMIT], 10u);
 	cr_assert_eq(o.num[HIPSVM_O_INHERIT], 0u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_GPUS], 4u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(64) << 30);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_XNACK], 1u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_FGS_MASK], 1u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_RETRY_CAM], 0u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_APU], 0u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_TS_START], 0x1000u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_RING_SIZE], 256u * 1024);
-	cr_assert_str_eq(o.str[HIPSVM_O_SIM_SOCKET], "@hipsvm-sim.%p");
-	cr_assert_eq(o.num[HIPSVM_O_SIM_SERVE], 1u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_QUIET], 0u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_GPUS], 4u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_MEM], UINT64_C(64) << 30);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_XNACK], 1u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_FGS_MASK], 1u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_RETRY_CAM], 0u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_APU], 0u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_TS_START], 0x1000u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_RING_SIZE], 256u * 1024);
+	cr_assert_str_eq(so.str[HIPSVM_SIM_O_SOCKET], "@hipsvm-sim.%p");
+	cr_assert_eq(so.num[HIPSVM_SIM_O_SERVE], 1u);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_QUIET], 0u);
 }
 
 Test(options, lookup)
 {
 	enum hipsvm_opt_id id = HIPSVM_O_COUNT;
+	enum hipsvm_sim_opt_id sid = HIPSVM_SIM_O_COUNT;
 
-	cr_assert_eq(hipsvm_option_lookup("SIM_GPUS", &id), 0);
-	cr_assert_eq(id, HIPSVM_O_SIM_GPUS);
+	cr_assert_eq(hipsvm_sim_option_lookup("SIM_GPUS", &sid), 0);
+	cr_assert_eq(sid, HIPSVM_SIM_O_GPUS);
+	cr_assert_eq(hipsvm_sim_option_lookup("HIPSVM_SIM_MEM", &sid), 0);
+	cr_assert_eq(sid, HIPSVM_SIM_O_MEM);
+	cr_assert_eq(hipsvm_option_lookup("SIM_GPUS", &id), -ENOENT, "the simulator's row");
+	cr_assert_eq(hipsvm_sim_option_lookup("ENABLE", &sid), -ENOENT, "the shim's row");
 	cr_assert_eq(hipsvm_option_lookup("HIPSVM_DRAIN_TIMEOUT_MS", &id), 0);
 	cr_assert_eq(id, HIPSVM_O_DRAIN_TIMEOUT_MS);
 	id = HIPSVM_O_COUNT;
-	cr_assert_eq(hipsvm_option_lookup("SIM_GPU", &id), -ENOENT);
-	cr_assert_eq(hipsvm_option_lookup("SIM_GPUSX", &id), -ENOENT);
+	sid = HIPSVM_SIM_O_COUNT;
+	cr_assert_eq(hipsvm_sim_option_lookup("SIM_GPU", &sid), -ENOENT);
+	cr_assert_eq(hipsvm_sim_option_lookup("SIM_GPUSX", &sid), -ENOENT);
+	cr_assert_eq(sid, HIPSVM_SIM_O_COUNT, "out untouched");
 	cr_assert_eq(hipsvm_option_lookup("HIPSVM_", &id), -ENOENT);
 	cr_assert_eq(hipsvm_option_lookup("", &id), -ENOENT);
 	cr_assert_eq(hipsvm_option_lookup("HIPSVM_HIPSVM_ENABLE", &id), -ENOENT);
@@ -205,27 +248,29 @@ Test(options, lookup)
 Test(options, set_checks_range_and_length)
 {
 	struct hipsvm_options o;
+	struct hipsvm_sim_options so;
 	char big[HIPSVM_OPT_STR_MAX + 1];
 
 	hipsvm_options_defaults(&o);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_GPUS, "64"), 0);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_GPUS], 64u);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_GPUS, "65"), -ERANGE);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_GPUS, "0"), -ERANGE);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_GPUS, "x"), -EINVAL);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_GPUS], 64u, "unchanged on failure");
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_MEM, "512K"), -ERANGE);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_MEM, "2T"), -ERANGE);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_MEM, "64MiB"), 0);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(64) << 20);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_RING_SIZE, "96K"), -EINVAL,
+	hipsvm_sim_options_defaults(&so);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_GPUS, "64"), 0);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_GPUS], 64u);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_GPUS, "65"), -ERANGE);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_GPUS, "0"), -ERANGE);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_GPUS, "x"), -EINVAL);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_GPUS], 64u, "unchanged on failure");
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_MEM, "512K"), -ERANGE);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_MEM, "2T"), -ERANGE);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_MEM, "64MiB"), 0);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_MEM], UINT64_C(64) << 20);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_RING_SIZE, "96K"), -EINVAL,
 		     "ring sizes are powers of two");
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_RING_SIZE, "2K"), -ERANGE);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_RING_SIZE, "4K"), 0);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_TS_START, "0xffffffffffff"), 0);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_TS_START, "0x1000000000000"), -ERANGE);
-	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_SIM_FGS_MASK, "0xffffffffffffffff"), 0);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_FGS_MASK], UINT64_MAX);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_RING_SIZE, "2K"), -ERANGE);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_RING_SIZE, "4K"), 0);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_TS_START, "0xffffffffffff"), 0);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_TS_START, "0x1000000000000"), -ERANGE);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_FGS_MASK, "0xffffffffffffffff"), 0);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_FGS_MASK], UINT64_MAX);
 	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_VERBOSE, "On"), 0);
 	cr_assert_eq(o.num[HIPSVM_O_VERBOSE], 1u);
 	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_VERBOSE, "maybe"), -EINVAL);
@@ -241,6 +286,7 @@ Test(options, set_checks_range_and_length)
 	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_HOOK, ""), 0);
 	cr_assert_str_eq(o.str[HIPSVM_O_HOOK], "");
 	cr_assert_eq(hipsvm_options_set(&o, HIPSVM_O_COUNT, "1"), -EINVAL);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_COUNT, "1"), -EINVAL);
 }
 
 /* ---- loading from an environment ---- */
@@ -262,20 +308,22 @@ Test(options, load_from_fake_envp)
 		NULL,
 	};
 	struct hipsvm_options o;
+	struct hipsvm_sim_options so;
 	struct hipsvm_opt_error errs[4];
 
 	cr_assert_eq(hipsvm_options_load(&o, envp, errs, 4), 0);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_GPUS], 8u);
-	cr_assert(o.from_env[HIPSVM_O_SIM_GPUS]);
+	cr_assert_eq(hipsvm_sim_options_load(&so, envp, errs, 4), 0);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_GPUS], 8u);
+	cr_assert(so.from_env[HIPSVM_SIM_O_GPUS]);
 	cr_assert_eq(o.num[HIPSVM_O_VERBOSE], 1u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(64) << 20);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_MEM], UINT64_C(64) << 20);
 	cr_assert_str_eq(o.str[HIPSVM_O_REPORT], "/tmp/r-%p.json");
 	cr_assert_str_eq(o.str[HIPSVM_O_HOOK], "");
 	cr_assert(o.from_env[HIPSVM_O_HOOK]);
 	cr_assert_eq(o.num[HIPSVM_O_ENABLE], 1u);
 	cr_assert_not(o.from_env[HIPSVM_O_ENABLE]);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_XNACK], 1u);
-	cr_assert_not(o.from_env[HIPSVM_O_SIM_XNACK]);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_XNACK], 1u);
+	cr_assert_not(so.from_env[HIPSVM_SIM_O_XNACK]);
 }
 
 Test(options, load_errors)
@@ -290,25 +338,30 @@ Test(options, load_errors)
 		NULL,
 	};
 	struct hipsvm_options o;
-	struct hipsvm_opt_error errs[3];
+	struct hipsvm_sim_options so;
+	struct hipsvm_opt_error errs[3], serrs[1];
 
 	memset(errs, 0, sizeof(errs));
-	cr_assert_eq(hipsvm_options_load(&o, envp, errs, 3), 5, "every error is counted");
+	memset(serrs, 0, sizeof(serrs));
+	/* five errors in all: three are the shim's, two the simulator's */
+	cr_assert_eq(hipsvm_options_load(&o, envp, errs, 2), 3, "every error is counted");
+	cr_assert_eq(hipsvm_sim_options_load(&so, envp, serrs, 1), 2, "every error is counted");
 	/* bad values keep the default */
-	cr_assert_eq(o.num[HIPSVM_O_SIM_GPUS], 4u);
-	cr_assert_not(o.from_env[HIPSVM_O_SIM_GPUS]);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_GPUS], 4u);
+	cr_assert_not(so.from_env[HIPSVM_SIM_O_GPUS]);
 	cr_assert_eq(o.num[HIPSVM_O_ENABLE], 1u);
-	cr_assert_eq(o.num[HIPSVM_O_SIM_MEM], UINT64_C(64) << 30);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_MEM], UINT64_C(64) << 30);
 	cr_assert_eq(o.num[HIPSVM_O_DRAIN_TIMEOUT_MS], 250u);
 	/* the first max_errs are described, in order */
-	cr_assert_eq(errs[0].id, HIPSVM_O_SIM_GPUS);
-	cr_assert_eq(errs[0].err, -ERANGE);
-	cr_assert_str_eq(errs[0].value, "100");
-	cr_assert_eq(errs[1].id, HIPSVM_O_ENABLE);
-	cr_assert_eq(errs[1].err, -EINVAL);
-	cr_assert_str_eq(errs[1].value, "nope");
-	cr_assert_eq(errs[2].id, HIPSVM_O_COUNT, "unknown name");
-	cr_assert_str_eq(errs[2].value, "BOGUS", "the name, without the prefix");
+	cr_assert_eq(serrs[0].id, HIPSVM_SIM_O_GPUS);
+	cr_assert_eq(serrs[0].err, -ERANGE);
+	cr_assert_str_eq(serrs[0].value, "100");
+	cr_assert_eq(errs[0].id, HIPSVM_O_ENABLE);
+	cr_assert_eq(errs[0].err, -EINVAL);
+	cr_assert_str_eq(errs[0].value, "nope");
+	cr_assert_eq(errs[1].id, HIPSVM_O_COUNT, "unknown name");
+	cr_assert_str_eq(errs[1].value, "BOGUS", "the name, without the prefix");
+	cr_assert_eq(errs[2].id, 0u, "past max_errs: not described");
 }
 
 Test(options, load_error_value_truncated)
@@ -334,16 +387,18 @@ Test(options, load_error_value_truncated)
 
 Test(options, format_lists_every_row)
 {
-	static char buf[16384];
+	static char buf[16384], sbuf[16384];
 	struct hipsvm_options o;
+	struct hipsvm_sim_options so;
 	size_t n;
 	unsigned i, lines = 0;
 	char *p;
 
 	hipsvm_options_defaults(&o);
-	hipsvm_options_set(&o, HIPSVM_O_SIM_GPUS, "2");
-	hipsvm_options_set(&o, HIPSVM_O_SIM_MEM, "64M");
-	hipsvm_options_set(&o, HIPSVM_O_SIM_FGS_MASK, "0x5");
+	hipsvm_sim_options_defaults(&so);
+	hipsvm_sim_options_set(&so, HIPSVM_SIM_O_GPUS, "2");
+	hipsvm_sim_options_set(&so, HIPSVM_SIM_O_MEM, "64M");
+	hipsvm_sim_options_set(&so, HIPSVM_SIM_O_FGS_MASK, "0x5");
 	n = hipsvm_options_format(&o, buf, sizeof(buf));
 	cr_assert_eq(n, strlen(buf));
 	cr_assert_lt(n, sizeof(buf) - 1, "the table fits");
@@ -356,10 +411,22 @@ Test(options, format_lists_every_row)
 		snprintf(key, sizeof(key), "HIPSVM_%s=", hipsvm_option_desc(i)->name);
 		cr_assert_not_null(strstr(buf, key), "%s missing from:\n%s", key, buf);
 	}
-	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_GPUS=2  (default 4) "));
-	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_MEM=64M  (default 64G) "));
-	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_FGS_MASK=0x5  (default 0x1) "));
-	cr_assert_not_null(strstr(buf, "HIPSVM_SIM_RING_SIZE=256K  (default 256K) "));
+	n = hipsvm_sim_options_format(&so, sbuf, sizeof(sbuf));
+	cr_assert_eq(n, strlen(sbuf));
+	cr_assert_lt(n, sizeof(sbuf) - 1, "the table fits");
+	for (lines = 0, p = sbuf; *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, (unsigned)HIPSVM_SIM_O_COUNT);
+	for (i = 0; i < HIPSVM_SIM_O_COUNT; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "HIPSVM_%s=", hipsvm_sim_option_desc(i)->name);
+		cr_assert_not_null(strstr(sbuf, key), "%s missing from:\n%s", key, sbuf);
+	}
+	cr_assert_not_null(strstr(sbuf, "HIPSVM_SIM_GPUS=2  (default 4) "));
+	cr_assert_not_null(strstr(sbuf, "HIPSVM_SIM_MEM=64M  (default 64G) "));
+	cr_assert_not_null(strstr(sbuf, "HIPSVM_SIM_FGS_MASK=0x5  (default 0x1) "));
+	cr_assert_not_null(strstr(sbuf, "HIPSVM_SIM_RING_SIZE=256K  (default 256K) "));
 	cr_assert_not_null(strstr(buf, "HIPSVM_HOOK=auto  (default auto) "));
 	cr_assert_not_null(strstr(buf, "HIPSVM_REPORT=  (default \"\") "));
 	cr_assert_not_null(strstr(buf, "HIPSVM_ENABLE=1  (default 1) "));
@@ -452,18 +519,23 @@ static bool is_name_char(char c)
 
 Test(options, every_row_is_documented)
 {
+	const struct hipsvm_option_table *tabs[] = {
+		&hipsvm_shim_option_table, &hipsvm_sim_option_table,
+	};
 	char *doc = read_doc();
-	unsigned i;
+	unsigned i, k;
 
-	for (i = 0; i < HIPSVM_O_COUNT; i++) {
-		char head[96];
-		const char *p;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < tabs[k]->n; i++) {
+			const char *name = hipsvm_opt_row(tabs[k], i)->name;
+			char head[96];
+			const char *p;
 
-		snprintf(head, sizeof(head), "### HIPSVM_%s\n", hipsvm_option_desc(i)->name);
-		p = strstr(doc, head);
-		cr_expect(p && (p == doc || p[-1] == '\n'),
-			  "docs/ENVIRONMENT.md has no entry '### HIPSVM_%s'",
-			  hipsvm_option_desc(i)->name);
+			snprintf(head, sizeof(head), "### HIPSVM_%s\n", name);
+			p = strstr(doc, head);
+			cr_expect(p && (p == doc || p[-1] == '\n'),
+				  "docs/ENVIRONMENT.md has no entry '### HIPSVM_%s'", name);
+		}
 	}
 	free(doc);
 }
@@ -477,6 +549,7 @@ Test(options, doc_names_only_table_rows)
 	while ((p = strstr(p, "HIPSVM_"))) {
 		const char *name = p + 7, *end = name;
 		enum hipsvm_opt_id id;
+		enum hipsvm_sim_opt_id sid;
 		char buf[96];
 
 		if (p > doc && is_name_char(p[-1])) {
@@ -492,10 +565,17 @@ Test(options, doc_names_only_table_rows)
 		buf[end - name] = '\0';
 		if (!strncmp(buf, "TEST_", 5))
 			continue;	/* reserved for tests, said so in the doc */
-		cr_expect_eq(hipsvm_option_lookup(buf, &id), 0,
+		if (*end == '*') {
+			/* "HIPSVM_SIM_*": a table's scope, not a variable */
+			cr_expect_str_eq(buf, hipsvm_sim_option_table.scope,
+					 "docs/ENVIRONMENT.md names HIPSVM_%s*, not a table's scope", buf);
+			continue;
+		}
+		cr_expect(hipsvm_option_lookup(buf, &id) == 0 ||
+			  hipsvm_sim_option_lookup(buf, &sid) == 0,
 			     "docs/ENVIRONMENT.md names HIPSVM_%s, which is not in the table", buf);
 		found++;
 	}
-	cr_assert_gt(found, (unsigned)HIPSVM_O_COUNT);
+	cr_assert_gt(found, (unsigned)(HIPSVM_O_COUNT + HIPSVM_SIM_O_COUNT));
 	free(doc);
 }

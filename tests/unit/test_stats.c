@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "stats.h"
+#include "testing.h"
 #include "test_rand.h"
 
 static struct hipsvm_stats st;

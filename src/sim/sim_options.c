@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_options.c - the simulated runtime's option table (sim_options.h).
+ */
+#include "sim_options.h"
+
+#include <errno.h>
+
+#include "hook.h"
+#include "proto.h"
+
+static const struct hipsvm_option_desc table[HIPSVM_SIM_O_COUNT] = {
+	[HIPSVM_SIM_O_GPUS] = { "SIM_GPUS", HIPSVM_OPT_INT, "4", 1, HIPSVM_MAX_GPUS,
+		"number of simulated GPUs" },
+	[HIPSVM_SIM_O_MEM] = { "SIM_MEM", HIPSVM_OPT_SIZE, "64G", HIPSVM_MIB, HIPSVM_TIB,
+		"device memory per simulated GPU" },
+	[HIPSVM_SIM_O_XNACK] = { "SIM_XNACK", HIPSVM_OPT_BOOL, "1", 0, 1,
+		"simulated GPUs retry page faults (XNACK on)" },
+	[HIPSVM_SIM_O_FGS_MASK] = { "SIM_FGS_MASK", HIPSVM_OPT_INT, "0x1", 0, UINT64_MAX,
+		"bit N set: GPU N supports fine-grained system memory" },
+	[HIPSVM_SIM_O_RETRY_CAM] = { "SIM_RETRY_CAM", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"retry CAM on: faults on the main ring plus ih_soft" },
+	[HIPSVM_SIM_O_APU] = { "SIM_APU", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"simulate an APU: no ih1 ring" },
+	[HIPSVM_SIM_O_TS_START] = { "SIM_TS_START", HIPSVM_OPT_INT, "0x1000", 1,
+		(UINT64_C(1) << 48) - 1, "first timestamp of every simulated GPU clock (48 bits)" },
+	/* a power of two too: see ok() */
+	[HIPSVM_SIM_O_RING_SIZE] = { "SIM_RING_SIZE", HIPSVM_OPT_SIZE, "256K", 4 * HIPSVM_KIB,
+		64 * HIPSVM_MIB, "bytes per simulated IH ring (a power of two)" },
+	/* the name the shim's hook "auto" looks for */
+	[HIPSVM_SIM_O_SOCKET] = { "SIM_SOCKET", HIPSVM_OPT_STRING, HIPSVM_HOOK_SIM_FMT, 0, 0,
+		"socket of the simulator's hook server (@ = abstract, %p = pid)" },
+	[HIPSVM_SIM_O_SERVE] = { "SIM_SERVE", HIPSVM_OPT_BOOL, "1", 0, 1,
+		"run the simulator's hook server" },
+	[HIPSVM_SIM_O_QUIET] = { "SIM_QUIET", HIPSVM_OPT_BOOL, "0", 0, 1,
+		"no start-up notice from the simulator" },
+};
+
+/* The one constraint a [min, max] cannot say: ring offsets are masked, so a
+ * ring's size is a power of two. */
+static bool ok(unsigned row, uint64_t v)
+{
+	return row != HIPSVM_SIM_O_RING_SIZE || (v & (v - 1)) == 0;
+}
+
+static const char *invalid(unsigned row)
+{
+	return row == HIPSVM_SIM_O_RING_SIZE ? "not a power of two from 4K to 64M" : NULL;
+}
+
+const struct hipsvm_option_table hipsvm_sim_option_table = {
+	.scope = "SIM_",
+	.others = NULL,
+	.rows = table,
+	.n = HIPSVM_SIM_O_COUNT,
+	.ok = ok,
+	.invalid = invalid,
+};
+
+static struct hipsvm_optvals vals(const struct hipsvm_sim_options *o)
+{
+	/* The format only reads; the cast keeps one type. */
+	struct hipsvm_sim_options *w = (struct hipsvm_sim_options *)o;
+
+	return (struct hipsvm_optvals){ w ? w->num : NULL, w ? w->str : NULL,
+					w ? w->from_env : NULL };
+}
+
+const struct hipsvm_option_desc *hipsvm_sim_option_desc(enum hipsvm_sim_opt_id id)
+{
+	return hipsvm_opt_row(&hipsvm_sim_option_table, (unsigned)id);
+}
+
+const char *hipsvm_sim_option_why(enum hipsvm_sim_opt_id id, int err)
+{
+	return hipsvm_opt_why(&hipsvm_sim_option_table, (unsigned)id, err);
+}
+
+int hipsvm_sim_option_lookup(const char *name, enum hipsvm_sim_opt_id *id)
+{
+	unsigned row;
+	int err;
+
+	if (!id)
+		return -EINVAL;
+	err = hipsvm_opt_lookup(&hipsvm_sim_option_table, name, &row);
+	if (!err)
+		*id = (enum hipsvm_sim_opt_id)row;
+	return err;
+}
+
+void hipsvm_sim_options_defaults(struct hipsvm_sim_options *o)
+{
+	hipsvm_opt_defaults(&hipsvm_sim_option_table, vals(o));
+}
+
+int hipsvm_sim_options_load(struct hipsvm_sim_options *o, char *const *envp,
+			    struct hipsvm_opt_error *errs, unsigned max_errs)
+{
+	return hipsvm_opt_load(&hipsvm_sim_option_table, vals(o), envp, errs, max_errs);
+}
+
+int hipsvm_sim_options_set(struct hipsvm_sim_options *o, enum hipsvm_sim_opt_id id,
+			   const char *value)
+{
+	return hipsvm_opt_set(&hipsvm_sim_option_table, vals(o), (unsigned)id, value);
+}
+
+size_t hipsvm_sim_options_format(const struct hipsvm_sim_options *o, char *buf, size_t cap)
+{
+	return hipsvm_opt_format(&hipsvm_sim_option_table, vals(o), buf, cap);
+}
