@@ -127,6 +127,8 @@ void hipsvm_stats_api_sum(const struct hipsvm_stats *s, unsigned api, uint64_t *
 			  uint64_t *bytes);
 
 void hipsvm_stats_add(uint64_t *counter, uint64_t v);
+/* The context's counters: HIPSVM_CTX_HOST or a device index; NULL if out of range. */
+struct hipsvm_ctx_stats *hipsvm_stats_ctx(struct hipsvm_stats *s, int ctx);
 void hipsvm_stats_drain(struct hipsvm_stats *s, int dev, uint64_t ns, bool timed_out);
 
 /* Median of the drain histogram: the lower bound of the bucket holding it

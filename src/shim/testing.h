@@ -39,11 +39,6 @@ int hipsvm_reg_check(struct hipsvm_registry *r);
 void hipsvm_reg_atfork_prepare(struct hipsvm_registry *r);
 void hipsvm_reg_atfork_parent(struct hipsvm_registry *r);
 
-/* ---- stats.c ---- */
-
-/* The context's counters: HIPSVM_CTX_HOST or a device index; NULL if out of range. */
-struct hipsvm_ctx_stats *hipsvm_stats_ctx(struct hipsvm_stats *s, int ctx);
-
 /* ---- hook.c (transport as in hook.h) ---- */
 
 /* Number of GPUs the server has, or -errno. */
