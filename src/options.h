@@ -41,6 +41,8 @@ enum hipsvm_opt_id {
 	HIPSVM_O_SIM_SOCKET,		/* string, "@hipsvm-sim.%p": hook server socket */
 	HIPSVM_O_SIM_SERVE,		/* bool, 1: run the hook server */
 	HIPSVM_O_SIM_QUIET,		/* bool, 0: no start-up notice */
+	HIPSVM_O_SIM_EXEC,		/* string, "auto": interpret kernels when possible */
+	HIPSVM_O_SIM_EXEC_THREADS,	/* int, 0: threads per dispatch (0: up to 4, by CPUs) */
 	HIPSVM_O_COUNT
 };
 

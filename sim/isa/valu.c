@@ -1,0 +1,795 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * valu.c - vector ALU instructions, in the VOP3 opcode space (isa.h).
+ *
+ * Each instruction reads its sources for all 64 lanes first, then computes
+ * the active lanes (EXEC) and writes them: a VGPR that is both source and
+ * destination is read before it is written, as on the hardware. Results of
+ * inactive lanes are left alone, except the lane masks VOPC and the carry
+ * outs write, whose inactive bits are 0.
+ *
+ * Floating point is the host's IEEE arithmetic (round to nearest even,
+ * denormals kept). Where the hardware approximates (v_rcp, v_rsq, v_sqrt,
+ * v_exp, v_log, v_sin, v_cos) the interpreter returns the correctly rounded
+ * host value; v_div_scale never scales, v_div_fmas is a plain fma and
+ * v_div_fixup returns the IEEE quotient of its operands: see
+ * docs/simulator.md for what that changes.
+ */
+#include "isa.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LANES(ex) for (unsigned l = 0; l < ISA_LANES; l++) if (((ex) >> l) & 1)
+
+static float f32(uint32_t v) { float f; memcpy(&f, &v, 4); return f; }
+static uint32_t u32(float f) { uint32_t v; memcpy(&v, &f, 4); return v; }
+static double f64(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
+static uint64_t u64(double f) { uint64_t v; memcpy(&v, &f, 8); return v; }
+
+/* Sources of one instruction, all lanes. */
+struct srcs {
+	uint32_t a[3][ISA_LANES];
+	uint64_t q[3][ISA_LANES];
+};
+
+static void read32(const struct isa_wave *w, const struct isa_insn *in, unsigned i,
+		   uint32_t *out)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256) {
+		memcpy(out, w->v[src - 256], sizeof(w->v[0]));
+	} else {
+		uint32_t v = isa_sreg32(w, in, src);
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			out[l] = v;
+	}
+}
+
+static void read64(const struct isa_wave *w, const struct isa_insn *in, unsigned i, bool fp,
+		   uint64_t *out)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256) {
+		unsigned r = src - 256;
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			out[l] = w->v[r][l] | (r + 1 < ISA_NVGPR ? (uint64_t)w->v[r + 1][l] << 32 : 0);
+	} else {
+		uint64_t v = isa_sreg64(w, in, src, fp);
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			out[l] = v;
+	}
+}
+
+/* abs/neg modifiers of VOP3 (only float operations take them). */
+static float m32(const struct isa_insn *in, unsigned i, uint32_t v)
+{
+	if (in->abs >> i & 1)
+		v &= 0x7fffffffu;
+	if (in->neg >> i & 1)
+		v ^= 0x80000000u;
+	return f32(v);
+}
+
+static double m64(const struct isa_insn *in, unsigned i, uint64_t v)
+{
+	if (in->abs >> i & 1)
+		v &= 0x7fffffffffffffffull;
+	if (in->neg >> i & 1)
+		v ^= 0x8000000000000000ull;
+	return f64(v);
+}
+
+static float out32(const struct isa_insn *in, float r)
+{
+	static const float om[4] = { 1.0f, 2.0f, 4.0f, 0.5f };
+
+	if (in->fmt == F_VOP3) {
+		r *= om[in->omod];
+		if (in->clamp)
+			r = r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;	/* NaN -> 0 */
+		if (in->clamp && r != r)
+			r = 0.0f;
+	}
+	return r;
+}
+
+static double out64(const struct isa_insn *in, double r)
+{
+	static const double om[4] = { 1.0, 2.0, 4.0, 0.5 };
+
+	if (in->fmt == F_VOP3) {
+		r *= om[in->omod];
+		if (in->clamp)
+			r = r != r ? 0.0 : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+	}
+	return r;
+}
+
+static void write32(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *r)
+{
+	if (dst < 256 || dst - 256 >= ISA_NVGPR)
+		return;
+	LANES(ex)
+		w->v[dst - 256][l] = r[l];
+}
+
+static void write64(struct isa_wave *w, unsigned dst, uint64_t ex, const uint64_t *r)
+{
+	unsigned d = dst - 256;
+
+	if (dst < 256 || d + 1 >= ISA_NVGPR)
+		return;
+	LANES(ex) {
+		w->v[d][l] = (uint32_t)r[l];
+		w->v[d + 1][l] = (uint32_t)(r[l] >> 32);
+	}
+}
+
+/* The destination VGPR as a 9-bit operand number, whatever the encoding. */
+static unsigned vdst(const struct isa_insn *in)
+{
+	return in->fmt == F_VOP3 && in->dst < 256 ? in->dst + 256u : in->dst;
+}
+
+static bool fcmp(unsigned c, double a, double b)
+{
+	bool un = a != a || b != b;
+
+	switch (c & 15) {
+	case 0: return false;
+	case 1: return a < b;
+	case 2: return a == b;
+	case 3: return a <= b;
+	case 4: return a > b;
+	case 5: return a < b || a > b;
+	case 6: return a >= b;
+	case 7: return !un;
+	case 8: return un;
+	case 9: return !(a >= b);
+	case 10: return !(a < b || a > b);
+	case 11: return !(a > b);
+	case 12: return !(a <= b);
+	case 13: return !(a == b);
+	case 14: return !(a < b);
+	default: return true;
+	}
+}
+
+static bool icmp(unsigned c, int cmp /* -1, 0, 1 */)
+{
+	switch (c & 7) {
+	case 0: return false;
+	case 1: return cmp < 0;
+	case 2: return cmp == 0;
+	case 3: return cmp <= 0;
+	case 4: return cmp > 0;
+	case 5: return cmp != 0;
+	case 6: return cmp >= 0;
+	default: return true;
+	}
+}
+
+/* v_cmp_class: bit 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0,
+ * 6 +0, 7 +denormal, 8 +normal, 9 +inf. */
+static bool fclass(double x, bool is_snan, uint32_t mask)
+{
+	unsigned bit;
+	int c = fpclassify(x);
+	bool neg = signbit(x);
+
+	if (c == FP_NAN)
+		bit = is_snan ? 0 : 1;
+	else if (c == FP_INFINITE)
+		bit = neg ? 2 : 9;
+	else if (c == FP_NORMAL)
+		bit = neg ? 3 : 8;
+	else if (c == FP_SUBNORMAL)
+		bit = neg ? 4 : 7;
+	else
+		bit = neg ? 5 : 6;
+	return mask >> bit & 1;
+}
+
+static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+{
+	unsigned op = in->op, dst = in->fmt == F_VOPC ? ISA_VCC_LO : in->dst;
+	bool cmpx = (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) ||
+		    (op >= 0xd0 && op < 0xe0) || (op >= 0xf0) || op == 0x11 || op == 0x13;
+	uint64_t r = 0;
+
+	if (op == 0x10 || op == 0x11) {			/* v_cmp(x)_class_f32 */
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t v = s->a[0][l];
+			float f = m32(in, 0, v);
+
+			if (fclass(f, (v & 0x7fc00000u) == 0x7f800000u && (v & 0x7fffff), s->a[1][l]))
+				r |= 1ull << l;
+		}
+	} else if (op == 0x12 || op == 0x13) {		/* v_cmp(x)_class_f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint64_t v = s->q[0][l];
+
+			if (fclass(m64(in, 0, v), ((v >> 51) & 0xfff) == 0xffe && (v & 0x7ffffffffffffull),
+				   s->a[1][l]))
+				r |= 1ull << l;
+		}
+	} else if (op >= 0x40 && op < 0x60) {		/* f32 */
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex)
+			if (fcmp(op, m32(in, 0, s->a[0][l]), m32(in, 1, s->a[1][l])))
+				r |= 1ull << l;
+	} else if (op >= 0x60 && op < 0x80) {		/* f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read64(w, in, 1, true, s->q[1]);
+		LANES(ex)
+			if (fcmp(op, m64(in, 0, s->q[0][l]), m64(in, 1, s->q[1][l])))
+				r |= 1ull << l;
+	} else if (op >= 0xc0 && op < 0xe0) {		/* i32 / u32 */
+		bool sgn = (op & 8) == 0;
+
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t a = s->a[0][l], b = s->a[1][l];
+			int c = sgn ? ((int32_t)a > (int32_t)b) - ((int32_t)a < (int32_t)b) : (a > b) - (a < b);
+
+			if (icmp(op, c))
+				r |= 1ull << l;
+		}
+	} else if (op >= 0xe0) {			/* i64 / u64 */
+		bool sgn = (op & 8) == 0;
+
+		read64(w, in, 0, false, s->q[0]);
+		read64(w, in, 1, false, s->q[1]);
+		LANES(ex) {
+			uint64_t a = s->q[0][l], b = s->q[1][l];
+			int c = sgn ? ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b) : (a > b) - (a < b);
+
+			if (icmp(op, c))
+				r |= 1ull << l;
+		}
+	} else {
+		return -ISA_E_DECODE;
+	}
+	isa_swrite64(w, dst, r);
+	if (cmpx)
+		isa_swrite64(w, ISA_EXEC_LO, r);
+	return 0;
+}
+
+static bool vopc_has(unsigned op)
+{
+	return (op >= 0x10 && op <= 0x13) || (op >= 0x40 && op < 0x80) || (op >= 0xc0 && op <= 0xff);
+}
+
+/* Operations with a 64-bit result (a VGPR pair). */
+static int op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+{
+	uint64_t *r = s->q[2];
+	uint64_t carry = 0;
+
+	switch (in->op) {
+	case 0x104: /* v_fmac_f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read64(w, in, 1, true, s->q[1]);
+		read64(w, in, 2, true, s->q[2]);
+		{
+			uint64_t d[ISA_LANES];
+			struct isa_insn t = *in;
+
+			t.src[2] = (uint16_t)vdst(in);
+			read64(w, &t, 2, true, d);
+			LANES(ex)
+				r[l] = u64(out64(in, fma(m64(in, 0, s->q[0][l]), m64(in, 1, s->q[1][l]),
+							  m64(in, 2, d[l]))));
+		}
+		break;
+	case 0x144: read32(w, in, 0, s->a[0]); LANES(ex) r[l] = u64((double)(int32_t)s->a[0][l]); break;
+	case 0x150: read32(w, in, 0, s->a[0]); LANES(ex) r[l] = u64(out64(in, (double)m32(in, 0, s->a[0][l]))); break;
+	case 0x156: read32(w, in, 0, s->a[0]); LANES(ex) r[l] = u64((double)s->a[0][l]); break;
+	case 0x157: case 0x158: case 0x159: case 0x15a: case 0x165: case 0x166: case 0x168:
+	case 0x171: case 0x172:
+		read64(w, in, 0, true, s->q[0]);
+		LANES(ex) {
+			double a = m64(in, 0, s->q[0][l]), v;
+			int e;
+
+			switch (in->op) {
+			case 0x157: v = trunc(a); break;
+			case 0x158: v = ceil(a); break;
+			case 0x159: v = nearbyint(a); break;
+			case 0x15a: v = floor(a); break;
+			case 0x165: v = 1.0 / a; break;
+			case 0x166: v = 1.0 / sqrt(a); break;
+			case 0x168: v = sqrt(a); break;
+			case 0x171: v = isinf(a) || a != a ? a : frexp(a, &e); break;
+			default: v = isinf(a) ? 0.0 : a - floor(a); if (v >= 1.0) v = nextafter(1.0, 0.0); break;
+			}
+			r[l] = u64(out64(in, v));
+		}
+		break;
+	case 0x1cc: case 0x1e3: /* v_fma_f64, v_div_fmas_f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read64(w, in, 1, true, s->q[1]);
+		read64(w, in, 2, true, s->q[2]);
+		LANES(ex)
+			r[l] = u64(out64(in, fma(m64(in, 0, s->q[0][l]), m64(in, 1, s->q[1][l]),
+						  m64(in, 2, s->q[2][l]))));
+		break;
+	case 0x1df: /* v_div_fixup_f64: the IEEE quotient num / den */
+		read64(w, in, 1, true, s->q[1]);
+		read64(w, in, 2, true, s->q[2]);
+		LANES(ex)
+			r[l] = u64(out64(in, m64(in, 2, s->q[2][l]) / m64(in, 1, s->q[1][l])));
+		break;
+	case 0x1e1: /* v_div_scale_f64: never scales */
+		read64(w, in, 0, true, s->q[0]);
+		LANES(ex) r[l] = u64(m64(in, 0, s->q[0][l]));
+		isa_swrite64(w, in->sdst, 0);
+		break;
+	case 0x1e8: case 0x1e9: /* v_mad_u64_u32, v_mad_i64_i32 */
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		read64(w, in, 2, false, s->q[0]);
+		LANES(ex) {
+			if (in->op == 0x1e8) {
+				unsigned __int128 t = (unsigned __int128)((uint64_t)s->a[0][l] * s->a[1][l]) + s->q[0][l];
+
+				r[l] = (uint64_t)t;
+				if (t >> 64)
+					carry |= 1ull << l;
+			} else {
+				__int128 t = (__int128)((int64_t)(int32_t)s->a[0][l] * (int32_t)s->a[1][l]) +
+					     (int64_t)s->q[0][l];
+
+				r[l] = (uint64_t)t;
+				if (t > INT64_MAX || t < INT64_MIN)
+					carry |= 1ull << l;
+			}
+		}
+		isa_swrite64(w, in->sdst, carry);
+		break;
+	case 0x280: case 0x281: case 0x282: case 0x283:
+		read64(w, in, 0, true, s->q[0]);
+		read64(w, in, 1, true, s->q[1]);
+		LANES(ex) {
+			double a = m64(in, 0, s->q[0][l]), b = m64(in, 1, s->q[1][l]), v;
+
+			switch (in->op) {
+			case 0x280: v = a + b; break;
+			case 0x281: v = a * b; break;
+			case 0x282: v = fmin(a, b); break;
+			default: v = fmax(a, b); break;
+			}
+			r[l] = u64(out64(in, v));
+		}
+		break;
+	case 0x284: /* v_ldexp_f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) r[l] = u64(out64(in, ldexp(m64(in, 0, s->q[0][l]), (int32_t)s->a[1][l])));
+		break;
+	case 0x28f: case 0x290: case 0x291: /* 64-bit shifts: amount first */
+		read32(w, in, 0, s->a[0]);
+		read64(w, in, 1, false, s->q[1]);
+		LANES(ex) {
+			unsigned sh = s->a[0][l] & 63;
+			uint64_t b = s->q[1][l];
+
+			r[l] = in->op == 0x28f ? b << sh : in->op == 0x290 ? b >> sh :
+			       (uint64_t)((int64_t)b >> sh);
+		}
+		break;
+	default:
+		return -ISA_E_DECODE;
+	}
+	write64(w, vdst(in), ex, r);
+	return 0;
+}
+
+static bool op64_has(unsigned op)
+{
+	switch (op) {
+	case 0x104: case 0x144: case 0x150: case 0x156: case 0x157: case 0x158: case 0x159:
+	case 0x15a: case 0x165: case 0x166: case 0x168: case 0x171: case 0x172: case 0x1cc:
+	case 0x1e3: case 0x1df: case 0x1e1: case 0x1e8: case 0x1e9: case 0x280: case 0x281:
+	case 0x282: case 0x283: case 0x284: case 0x28f: case 0x290: case 0x291:
+		return true;
+	}
+	return false;
+}
+
+static uint32_t cvt_i32(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= 2147483647.0)
+		return 0x7fffffffu;
+	if (v <= -2147483648.0)
+		return 0x80000000u;
+	return (uint32_t)(int32_t)v;
+}
+
+static uint32_t cvt_u32(double v)
+{
+	if (v != v || v <= 0.0)
+		return 0;
+	if (v >= 4294967295.0)
+		return 0xffffffffu;
+	return (uint32_t)v;
+}
+
+static uint32_t med3u(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t mx = a > b ? a : b, mn = a < b ? a : b;
+
+	return c > mx ? mx : c < mn ? mn : c;
+}
+
+static int32_t med3i(int32_t a, int32_t b, int32_t c)
+{
+	int32_t mx = a > b ? a : b, mn = a < b ? a : b;
+
+	return c > mx ? mx : c < mn ? mn : c;
+}
+
+/* Operations with a 32-bit result. The sources are read by the caller
+ * (three 32-bit ones) except where noted. */
+static int op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+{
+	uint32_t *A = s->a[0], *B = s->a[1], *C = s->a[2], r[ISA_LANES];
+	uint64_t carry = 0, cin = 0;
+	unsigned op = in->op;
+
+	switch (op) {
+	case 0x100: /* v_cndmask_b32: VCC, or an SGPR pair in VOP3 */
+		cin = in->fmt == F_VOP3 ? isa_sreg64(w, in, in->src[2], false) : isa_vcc(w);
+		LANES(ex) {
+			uint32_t a = A[l], b = B[l];
+
+			if (in->fmt == F_VOP3) {	/* abs/neg act on the bits */
+				a = in->abs & 1 ? a & 0x7fffffffu : a;
+				a = in->neg & 1 ? a ^ 0x80000000u : a;
+				b = in->abs & 2 ? b & 0x7fffffffu : b;
+				b = in->neg & 2 ? b ^ 0x80000000u : b;
+			}
+			r[l] = (cin >> l & 1) ? b : a;
+		}
+		break;
+	case 0x101: LANES(ex) r[l] = u32(out32(in, m32(in, 0, A[l]) + m32(in, 1, B[l]))); break;
+	case 0x102: LANES(ex) r[l] = u32(out32(in, m32(in, 0, A[l]) - m32(in, 1, B[l]))); break;
+	case 0x103: LANES(ex) r[l] = u32(out32(in, m32(in, 1, B[l]) - m32(in, 0, A[l]))); break;
+	case 0x105: LANES(ex) r[l] = u32(out32(in, m32(in, 0, A[l]) * m32(in, 1, B[l]))); break;
+	case 0x106: LANES(ex) r[l] = (uint32_t)((int64_t)((int32_t)(A[l] << 8) >> 8) * ((int32_t)(B[l] << 8) >> 8)); break;
+	case 0x107: LANES(ex) r[l] = (uint32_t)(((int64_t)((int32_t)(A[l] << 8) >> 8) * ((int32_t)(B[l] << 8) >> 8)) >> 32); break;
+	case 0x108: LANES(ex) r[l] = (A[l] & 0xffffff) * (B[l] & 0xffffff); break;
+	case 0x109: LANES(ex) r[l] = (uint32_t)(((uint64_t)(A[l] & 0xffffff) * (B[l] & 0xffffff)) >> 32); break;
+	case 0x10a: LANES(ex) r[l] = u32(out32(in, fminf(m32(in, 0, A[l]), m32(in, 1, B[l])))); break;
+	case 0x10b: LANES(ex) r[l] = u32(out32(in, fmaxf(m32(in, 0, A[l]), m32(in, 1, B[l])))); break;
+	case 0x10c: LANES(ex) r[l] = (int32_t)A[l] < (int32_t)B[l] ? A[l] : B[l]; break;
+	case 0x10d: LANES(ex) r[l] = (int32_t)A[l] > (int32_t)B[l] ? A[l] : B[l]; break;
+	case 0x10e: LANES(ex) r[l] = A[l] < B[l] ? A[l] : B[l]; break;
+	case 0x10f: LANES(ex) r[l] = A[l] > B[l] ? A[l] : B[l]; break;
+	case 0x110: LANES(ex) r[l] = B[l] >> (A[l] & 31); break;
+	case 0x111: LANES(ex) r[l] = (uint32_t)((int32_t)B[l] >> (A[l] & 31)); break;
+	case 0x112: LANES(ex) r[l] = B[l] << (A[l] & 31); break;
+	case 0x113: LANES(ex) r[l] = A[l] & B[l]; break;
+	case 0x114: LANES(ex) r[l] = A[l] | B[l]; break;
+	case 0x115: LANES(ex) r[l] = A[l] ^ B[l]; break;
+	case 0x13d: LANES(ex) r[l] = ~(A[l] ^ B[l]); break;
+	case 0x116: case 0x13b: /* v_mac_f32, v_fmac_f32: d = a * b + d */
+		LANES(ex) {
+			float d = f32(w->v[vdst(in) - 256][l]);
+
+			r[l] = u32(out32(in, op == 0x13b ? fmaf(m32(in, 0, A[l]), m32(in, 1, B[l]), d)
+							 : m32(in, 0, A[l]) * m32(in, 1, B[l]) + d));
+		}
+		break;
+	case 0x117: LANES(ex) r[l] = u32(f32(A[l]) * f32(in->lit) + f32(B[l])); break;
+	case 0x118: LANES(ex) r[l] = u32(f32(A[l]) * f32(B[l]) + f32(in->lit)); break;
+	case 0x119: case 0x11a: case 0x11b: case 0x11c: case 0x11d: case 0x11e: {
+		unsigned sd = in->fmt == F_VOP3 ? in->sdst : ISA_VCC_LO;
+
+		if (op >= 0x11c)
+			cin = in->fmt == F_VOP3 ? isa_sreg64(w, in, in->src[2], false) : isa_vcc(w);
+		LANES(ex) {
+			uint64_t a = A[l], b = B[l], c = cin >> l & 1, t;
+
+			if (op == 0x11b || op == 0x11e) {
+				t = a;
+				a = b;
+				b = t;
+			}
+			if (op == 0x119 || op == 0x11c)
+				t = a + b + c;
+			else
+				t = a - b - c;
+			r[l] = (uint32_t)t;
+			if (t >> 32)
+				carry |= 1ull << l;
+		}
+		isa_swrite64(w, sd, carry);
+		break;
+	}
+	case 0x12a: LANES(ex) r[l] = (B[l] << (A[l] & 15)) & 0xffff; break;	/* v_lshlrev_b16 */
+	case 0x12b: LANES(ex) r[l] = (B[l] & 0xffff) >> (A[l] & 15); break;
+	case 0x12c: LANES(ex) r[l] = (uint32_t)(uint16_t)((int16_t)B[l] >> (A[l] & 15)); break;
+	case 0x134: LANES(ex) r[l] = A[l] + B[l]; break;
+	case 0x135: LANES(ex) r[l] = A[l] - B[l]; break;
+	case 0x136: LANES(ex) r[l] = B[l] - A[l]; break;
+	case 0x141: LANES(ex) r[l] = A[l]; break;		/* v_mov_b32 */
+	case 0x143: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = cvt_i32(m64(in, 0, s->q[0][l])); break;
+	case 0x145: LANES(ex) r[l] = u32(out32(in, (float)(int32_t)A[l])); break;
+	case 0x146: LANES(ex) r[l] = u32(out32(in, (float)A[l])); break;
+	case 0x147: LANES(ex) r[l] = cvt_u32(m32(in, 0, A[l])); break;
+	case 0x148: LANES(ex) r[l] = cvt_i32(m32(in, 0, A[l])); break;
+	case 0x14f: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = u32(out32(in, (float)m64(in, 0, s->q[0][l]))); break;
+	case 0x151: case 0x152: case 0x153: case 0x154:
+		LANES(ex) r[l] = u32((float)((A[l] >> (8 * (op - 0x151))) & 0xff));
+		break;
+	case 0x155: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = cvt_u32(m64(in, 0, s->q[0][l])); break;
+	case 0x15b: case 0x15c: case 0x15d: case 0x15e: case 0x15f: case 0x160: case 0x161:
+	case 0x162: case 0x163: case 0x164: case 0x167: case 0x169: case 0x16a: case 0x174:
+		LANES(ex) {
+			float a = m32(in, 0, A[l]), v;
+			int e;
+
+			switch (op) {
+			case 0x15b: v = isinf(a) ? 0.0f : a - floorf(a); if (v >= 1.0f) v = nextafterf(1.0f, 0.0f); break;
+			case 0x15c: v = truncf(a); break;
+			case 0x15d: v = ceilf(a); break;
+			case 0x15e: v = nearbyintf(a); break;
+			case 0x15f: v = floorf(a); break;
+			case 0x160: v = exp2f(a); break;
+			case 0x161: v = log2f(a); break;
+			case 0x162: case 0x163: v = 1.0f / a; break;
+			case 0x164: v = 1.0f / sqrtf(a); break;
+			case 0x167: v = sqrtf(a); break;
+			case 0x169: v = sinf(a * 6.2831853071795864769f); break;
+			case 0x16a: v = cosf(a * 6.2831853071795864769f); break;
+			default: v = isinf(a) || a != a ? a : frexpf(a, &e); break;
+			}
+			r[l] = u32(out32(in, v));
+		}
+		break;
+	case 0x16b: LANES(ex) r[l] = ~A[l]; break;
+	case 0x16c: LANES(ex) {
+			uint32_t v = 0;
+
+			for (int i = 0; i < 32; i++)
+				v |= ((A[l] >> i) & 1u) << (31 - i);
+			r[l] = v;
+		}
+		break;
+	case 0x16d: LANES(ex) r[l] = A[l] ? (uint32_t)__builtin_clz(A[l]) : ~0u; break;
+	case 0x16e: LANES(ex) r[l] = A[l] ? (uint32_t)__builtin_ctz(A[l]) : ~0u; break;
+	case 0x16f: LANES(ex) {
+			uint32_t v = (int32_t)A[l] < 0 ? ~A[l] : A[l];
+
+			r[l] = (A[l] == 0 || A[l] == ~0u) ? ~0u : (uint32_t)__builtin_clz(v);
+		}
+		break;
+	case 0x170: read64(w, in, 0, true, s->q[0]);
+		LANES(ex) {
+			double a = m64(in, 0, s->q[0][l]);
+			int e = 0;
+
+			if (!isinf(a) && a == a)
+				frexp(a, &e);
+			r[l] = (uint32_t)e;
+		}
+		break;
+	case 0x173: LANES(ex) {
+			float a = m32(in, 0, A[l]);
+			int e = 0;
+
+			if (!isinf(a) && a == a)
+				frexpf(a, &e);
+			r[l] = (uint32_t)e;
+		}
+		break;
+	case 0x1c1: LANES(ex) r[l] = u32(out32(in, m32(in, 0, A[l]) * m32(in, 1, B[l]) + m32(in, 2, C[l]))); break;
+	case 0x1c2: LANES(ex) r[l] = (uint32_t)((int32_t)(A[l] << 8) >> 8) * (uint32_t)((int32_t)(B[l] << 8) >> 8) + C[l]; break;
+	case 0x1c3: LANES(ex) r[l] = (A[l] & 0xffffff) * (B[l] & 0xffffff) + C[l]; break;
+	case 0x1c8: LANES(ex) {
+			unsigned off = B[l] & 31, wd = C[l] & 31;
+
+			r[l] = wd == 0 ? 0 : off + wd >= 32 ? A[l] >> off : (A[l] >> off) & ((1u << wd) - 1);
+		}
+		break;
+	case 0x1c9: LANES(ex) {
+			unsigned off = B[l] & 31, wd = C[l] & 31;
+
+			if (wd == 0)
+				r[l] = 0;
+			else if (off + wd >= 32)
+				r[l] = (uint32_t)((int32_t)A[l] >> off);
+			else
+				r[l] = (uint32_t)((int32_t)(A[l] << (32 - off - wd)) >> (32 - wd));
+		}
+		break;
+	case 0x1ca: LANES(ex) r[l] = (A[l] & B[l]) | (~A[l] & C[l]); break;
+	case 0x1cb: case 0x1e2: /* v_fma_f32, v_div_fmas_f32 */
+		LANES(ex) r[l] = u32(out32(in, fmaf(m32(in, 0, A[l]), m32(in, 1, B[l]), m32(in, 2, C[l]))));
+		break;
+	case 0x1ce: LANES(ex) r[l] = (uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (C[l] & 31)); break;
+	case 0x1cf: LANES(ex) r[l] = (uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (8 * (C[l] & 3))); break;
+	case 0x1d0: LANES(ex) r[l] = u32(out32(in, fminf(fminf(m32(in, 0, A[l]), m32(in, 1, B[l])), m32(in, 2, C[l])))); break;
+	case 0x1d3: LANES(ex) r[l] = u32(out32(in, fmaxf(fmaxf(m32(in, 0, A[l]), m32(in, 1, B[l])), m32(in, 2, C[l])))); break;
+	case 0x1d1: LANES(ex) { int32_t a = (int32_t)A[l], b = (int32_t)B[l], c = (int32_t)C[l]; a = a < b ? a : b; r[l] = (uint32_t)(a < c ? a : c); } break;
+	case 0x1d2: LANES(ex) { uint32_t a = A[l] < B[l] ? A[l] : B[l]; r[l] = a < C[l] ? a : C[l]; } break;
+	case 0x1d4: LANES(ex) { int32_t a = (int32_t)A[l], b = (int32_t)B[l], c = (int32_t)C[l]; a = a > b ? a : b; r[l] = (uint32_t)(a > c ? a : c); } break;
+	case 0x1d5: LANES(ex) { uint32_t a = A[l] > B[l] ? A[l] : B[l]; r[l] = a > C[l] ? a : C[l]; } break;
+	case 0x1d6: LANES(ex) {
+			float a = m32(in, 0, A[l]), b = m32(in, 1, B[l]), c = m32(in, 2, C[l]);
+			float mx = fmaxf(a, b), mn = fminf(a, b);
+
+			r[l] = u32(out32(in, fmaxf(mn, fminf(mx, c))));
+		}
+		break;
+	case 0x1d7: LANES(ex) r[l] = (uint32_t)med3i((int32_t)A[l], (int32_t)B[l], (int32_t)C[l]); break;
+	case 0x1d8: LANES(ex) r[l] = med3u(A[l], B[l], C[l]); break;
+	case 0x1de: /* v_div_fixup_f32: the IEEE quotient num / den */
+		LANES(ex) r[l] = u32(out32(in, m32(in, 2, C[l]) / m32(in, 1, B[l])));
+		break;
+	case 0x1e0: /* v_div_scale_f32: never scales */
+		LANES(ex) r[l] = u32(m32(in, 0, A[l]));
+		isa_swrite64(w, in->sdst, 0);
+		break;
+	case 0x1fd: LANES(ex) r[l] = (A[l] << (B[l] & 31)) + C[l]; break;
+	case 0x1fe: LANES(ex) r[l] = (A[l] + B[l]) << (C[l] & 31); break;
+	case 0x1ff: LANES(ex) r[l] = A[l] + B[l] + C[l]; break;
+	case 0x200: LANES(ex) r[l] = (A[l] << (B[l] & 31)) | C[l]; break;
+	case 0x201: LANES(ex) r[l] = (A[l] & B[l]) | C[l]; break;
+	case 0x202: LANES(ex) r[l] = A[l] | B[l] | C[l]; break;
+	case 0x285: LANES(ex) r[l] = A[l] * B[l]; break;
+	case 0x286: LANES(ex) r[l] = (uint32_t)(((uint64_t)A[l] * B[l]) >> 32); break;
+	case 0x287: LANES(ex) r[l] = (uint32_t)(((int64_t)(int32_t)A[l] * (int32_t)B[l]) >> 32); break;
+	case 0x288: LANES(ex) r[l] = u32(out32(in, ldexpf(m32(in, 0, A[l]), (int32_t)B[l]))); break;
+	case 0x28b: LANES(ex) r[l] = (uint32_t)__builtin_popcount(A[l]) + B[l]; break;
+	case 0x28c: case 0x28d: /* v_mbcnt_lo/hi_u32_b32 */
+		LANES(ex) {
+			uint64_t below = l ? (~0ull >> (64 - l)) : 0;
+			uint32_t m = op == 0x28c ? (uint32_t)below : (uint32_t)(below >> 32);
+
+			r[l] = (uint32_t)__builtin_popcount(A[l] & m) + B[l];
+		}
+		break;
+	case 0x293: LANES(ex) r[l] = ((1u << (A[l] & 31)) - 1) << (B[l] & 31); break;
+	default:
+		return -ISA_E_DECODE;
+	}
+	write32(w, vdst(in), ex, r);
+	return 0;
+}
+
+static bool op32_has(unsigned op)
+{
+	if ((op >= 0x100 && op <= 0x11e && op != 0x104) || op == 0x12a || op == 0x12b ||
+	    op == 0x12c || (op >= 0x134 && op <= 0x136) || op == 0x13b || op == 0x13d)
+		return true;
+	if (op == 0x141 || op == 0x143 || (op >= 0x145 && op <= 0x148) || op == 0x14f ||
+	    (op >= 0x151 && op <= 0x155) || (op >= 0x15b && op <= 0x164) || op == 0x167 ||
+	    (op >= 0x169 && op <= 0x170) || op == 0x173 || op == 0x174)
+		return true;
+	if (op == 0x1c1 || op == 0x1c2 || op == 0x1c3 || (op >= 0x1c8 && op <= 0x1cb) ||
+	    (op >= 0x1ce && op <= 0x1d8) || op == 0x1de || op == 0x1e0 || op == 0x1e2 ||
+	    (op >= 0x1fd && op <= 0x202))
+		return true;
+	return (op >= 0x285 && op <= 0x288) || (op >= 0x28b && op <= 0x28d) || op == 0x293;
+}
+
+/* Lane moves: readfirstlane, readlane, writelane. */
+static int lanes_op(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+{
+	unsigned src = in->src[0];
+
+	if (in->op == 0x142 || in->op == 0x289) {
+		unsigned lane = 0;
+		uint32_t v;
+
+		if (in->op == 0x142)
+			lane = ex ? (unsigned)__builtin_ctzll(ex) : 0;
+		else
+			lane = isa_sreg32(w, in, in->src[1]) & 63;
+		v = src >= 256 ? w->v[src - 256][lane] : isa_sreg32(w, in, src);
+		isa_swrite32(w, in->dst, v);
+		return 0;
+	}
+	/* v_writelane_b32: one lane, whatever EXEC says */
+	if (in->dst < ISA_NVGPR)
+		w->v[in->dst][isa_sreg32(w, in, in->src[1]) & 63] = isa_sreg32(w, in, src);
+	return 0;
+}
+
+/* VOP3P: the packed f32 operations of gfx90a and v_pk_mov_b32. Each half of
+ * a 64-bit operand pair is chosen by op_sel (low result) and op_sel_hi
+ * (high result). */
+static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+{
+	uint64_t r[ISA_LANES];
+
+	if (in->op < 0x30 || in->op > 0x33)
+		return -ISA_E_DECODE;
+	for (unsigned i = 0; i < 3; i++)
+		read64(w, in, i, false, s->q[i]);
+	LANES(ex) {
+		uint32_t lo[3], hi[3];
+		float rl, rh;
+
+		for (unsigned i = 0; i < 3; i++) {
+			uint64_t v = s->q[i][l];
+
+			lo[i] = (uint32_t)(in->opsel >> i & 1 ? v >> 32 : v);
+			hi[i] = (uint32_t)(in->opsel_hi >> i & 1 ? v >> 32 : v);
+			if (in->neg >> i & 1)
+				lo[i] ^= 0x80000000u;
+			if (in->abs >> i & 1)
+				hi[i] ^= 0x80000000u;	/* neg_hi */
+		}
+		switch (in->op) {
+		case 0x30: rl = fmaf(f32(lo[0]), f32(lo[1]), f32(lo[2]));
+			rh = fmaf(f32(hi[0]), f32(hi[1]), f32(hi[2])); break;
+		case 0x31: rl = f32(lo[0]) * f32(lo[1]); rh = f32(hi[0]) * f32(hi[1]); break;
+		case 0x32: rl = f32(lo[0]) + f32(lo[1]); rh = f32(hi[0]) + f32(hi[1]); break;
+		default:
+			/* v_pk_mov_b32: op_sel picks the dword of src0 (low) and src1 (high) */
+			r[l] = (uint64_t)(uint32_t)(in->opsel & 1 ? s->q[0][l] >> 32 : s->q[0][l]) |
+			       (uint64_t)(uint32_t)(in->opsel & 2 ? s->q[1][l] >> 32 : s->q[1][l]) << 32;
+			continue;
+		}
+		r[l] = u32(rl) | (uint64_t)u32(rh) << 32;
+	}
+	write64(w, in->dst, ex, r);
+	return 0;
+}
+
+bool isa_valu_has(const struct isa_insn *in)
+{
+	unsigned op = in->op;
+
+	if (in->fmt == F_VOP3P)
+		return op >= 0x30 && op <= 0x33;
+	if (op < 0x100)
+		return vopc_has(op);
+	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a || op32_has(op) ||
+	       op64_has(op);
+}
+
+int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	static __thread struct srcs s;
+	uint64_t ex = isa_exec(w);
+	int err;
+
+	(void)env;
+	if (in->fmt == F_VOP3P)
+		err = vop3p(w, in, &s, ex);
+	else if (in->op < 0x100)
+		err = vopc(w, in, &s, ex);
+	else if (in->op == 0x140)	/* v_nop */
+		err = 0;
+	else if (in->op == 0x142 || in->op == 0x289 || in->op == 0x28a)
+		err = lanes_op(w, in, ex);
+	else if (op64_has(in->op))
+		err = op64(w, in, &s, ex);
+	else {
+		for (unsigned i = 0; i < 3; i++)
+			read32(w, in, i, s.a[i]);
+		err = op32(w, in, &s, ex);
+	}
+	if (!err)
+		w->pc += 4u * in->words;
+	return err;
+}
