@@ -1,0 +1,332 @@
+// isa_kernels: kernels the simulator's gfx90a interpreter runs, each checked
+// against a CPU reference (exit 2 on a mismatch, 1 on an API failure).
+// Options: a kernel name runs only that kernel; none runs them all.
+#include <hip/hip_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(call)                                                          \
+	do {                                                                 \
+		hipError_t e_ = (call);                                      \
+		if (e_ != hipSuccess) {                                      \
+			printf("%s=%d (%s)\n", #call, (int)e_, hipGetErrorString(e_)); \
+			exit(1);                                             \
+		}                                                            \
+	} while (0)
+
+__global__ void k_vadd(float *c, const float *a, const float *b, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		c[i] = a[i] + b[i];
+}
+
+__global__ void k_saxpy(float a, const float *x, float *y, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = a * x[i] + y[i];
+}
+
+__global__ void k_stride(int *p, size_t n, int by)
+{
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = p[i] * 3 + by;
+}
+
+__global__ void k_2d(float *out, const float *in, int w, int h)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x < w && y < h)
+		out[x * h + y] = in[y * w + x] * 0.5f - (float)y;
+}
+
+__global__ void k_reduce(const int *in, int *out, int n)
+{
+	__shared__ int s[256];
+	int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+	s[t] = i < n ? in[i] : 0;
+	__syncthreads();
+	for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+		if (t < k)
+			s[t] += s[t + k];
+		__syncthreads();
+	}
+	if (t == 0)
+		out[blockIdx.x] = s[0];
+}
+
+__global__ void k_atomic(const int *in, int *hist, unsigned *total, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		atomicAdd(&hist[in[i] & 15], 1);
+		atomicAdd(total, (unsigned)in[i]);
+	}
+}
+
+__global__ void k_shfl(const int *in, int *out)
+{
+	int t = threadIdx.x;
+	int v = in[blockIdx.x * blockDim.x + t];
+	for (int d = 32; d > 0; d >>= 1)
+		v += __shfl_down(v, d);
+	int r = __shfl(v, (t + 5) & 63);
+	out[blockIdx.x * blockDim.x + t] = r + (t == 0 ? v : 0) * 0;
+}
+
+__global__ void k_double(const double *x, double *y, double a, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = a * x[i] + sqrt(fabs(x[i])) - y[i] / (x[i] + 3.0);
+}
+
+__global__ void k_math(const float *x, float *y, int *z, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		float v = x[i];
+		y[i] = v / (1.0f + fabsf(v)) + fminf(v, 2.0f) * fmaxf(v, -1.0f);
+		z[i] = (int)v % 7 + ((int)v >> 2) - (int)(v * 3.0f) / 5 + (unsigned)i % 11u;
+	}
+}
+
+// ---- host side: each test fills inputs with a fixed-seed generator, runs
+// the kernel, and compares with the CPU. ----
+
+static unsigned long long rng = 0x1234abcdULL;
+static unsigned rnd(void)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)(rng >> 33);
+}
+
+static int fail(const char *k, int i, double got, double want)
+{
+	printf("%s: mismatch at %d: got %.17g want %.17g\n", k, i, got, want);
+	return 1;
+}
+
+template <typename T> static T *dev(const T *h, size_t n)
+{
+	T *d;
+	CHECK(hipMalloc(&d, n * sizeof(T)));
+	if (h)
+		CHECK(hipMemcpy(d, h, n * sizeof(T), hipMemcpyHostToDevice));
+	else
+		CHECK(hipMemset(d, 0, n * sizeof(T)));
+	return d;
+}
+
+template <typename T> static void back(T *h, const T *d, size_t n)
+{
+	CHECK(hipMemcpy(h, d, n * sizeof(T), hipMemcpyDeviceToHost));
+}
+
+static int t_vadd(void)
+{
+	const int n = 100003;
+	float *a = new float[n], *b = new float[n], *c = new float[n];
+	for (int i = 0; i < n; i++) { a[i] = (float)(rnd() % 1000) / 7; b[i] = (float)(rnd() % 1000) / 3; }
+	float *da = dev(a, n), *db = dev(b, n), *dc = dev<float>(NULL, n);
+	hipLaunchKernelGGL(k_vadd, dim3((n + 255) / 256), dim3(256), 0, 0, dc, da, db, n);
+	back(c, dc, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++)
+		if (c[i] != a[i] + b[i]) bad = fail("vadd", i, c[i], a[i] + b[i]);
+	hipFree(da); hipFree(db); hipFree(dc);
+	delete[] a; delete[] b; delete[] c;
+	return bad;
+}
+
+static int t_saxpy(void)
+{
+	const int n = 5000;
+	float *x = new float[n], *y = new float[n], *r = new float[n];
+	for (int i = 0; i < n; i++) { x[i] = (float)(int)(rnd() % 2001 - 1000) / 16; y[i] = (float)(rnd() % 100); }
+	float *dx = dev(x, n), *dy = dev(y, n);
+	hipLaunchKernelGGL(k_saxpy, dim3((n + 127) / 128), dim3(128), 0, 0, 2.5f, dx, dy, n);
+	back(r, dy, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		float want = fmaf(2.5f, x[i], y[i]);
+		if (r[i] != want) bad = fail("saxpy", i, r[i], want);
+	}
+	hipFree(dx); hipFree(dy);
+	delete[] x; delete[] y; delete[] r;
+	return bad;
+}
+
+static int t_stride(void)
+{
+	const size_t n = 70000;
+	int *p = new int[n], *r = new int[n];
+	for (size_t i = 0; i < n; i++) p[i] = (int)rnd();
+	int *dp = dev(p, n);
+	hipLaunchKernelGGL(k_stride, dim3(7), dim3(192), 0, 0, dp, n, 11);
+	back(r, dp, n);
+	int bad = 0;
+	for (size_t i = 0; i < n && !bad; i++)
+		if (r[i] != (int)((unsigned)p[i] * 3u + 11u)) bad = fail("stride", (int)i, r[i], p[i] * 3 + 11);
+	hipFree(dp);
+	delete[] p; delete[] r;
+	return bad;
+}
+
+static int t_2d(void)
+{
+	const int w = 100, h = 37;
+	float *in = new float[w * h], *out = new float[w * h];
+	for (int i = 0; i < w * h; i++) in[i] = (float)(rnd() % 4096);
+	float *di = dev(in, w * h), *d_o = dev<float>(NULL, w * h);
+	hipLaunchKernelGGL(k_2d, dim3((w + 15) / 16, (h + 7) / 8), dim3(16, 8), 0, 0, d_o, di, w, h);
+	back(out, d_o, w * h);
+	int bad = 0;
+	for (int y = 0; y < h && !bad; y++)
+		for (int x = 0; x < w && !bad; x++) {
+			float want = in[y * w + x] * 0.5f - (float)y;
+			if (out[x * h + y] != want) bad = fail("2d", x * h + y, out[x * h + y], want);
+		}
+	hipFree(di); hipFree(d_o);
+	delete[] in; delete[] out;
+	return bad;
+}
+
+static int t_reduce(void)
+{
+	const int n = 10000, blocks = (n + 255) / 256;
+	int *in = new int[n], out[blocks];
+	for (int i = 0; i < n; i++) in[i] = (int)(rnd() % 2000) - 1000;
+	int *di = dev(in, n), *d_o = dev<int>(NULL, blocks);
+	hipLaunchKernelGGL(k_reduce, dim3(blocks), dim3(256), 0, 0, di, d_o, n);
+	back(out, d_o, blocks);
+	int bad = 0;
+	for (int b = 0; b < blocks && !bad; b++) {
+		int want = 0;
+		for (int i = b * 256; i < n && i < (b + 1) * 256; i++) want += in[i];
+		if (out[b] != want) bad = fail("reduce", b, out[b], want);
+	}
+	hipFree(di); hipFree(d_o);
+	delete[] in;
+	return bad;
+}
+
+static int t_atomic(void)
+{
+	const int n = 20000;
+	int *in = new int[n], hist[16] = {0}, want[16] = {0};
+	unsigned total = 0, want_total = 0;
+	for (int i = 0; i < n; i++) { in[i] = (int)(rnd() % 1000); want[in[i] & 15]++; want_total += (unsigned)in[i]; }
+	int *di = dev(in, n), *dh = dev<int>(NULL, 16);
+	unsigned *dt = dev<unsigned>(NULL, 1);
+	hipLaunchKernelGGL(k_atomic, dim3((n + 255) / 256), dim3(256), 0, 0, di, dh, dt, n);
+	back(hist, dh, 16);
+	back(&total, dt, 1);
+	int bad = total != want_total ? fail("atomic total", 0, total, want_total) : 0;
+	for (int b = 0; b < 16 && !bad; b++)
+		if (hist[b] != want[b]) bad = fail("atomic", b, hist[b], want[b]);
+	hipFree(di); hipFree(dh); hipFree(dt);
+	delete[] in;
+	return bad;
+}
+
+static int t_shfl(void)
+{
+	const int blocks = 3, n = 64 * blocks;
+	int in[n], out[n];
+	for (int i = 0; i < n; i++) in[i] = (int)(rnd() % 100);
+	int *di = dev(in, n), *d_o = dev<int>(NULL, n);
+	hipLaunchKernelGGL(k_shfl, dim3(blocks), dim3(64), 0, 0, di, d_o);
+	back(out, d_o, n);
+	int bad = 0;
+	for (int b = 0; b < blocks && !bad; b++) {
+		int v[64];
+		for (int t = 0; t < 64; t++) v[t] = in[b * 64 + t];
+		for (int d = 32; d > 0; d >>= 1) {
+			int nv[64];
+			for (int t = 0; t < 64; t++) nv[t] = v[t] + (t + d < 64 ? v[t + d] : v[t]);
+			for (int t = 0; t < 64; t++) v[t] = nv[t];
+		}
+		for (int t = 0; t < 64 && !bad; t++)
+			if (out[b * 64 + t] != v[(t + 5) & 63]) bad = fail("shfl", b * 64 + t, out[b * 64 + t], v[(t + 5) & 63]);
+	}
+	hipFree(di); hipFree(d_o);
+	return bad;
+}
+
+static int t_double(void)
+{
+	const int n = 3000;
+	double *x = new double[n], *y = new double[n], *r = new double[n];
+	for (int i = 0; i < n; i++) { x[i] = ((double)rnd() - 2147483648.0) / 65536.0; y[i] = (double)rnd() / 3.0; }
+	double *dx = dev(x, n), *dy = dev(y, n);
+	hipLaunchKernelGGL(k_double, dim3((n + 63) / 64), dim3(64), 0, 0, dx, dy, 1.25, n);
+	back(r, dy, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		double want = 1.25 * x[i] + sqrt(fabs(x[i])) - y[i] / (x[i] + 3.0);
+		// the device fuses a*x + sqrt into an fma: allow the last bits
+		if (fabs(r[i] - want) > 1e-12 * (fabs(want) + 1.0)) bad = fail("double", i, r[i], want);
+	}
+	hipFree(dx); hipFree(dy);
+	delete[] x; delete[] y; delete[] r;
+	return bad;
+}
+
+static int t_math(void)
+{
+	const int n = 4099;
+	float *x = new float[n], *y = new float[n];
+	int *z = new int[n];
+	for (int i = 0; i < n; i++) x[i] = ((float)(int)(rnd() % 200001) - 100000.0f) / 37.0f;
+	x[0] = 0.0f; x[1] = -1.0f; x[2] = 1e30f; x[3] = -3.5f;
+	float *dx = dev(x, n), *dy = dev<float>(NULL, n);
+	int *dz = dev<int>(NULL, n);
+	hipLaunchKernelGGL(k_math, dim3((n + 255) / 256), dim3(256), 0, 0, dx, dy, dz, n);
+	back(y, dy, n);
+	back(z, dz, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		float v = x[i];
+		float wy = v / (1.0f + fabsf(v)) + fminf(v, 2.0f) * fmaxf(v, -1.0f);
+		int vi = (int)v;
+		if (v >= 2147483647.0f) vi = 2147483647;
+		int v3 = (v * 3.0f >= 2147483647.0f) ? 2147483647 : (int)(v * 3.0f);
+		int wz = (int)((unsigned)(vi % 7 + (vi >> 2) - v3 / 5) + (unsigned)i % 11u);
+		if (fabsf(y[i] - wy) > 1e-6f * (fabsf(wy) + 1.0f)) bad = fail("math y", i, y[i], wy);
+		else if (z[i] != wz) bad = fail("math z", i, z[i], wz);
+	}
+	hipFree(dx); hipFree(dy); hipFree(dz);
+	delete[] x; delete[] y; delete[] z;
+	return bad;
+}
+
+static const struct { const char *name; int (*fn)(void); } tests[] = {
+	{"vadd", t_vadd}, {"saxpy", t_saxpy}, {"stride", t_stride}, {"2d", t_2d},
+	{"reduce", t_reduce}, {"atomic", t_atomic}, {"shfl", t_shfl}, {"double", t_double},
+	{"math", t_math},
+};
+
+int main(int argc, char **argv)
+{
+	int bad = 0, ran = 0;
+	for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
+		if (argc > 1 && strcmp(argv[1], tests[t].name))
+			continue;
+		int b = tests[t].fn();
+		CHECK(hipDeviceSynchronize());
+		printf("%s %s\n", b ? "FAIL" : "ok", tests[t].name);
+		bad |= b;
+		ran++;
+	}
+	if (!ran) {
+		printf("no test named %s\n", argv[1]);
+		return 1;
+	}
+	return bad ? 2 : 0;
+}
