@@ -135,6 +135,7 @@ static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
 	for (unsigned r = 0; r < k->nvgpr; r++)
 		memset(w->v[r], 0, sizeof(w->v[r]));
 	w->pc = 0;
+	w->insns = 0;
 	w->scc = false;
 	w->state = W_RUN;
 	w->id = wi;

@@ -20,18 +20,37 @@
 #include <math.h>
 #include <string.h>
 
-#define LANES(ex) for (unsigned l = 0; l < ISA_LANES; l++) if (((ex) >> l) & 1)
+/* the active lanes, lowest first (a full EXEC is the common case) */
+#define LANES(ex) \
+	for (uint64_t m_ = (ex), l = 0; m_ && ((l = (unsigned)__builtin_ctzll(m_)), 1); m_ &= m_ - 1)
 
 static float f32(uint32_t v) { float f; memcpy(&f, &v, 4); return f; }
 static uint32_t u32(float f) { uint32_t v; memcpy(&v, &f, 4); return v; }
 static double f64(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
 static uint64_t u64(double f) { uint64_t v; memcpy(&v, &f, 8); return v; }
 
-/* Sources of one instruction, all lanes. */
+/* Sources of one instruction, all lanes: p[i] points at a VGPR's lanes or
+ * at a[i], filled with a scalar source. */
 struct srcs {
+	const uint32_t *p[3];
 	uint32_t a[3][ISA_LANES];
 	uint64_t q[3][ISA_LANES];
 };
+
+/* A 32-bit source: the VGPR itself (no copy) or a[i] filled. */
+static const uint32_t *src32(const struct isa_wave *w, const struct isa_insn *in, unsigned i,
+			     uint32_t *buf)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256)
+		return w->v[src - 256];
+	uint32_t v = isa_sreg32(w, in, src);
+
+	for (unsigned l = 0; l < ISA_LANES; l++)
+		buf[l] = v;
+	return buf;
+}
 
 static void read32(const struct isa_wave *w, const struct isa_insn *in, unsigned i,
 		   uint32_t *out)
@@ -448,7 +467,8 @@ static int32_t med3i(int32_t a, int32_t b, int32_t c)
  * (three 32-bit ones) except where noted. */
 static int op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
 {
-	uint32_t *A = s->a[0], *B = s->a[1], *C = s->a[2], r[ISA_LANES];
+	const uint32_t *A = s->p[0], *B = s->p[1], *C = s->p[2];
+	uint32_t r[ISA_LANES];
 	uint64_t carry = 0, cin = 0;
 	unsigned op = in->op;
 
@@ -722,13 +742,15 @@ static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, 
 
 	if (in->op < 0x30 || in->op > 0x33)
 		return -ISA_E_DECODE;
-	for (unsigned i = 0; i < 3; i++)
+	unsigned nsrc = in->op == 0x30 ? 3 : 2;
+
+	for (unsigned i = 0; i < nsrc; i++)
 		read64(w, in, i, false, s->q[i]);
 	LANES(ex) {
-		uint32_t lo[3], hi[3];
+		uint32_t lo[3] = { 0 }, hi[3] = { 0 };
 		float rl, rh;
 
-		for (unsigned i = 0; i < 3; i++) {
+		for (unsigned i = 0; i < nsrc; i++) {
 			uint64_t v = s->q[i][l];
 
 			lo[i] = (uint32_t)(in->opsel >> i & 1 ? v >> 32 : v);
@@ -769,7 +791,7 @@ bool isa_valu_has(const struct isa_insn *in)
 
 int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	static __thread struct srcs s;
+	struct srcs s;
 	uint64_t ex = isa_exec(w);
 	int err;
 
@@ -785,8 +807,12 @@ int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_ins
 	else if (op64_has(in->op))
 		err = op64(w, in, &s, ex);
 	else {
+		/* VOP1 reads one source, VOP2 two; VOP3 as its opcode range says */
+		unsigned n = in->fmt == F_VOP1 || (in->op >= 0x140 && in->op < 0x1c0) ? 1 :
+			     in->fmt == F_VOP2 || in->op < 0x140 ? 2 : 3;
+
 		for (unsigned i = 0; i < 3; i++)
-			read32(w, in, i, s.a[i]);
+			s.p[i] = i < n ? src32(w, in, i, s.a[i]) : s.a[i];
 		err = op32(w, in, &s, ex);
 	}
 	if (!err)

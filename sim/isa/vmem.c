@@ -13,7 +13,8 @@
 
 #include <string.h>
 
-#define LANES(ex) for (unsigned l = 0; l < ISA_LANES; l++) if (((ex) >> l) & 1)
+#define LANES(ex) \
+	for (uint64_t m_ = (ex), l = 0; m_ && ((l = (unsigned)__builtin_ctzll(m_)), 1); m_ &= m_ - 1)
 
 struct vbuf {
 	uint64_t addr[ISA_LANES];
@@ -191,7 +192,7 @@ static int atomics(struct isa_wave *w, const struct isa_env *env, const struct i
 
 static int flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	static __thread struct vbuf b;
+	struct vbuf b;
 	uint64_t ex = isa_exec(w);
 	enum kind k;
 	unsigned n;
@@ -219,7 +220,7 @@ static int flat(struct isa_wave *w, const struct isa_env *env, const struct isa_
 
 static int mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	static __thread struct vbuf b;
+	struct vbuf b;
 	uint64_t ex = isa_exec(w), base;
 	uint32_t soff, stride;
 	enum kind k;
