@@ -67,7 +67,9 @@ int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t
 		if (isa_decode(code + pc, k->code_size - pc, &in) || !isa_supported(&in) ||
 		    /* calls leave the kernel's code: not followed */
 		    (in.fmt == F_SOP1 && (in.op == 0x1c || in.op == 0x1d || in.op == 0x1e))) {
-			if (why) {
+			if (why && in.fmt == F_SOPP && (in.op == 0x10 || in.op == 0x11)) {
+				snprintf(why, whylen, "s_sendmsg at +0x%zx: a hostcall such as printf", pc);
+			} else if (why) {
 				if (in.fmt)
 					isa_describe(&in, name, sizeof(name));
 				else

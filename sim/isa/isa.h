@@ -28,6 +28,7 @@
 #define ISA_LANES 64
 #define ISA_NSGPR 128		/* s0..s101, flat_scr, xnack, vcc, ttmp, m0, exec */
 #define ISA_NVGPR 256
+#define ISA_NAGPR 256
 
 /* special SGPR slots in isa_wave.s[] (the operand encoding's numbers) */
 #define ISA_FLAT_SCR_LO 102
@@ -114,6 +115,7 @@ enum isa_wave_state { W_RUN, W_BARRIER, W_DONE };
 struct isa_wave {
 	uint32_t s[ISA_NSGPR];
 	uint32_t v[ISA_NVGPR][ISA_LANES];
+	uint32_t acc[ISA_NAGPR][ISA_LANES];	/* AGPRs (v_accvgpr_read/write) */
 	uint64_t pc;		/* byte offset into env->code */
 	bool scc;
 	uint8_t state;

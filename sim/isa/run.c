@@ -197,8 +197,6 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 		return false;
 	if (!info->has_code)
 		return say_fallback(info, name, "no machine code found for it");
-	if (info->hidden_mask & (1u << HIPSVM_HIDDEN_HOSTCALL))
-		return say_fallback(info, name, "printf and hostcalls are not simulated");
 	if (!args && !kernarg)
 		return say_fallback(info, name, "no arguments given");
 	c = prepare(info);

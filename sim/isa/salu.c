@@ -333,6 +333,18 @@ static int sopk(struct isa_wave *w, const struct isa_insn *in)
 		break;
 	}
 	case 0x0f: isa_swrite32(w, in->dst, d * k); break;		/* s_mulk_i32 */
+	case 0x11: {							/* s_getreg_b32 */
+		unsigned id = uk & 0x3f, off = (uk >> 6) & 0x1f, size = ((uk >> 11) & 0x1f) + 1;
+		uint32_t v = 0;
+
+		/* HW_REG_SH_MEM_BASES: bits 63:48 of the private (15:0) and
+		 * shared (31:16) apertures; every other register reads 0 */
+		if (id == 15)
+			v = (ISA_SHARED_HI >> 16) << 16 | (ISA_PRIVATE_HI >> 16);
+		v >>= off;
+		isa_swrite32(w, in->dst, size >= 32 ? v : v & ((1u << size) - 1));
+		break;
+	}
 	default:
 		return -ISA_E_DECODE;
 	}
@@ -348,11 +360,6 @@ static int sopp(struct isa_wave *w, const struct isa_insn *in)
 	case 0x00: case 0x0c: case 0x0e: case 0x0f: case 0x13: case 0x14: case 0x15:
 	case 0x16:
 		/* s_nop, s_waitcnt, s_sleep, s_setprio, s_icache_inv, perf levels, ttrace */
-		w->pc += 4;
-		return 0;
-	case 0x10: case 0x11:
-		/* s_sendmsg(halt)/s_sendmsghalt: only the dealloc-VGPRs and
-		 * ordered-count messages appear in plain kernels; nothing to do */
 		w->pc += 4;
 		return 0;
 	case 0x01: w->state = W_DONE; return 0;				/* s_endpgm */
@@ -432,10 +439,12 @@ bool isa_salu_has(const struct isa_insn *in)
 	case F_SOPC:
 		return in->op <= 0x0d || in->op == 0x12 || in->op == 0x13;
 	case F_SOPK:
-		return in->op <= 0x0f;
+		return in->op <= 0x0f || in->op == 0x11;
 	case F_SOPP:
+		/* not s_sendmsg: on gfx9 a kernel sends messages to the host
+		 * only for hostcalls (printf), which are not simulated */
 		return in->op <= 0x16 && in->op != 0x03 && in->op != 0x0b && in->op != 0x0d &&
-		       in->op != 0x12;
+		       in->op != 0x10 && in->op != 0x11 && in->op != 0x12;
 	case F_SMEM:
 		return in->op <= 4 || (in->op >= 0x20 && in->op <= 0x25);
 	}

@@ -218,7 +218,7 @@ static bool fclass(double x, bool is_snan, uint32_t mask)
 static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
 {
 	unsigned op = in->op, dst = in->fmt == F_VOPC ? ISA_VCC_LO : in->dst;
-	bool cmpx = (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) ||
+	bool cmpx = (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) || (op >= 0xb0 && op < 0xc0) ||
 		    (op >= 0xd0 && op < 0xe0) || (op >= 0xf0) || op == 0x11 || op == 0x13;
 	uint64_t r = 0;
 
@@ -254,6 +254,19 @@ static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 		LANES(ex)
 			if (fcmp(op, m64(in, 0, s->q[0][l]), m64(in, 1, s->q[1][l])))
 				r |= 1ull << l;
+	} else if (op >= 0xa0 && op < 0xc0) {		/* i16 / u16 */
+		bool sgn = (op & 8) == 0;
+
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t a = s->a[0][l] & 0xffff, b = s->a[1][l] & 0xffff;
+			int32_t sa = (int16_t)a, sb = (int16_t)b;
+			int c = sgn ? (sa > sb) - (sa < sb) : (a > b) - (a < b);
+
+			if (icmp(op, c))
+				r |= 1ull << l;
+		}
 	} else if (op >= 0xc0 && op < 0xe0) {		/* i32 / u32 */
 		bool sgn = (op & 8) == 0;
 
@@ -289,7 +302,7 @@ static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 
 static bool vopc_has(unsigned op)
 {
-	return (op >= 0x10 && op <= 0x13) || (op >= 0x40 && op < 0x80) || (op >= 0xc0 && op <= 0xff);
+	return (op >= 0x10 && op <= 0x13) || (op >= 0x40 && op < 0x80) || (op >= 0xa0 && op <= 0xff);
 }
 
 /* Operations with a 64-bit result (a VGPR pair). */
@@ -740,6 +753,21 @@ static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, 
 {
 	uint64_t r[ISA_LANES];
 
+	if (in->op == 0x58 || in->op == 0x59) {
+		/* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
+		unsigned d = in->dst - 256;
+
+		if (in->op == 0x58) {
+			unsigned a = in->src[0] >= 256 ? in->src[0] - 256u : 0;
+
+			LANES(ex) w->v[d][l] = w->acc[a][l];
+		} else {
+			const uint32_t *v = src32(w, in, 0, s->a[0]);
+
+			LANES(ex) w->acc[d][l] = v[l];
+		}
+		return 0;
+	}
 	if (in->op < 0x30 || in->op > 0x33)
 		return -ISA_E_DECODE;
 	unsigned nsrc = in->op == 0x30 ? 3 : 2;
@@ -782,7 +810,7 @@ bool isa_valu_has(const struct isa_insn *in)
 	unsigned op = in->op;
 
 	if (in->fmt == F_VOP3P)
-		return op >= 0x30 && op <= 0x33;
+		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59;
 	if (op < 0x100)
 		return vopc_has(op);
 	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a || op32_has(op) ||

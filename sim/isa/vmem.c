@@ -37,7 +37,7 @@ static uint8_t *priv(const struct isa_env *env, unsigned lane, uint64_t off, uns
 
 /* ---- one load or store of every active lane ---- */
 
-enum kind { K_U8, K_S8, K_U16, K_S16, K_D };
+enum kind { K_U8, K_S8, K_U16, K_S16, K_D, K_U8_HI, K_U16_HI };
 
 /* Loads: op -> (kind, dwords); stores likewise. Same numbering in FLAT and MUBUF. */
 static bool load_shape(unsigned op, enum kind *k, unsigned *n)
@@ -58,7 +58,9 @@ static bool store_shape(unsigned op, enum kind *k, unsigned *n)
 	*n = 1;
 	switch (op) {
 	case 0x18: *k = K_U8; return true;
+	case 0x19: *k = K_U8_HI; return true;	/* the d16_hi forms store bits 31:16 */
 	case 0x1a: *k = K_U16; return true;
+	case 0x1b: *k = K_U16_HI; return true;
 	case 0x1c: case 0x1d: case 0x1e: case 0x1f: *k = K_D; *n = op - 0x1b; return true;
 	}
 	return false;
@@ -66,7 +68,7 @@ static bool store_shape(unsigned op, enum kind *k, unsigned *n)
 
 static unsigned kind_size(enum kind k, unsigned n)
 {
-	return k == K_D ? 4 * n : (k == K_U8 || k == K_S8) ? 1 : 2;
+	return k == K_D ? 4 * n : (k == K_U8 || k == K_S8 || k == K_U8_HI) ? 1 : 2;
 }
 
 static uint32_t widen(enum kind k, const uint8_t *p)
@@ -104,6 +106,9 @@ static int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, u
 				for (unsigned i = 0; i < n && p; i++) {
 					uint32_t v = w->v[(dreg + i) & 0xff][l];
 
+					if (k == K_U8_HI || k == K_U16_HI)
+						v >>= 16;
+
 					memcpy(p + 4 * i, &v, k == K_D ? 4 : sz);
 				}
 			} else {
@@ -116,6 +121,9 @@ static int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, u
 		if (store)
 			for (unsigned i = 0; i < n; i++) {
 				uint32_t v = w->v[(dreg + i) & 0xff][l];
+
+				if (k == K_U8_HI || k == K_U16_HI)
+					v >>= 16;
 
 				memcpy(b->data + cnt * sz + 4 * i, &v, k == K_D ? 4 : sz);
 			}
