@@ -313,7 +313,8 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		return -ISA_E_ABORT;
 	for (i = 0; i < nthreads; i++) {
 		wk[i].d = d;
-		wk[i].waves = aligned_alloc(64, waves * sizeof(struct isa_wave));
+		/* C11's aligned_alloc wants a multiple of the alignment */
+		wk[i].waves = aligned_alloc(64, (waves * sizeof(struct isa_wave) + 63) & ~(size_t)63);
 		wk[i].lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
 		wk[i].scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
 		if (!wk[i].waves || !wk[i].lds || (k->scratch && !wk[i].scratch)) {
