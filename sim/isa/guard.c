@@ -14,7 +14,8 @@
  * (or a short count) for an unmapped page, with no signal, from any thread,
  * whatever handlers the program has installed: the safest choice in a
  * multi-threaded host program, and one system call per instruction (all
- * lanes' ranges in one iovec list). Atomics cannot be done that way; they
+ * lanes' ranges in one iovec list). Where a seccomp filter refuses those
+ * calls (EPERM, ENOSYS), the copies fall back to the guard below. Atomics cannot be done that way; they
  * run as host atomics under a per-thread sigsetjmp guard: a SIGSEGV/SIGBUS
  * handler, installed once, long-jumps out when the faulting thread is
  * inside a guarded atomic and otherwise hands the signal to the handler
@@ -26,6 +27,7 @@
  */
 #include "run.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/uio.h>
@@ -125,6 +127,49 @@ static int walk(struct sim_isa_mem *m, uint64_t a, size_t n, bool write, uint64_
 	return 0;
 }
 
+/* process_vm_* refused (a seccomp filter may do that in a container):
+ * the copies then run under the signal guard, as the atomics do. */
+static int vm_refused;
+
+static int guarded_copy(const struct iovec *local, const struct iovec *remote, unsigned nr,
+			bool write)
+{
+	const uint8_t *lp = local->iov_base;
+
+	if (sigsetjmp(guard_jmp, 0))
+		return ISA_E_FAULT;
+	guard_on = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < nr; i++) {
+		if (write)
+			memcpy(remote[i].iov_base, lp, remote[i].iov_len);
+		else
+			memcpy((void *)lp, remote[i].iov_base, remote[i].iov_len);
+		lp += remote[i].iov_len;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_on = 0;
+	return 0;
+}
+
+/* One guarded copy between local (one buffer) and nr remote ranges. */
+static int vm_copy(const struct sim_isa_mem *m, const struct iovec *local,
+		   const struct iovec *remote, unsigned nr, bool write)
+{
+	ssize_t got;
+
+	if (!__atomic_load_n(&vm_refused, __ATOMIC_RELAXED)) {
+		got = write ? process_vm_writev(m->pid, local, 1, remote, nr, 0)
+			    : process_vm_readv(m->pid, local, 1, remote, nr, 0);
+		if (got == (ssize_t)local->iov_len)
+			return 0;
+		if (got >= 0 || (errno != EPERM && errno != ENOSYS))
+			return ISA_E_FAULT;
+		__atomic_store_n(&vm_refused, 1, __ATOMIC_RELAXED);
+	}
+	return guarded_copy(local, remote, nr, write);
+}
+
 static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size,
 		      bool write, void *buf)
 {
@@ -133,7 +178,6 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 	uint64_t seen[MAX_PAGES];
 	unsigned nseen = 0, nr = 0;
 	bool mixed = false;
-	ssize_t got;
 
 	if (n > ISA_LANES)
 		return ISA_E_FAULT;
@@ -158,9 +202,7 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 
 			if (internal(m, addr[i], size))
 				continue;
-			got = write ? process_vm_writev(m->pid, &l, 1, &r, 1, 0)
-				    : process_vm_readv(m->pid, &l, 1, &r, 1, 0);
-			if (got != (ssize_t)size)
+			if (vm_copy(m, &l, &r, 1, write))
 				return ISA_E_FAULT;
 		}
 		return 0;
@@ -177,9 +219,7 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 	}
 	local.iov_base = buf;
 	local.iov_len = (size_t)n * size;
-	got = write ? process_vm_writev(m->pid, &local, 1, remote, nr, 0)
-		    : process_vm_readv(m->pid, &local, 1, remote, nr, 0);
-	return got == (ssize_t)local.iov_len ? 0 : ISA_E_FAULT;
+	return vm_copy(m, &local, remote, nr, write);
 }
 
 static uint64_t rmw(int op, unsigned size, uint64_t old, uint64_t src)
