@@ -131,22 +131,28 @@ static int walk(struct sim_isa_mem *m, uint64_t a, size_t n, bool write, uint64_
  * the copies then run under the signal guard, as the atomics do. */
 static int vm_refused;
 
-static int guarded_copy(const struct iovec *local, const struct iovec *remote, unsigned nr,
-			bool write)
+static __attribute__((noinline)) void plain_copy(const struct iovec *local,
+						 const struct iovec *remote, unsigned nr, bool write)
 {
-	const uint8_t *lp = local->iov_base;
+	uint8_t *lp = local->iov_base;
 
-	if (sigsetjmp(guard_jmp, 0))
-		return ISA_E_FAULT;
-	guard_on = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < nr; i++) {
 		if (write)
 			memcpy(remote[i].iov_base, lp, remote[i].iov_len);
 		else
-			memcpy((void *)lp, remote[i].iov_base, remote[i].iov_len);
+			memcpy(lp, remote[i].iov_base, remote[i].iov_len);
 		lp += remote[i].iov_len;
 	}
+}
+
+static int guarded_copy(const struct iovec *local, const struct iovec *remote, unsigned nr,
+			bool write)
+{
+	if (sigsetjmp(guard_jmp, 0))
+		return ISA_E_FAULT;
+	guard_on = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	plain_copy(local, remote, nr, write);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_on = 0;
 	return 0;
