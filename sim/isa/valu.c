@@ -680,6 +680,10 @@ static int op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 		LANES(ex) r[l] = u32(m32(in, 0, A[l]));
 		isa_swrite64(w, in->sdst, 0);
 		break;
+	case 0x1dc: LANES(ex) r[l] = (A[l] > B[l] ? A[l] - B[l] : B[l] - A[l]) + C[l]; break;	/* v_sad_u32 */
+	case 0x1f3: LANES(ex) r[l] = (A[l] ^ B[l]) + C[l]; break;	/* v_xad_u32 */
+	case 0x29c: LANES(ex) r[l] = A[l] + B[l]; break;		/* v_add_i32 (no clamp) */
+	case 0x29d: LANES(ex) r[l] = A[l] - B[l]; break;		/* v_sub_i32 (no clamp) */
 	case 0x1fd: LANES(ex) r[l] = (A[l] << (B[l] & 31)) + C[l]; break;
 	case 0x1fe: LANES(ex) r[l] = (A[l] + B[l]) << (C[l] & 31); break;
 	case 0x1ff: LANES(ex) r[l] = A[l] + B[l] + C[l]; break;
@@ -707,7 +711,7 @@ static int op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 	return 0;
 }
 
-static bool op32_has(unsigned op)
+static bool op32_has(unsigned op, bool in_clamp)
 {
 	if ((op >= 0x100 && op <= 0x11e && op != 0x104) || op == 0x12a || op == 0x12b ||
 	    op == 0x12c || (op >= 0x134 && op <= 0x136) || op == 0x13b || op == 0x13d)
@@ -718,6 +722,7 @@ static bool op32_has(unsigned op)
 		return true;
 	if (op == 0x1c1 || op == 0x1c2 || op == 0x1c3 || (op >= 0x1c8 && op <= 0x1cb) ||
 	    (op >= 0x1ce && op <= 0x1d8) || op == 0x1de || op == 0x1e0 || op == 0x1e2 ||
+	    op == 0x1dc || op == 0x1f3 || ((op == 0x29c || op == 0x29d) && !in_clamp) ||
 	    (op >= 0x1fd && op <= 0x202))
 		return true;
 	return (op >= 0x285 && op <= 0x288) || (op >= 0x28b && op <= 0x28d) || op == 0x293;
@@ -813,7 +818,7 @@ bool isa_valu_has(const struct isa_insn *in)
 		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59;
 	if (op < 0x100)
 		return vopc_has(op);
-	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a || op32_has(op) ||
+	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a || op32_has(op, in->clamp) ||
 	       op64_has(op);
 }
 

@@ -96,6 +96,15 @@ __global__ void k_math(const float *x, float *y, int *z, int n)
 	}
 }
 
+__global__ void k_dynshared(const int *in, int *out)
+{
+	extern __shared__ int dyn[];
+	int t = threadIdx.x, base = blockIdx.x * blockDim.x;
+	dyn[t] = in[base + t];
+	__syncthreads();
+	out[base + t] = dyn[blockDim.x - 1 - t] * 2;
+}
+
 // ---- host side: each test fills inputs with a fixed-seed generator, runs
 // the kernel, and compares with the CPU. ----
 
@@ -306,10 +315,28 @@ static int t_math(void)
 	return bad;
 }
 
+static int t_dynshared(void)
+{
+	const int block = 320, blocks = 5, n = block * blocks;
+	int *in = new int[n], *out = new int[n];
+	for (int i = 0; i < n; i++) in[i] = (int)rnd();
+	int *di = dev(in, n), *d_o = dev<int>(NULL, n);
+	hipLaunchKernelGGL(k_dynshared, dim3(blocks), dim3(block), block * sizeof(int), 0, di, d_o);
+	back(out, d_o, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		int b = i / block, t = i % block, want = (int)((unsigned)in[b * block + block - 1 - t] * 2u);
+		if (out[i] != want) bad = fail("dynshared", i, out[i], want);
+	}
+	hipFree(di); hipFree(d_o);
+	delete[] in; delete[] out;
+	return bad;
+}
+
 static const struct { const char *name; int (*fn)(void); } tests[] = {
 	{"vadd", t_vadd}, {"saxpy", t_saxpy}, {"stride", t_stride}, {"2d", t_2d},
 	{"reduce", t_reduce}, {"atomic", t_atomic}, {"shfl", t_shfl}, {"double", t_double},
-	{"math", t_math},
+	{"math", t_math}, {"dynshared", t_dynshared},
 };
 
 int main(int argc, char **argv)
