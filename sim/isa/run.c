@@ -77,8 +77,10 @@ struct isa_op {
 	struct isa_kernel k;		/* a copy: the cache entry's program */
 	uint8_t *kernarg;
 	size_t kernarg_len;
-	uint8_t packet[64] __attribute__((aligned(64)));
-	uint8_t queue[256] __attribute__((aligned(64)));
+	/* 16-byte aligned, as calloc gives: the kernel reads them with
+	 * dword loads only */
+	uint8_t packet[64] __attribute__((aligned(16)));
+	uint8_t queue[256] __attribute__((aligned(16)));
 	char name[256];
 };
 

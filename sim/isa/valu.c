@@ -85,6 +85,36 @@ static void read64(const struct isa_wave *w, const struct isa_insn *in, unsigned
 	}
 }
 
+/* Half precision through the host's _Float16 (IEEE binary16): a sum,
+ * difference or product of two halves is exact in float, so one rounding
+ * to half gives the correctly rounded result. */
+static float h2f(uint32_t v)
+{
+	_Float16 h;
+	uint16_t b = (uint16_t)v;
+
+	memcpy(&h, &b, 2);
+	return (float)h;
+}
+
+static uint32_t f2h(float f)
+{
+	_Float16 h = (_Float16)f;
+	uint16_t b;
+
+	memcpy(&b, &h, 2);
+	return b;	/* gfx9 zeroes the high half of a 16-bit result */
+}
+
+static float m16(const struct isa_insn *in, unsigned i, uint32_t v)
+{
+	if (in->abs >> i & 1)
+		v &= 0x7fffu;
+	if (in->neg >> i & 1)
+		v ^= 0x8000u;
+	return h2f(v);
+}
+
 /* abs/neg modifiers of VOP3 (only float operations take them). */
 static float m32(const struct isa_insn *in, unsigned i, uint32_t v)
 {
@@ -680,6 +710,15 @@ static int op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 		LANES(ex) r[l] = u32(m32(in, 0, A[l]));
 		isa_swrite64(w, in->sdst, 0);
 		break;
+	case 0x11f: LANES(ex) r[l] = f2h(m16(in, 0, A[l]) + m16(in, 1, B[l])); break;	/* f16 */
+	case 0x120: LANES(ex) r[l] = f2h(m16(in, 0, A[l]) - m16(in, 1, B[l])); break;
+	case 0x121: LANES(ex) r[l] = f2h(m16(in, 1, B[l]) - m16(in, 0, A[l])); break;
+	case 0x122: LANES(ex) r[l] = f2h(m16(in, 0, A[l]) * m16(in, 1, B[l])); break;
+	case 0x12d: LANES(ex) r[l] = f2h(fmaxf(m16(in, 0, A[l]), m16(in, 1, B[l]))); break;
+	case 0x12e: LANES(ex) r[l] = f2h(fminf(m16(in, 0, A[l]), m16(in, 1, B[l]))); break;
+	case 0x14a: LANES(ex) r[l] = f2h(m32(in, 0, A[l])); break;	/* v_cvt_f16_f32 */
+	case 0x14b: LANES(ex) r[l] = u32(m16(in, 0, A[l])); break;	/* v_cvt_f32_f16 */
+	case 0x206: LANES(ex) r[l] = f2h((float)fma(m16(in, 0, A[l]), m16(in, 1, B[l]), m16(in, 2, C[l]))); break;
 	case 0x1dc: LANES(ex) r[l] = (A[l] > B[l] ? A[l] - B[l] : B[l] - A[l]) + C[l]; break;	/* v_sad_u32 */
 	case 0x1f3: LANES(ex) r[l] = (A[l] ^ B[l]) + C[l]; break;	/* v_xad_u32 */
 	case 0x29c: LANES(ex) r[l] = A[l] + B[l]; break;		/* v_add_i32 (no clamp) */
@@ -711,8 +750,12 @@ static int op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 	return 0;
 }
 
-static bool op32_has(unsigned op, bool in_clamp)
+static bool op32_has(unsigned op, bool in_clamp, unsigned opsel)
 {
+	/* half precision, without op_sel (halves other than the low one) or clamp */
+	if (op == 0x11f || op == 0x120 || op == 0x121 || op == 0x122 || op == 0x12d ||
+	    op == 0x12e || op == 0x14a || op == 0x14b || op == 0x206)
+		return !opsel && !in_clamp;
 	if ((op >= 0x100 && op <= 0x11e && op != 0x104) || op == 0x12a || op == 0x12b ||
 	    op == 0x12c || (op >= 0x134 && op <= 0x136) || op == 0x13b || op == 0x13d)
 		return true;
@@ -818,7 +861,7 @@ bool isa_valu_has(const struct isa_insn *in)
 		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59;
 	if (op < 0x100)
 		return vopc_has(op);
-	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a || op32_has(op, in->clamp) ||
+	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a || op32_has(op, in->clamp, in->fmt == F_VOP3 ? in->opsel : 0) ||
 	       op64_has(op);
 }
 

@@ -39,9 +39,9 @@ static int plain_access(struct isa_mem *m, const uint64_t *addr, unsigned n, uns
 		if (addr[i] < MEM_BASE || addr[i] + size > MEM_BASE + MEM_SIZE)
 			return ISA_E_FAULT;
 		if (write)
-			memcpy(gmem + addr[i] - MEM_BASE, (uint8_t *)buf + (size_t)i * size, size);
+			memcpy(gmem + (addr[i] - MEM_BASE), (uint8_t *)buf + (size_t)i * size, size);
 		else
-			memcpy((uint8_t *)buf + (size_t)i * size, gmem + addr[i] - MEM_BASE, size);
+			memcpy((uint8_t *)buf + (size_t)i * size, gmem + (addr[i] - MEM_BASE), size);
 	}
 	return 0;
 }
@@ -54,14 +54,14 @@ static int plain_atomic(struct isa_mem *m, uint64_t addr, unsigned size, int op,
 	(void)m;
 	if (addr < MEM_BASE || addr + size > MEM_BASE + MEM_SIZE)
 		return ISA_E_FAULT;
-	memcpy(&v, gmem + addr - MEM_BASE, size);
+	memcpy(&v, gmem + (addr - MEM_BASE), size);
 	switch (op) {
 	case ISA_AT_ADD: nv = v + src; break;
 	case ISA_AT_CMPSWAP: nv = v == cmp ? src : v; break;
 	case ISA_AT_SWAP: nv = src; break;
 	default: return ISA_E_FAULT;
 	}
-	memcpy(gmem + addr - MEM_BASE, &nv, size);
+	memcpy(gmem + (addr - MEM_BASE), &nv, size);
 	*old = v;
 	return 0;
 }
