@@ -85,25 +85,49 @@ static void read64(const struct isa_wave *w, const struct isa_insn *in, unsigned
 	}
 }
 
-/* Half precision through the host's _Float16 (IEEE binary16): a sum,
- * difference or product of two halves is exact in float, so one rounding
- * to half gives the correctly rounded result. */
+/* Half precision (IEEE binary16) by hand (not every compiler has _Float16
+ * on x86): a sum, difference or product of two halves is exact in float,
+ * so one rounding to half, to nearest even, gives the correctly rounded
+ * result. */
 static float h2f(uint32_t v)
 {
-	_Float16 h;
-	uint16_t b = (uint16_t)v;
+	uint32_t h = v & 0xffff, sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
 
-	memcpy(&h, &b, 2);
-	return (float)h;
+	if (e == 0) {
+		float r = ldexpf((float)m, -24);	/* zero or subnormal */
+
+		return sign ? -r : r;
+	}
+	return f32(sign | (e == 31 ? 0x7f800000u | m << 13 : (e + 112) << 23 | m << 13));
 }
 
-static uint32_t f2h(float f)
+static uint32_t f2h(float x)
 {
-	_Float16 h = (_Float16)f;
-	uint16_t b;
+	uint32_t f = u32(x), sign = (f >> 16) & 0x8000u, e = (f >> 23) & 0xff, m = f & 0x7fffff;
+	int he = (int)e - 112;
+	uint32_t r, rem, half;
 
-	memcpy(&b, &h, 2);
-	return b;	/* gfx9 zeroes the high half of a 16-bit result */
+	if (e == 255)		/* inf, nan (kept quiet) */
+		return sign | 0x7c00u | (m ? 0x200u | m >> 13 : 0);
+	if (he >= 31)
+		return sign | 0x7c00u;
+	if (he <= 0) {		/* subnormal half, or zero */
+		unsigned shift = (unsigned)(14 - he);
+
+		if (shift > 24)
+			return sign;
+		m |= 0x800000u;
+		r = m >> shift;
+		rem = m & ((1u << shift) - 1);
+		half = 1u << (shift - 1);
+	} else {
+		r = (uint32_t)he << 10 | m >> 13;
+		rem = m & 0x1fff;
+		half = 0x1000;
+	}
+	if (rem > half || (rem == half && (r & 1)))
+		r++;		/* a carry rounds up into the exponent, to inf at the top */
+	return sign | r;	/* gfx9 zeroes the high half of a 16-bit result */
 }
 
 static float m16(const struct isa_insn *in, unsigned i, uint32_t v)
