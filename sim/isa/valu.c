@@ -359,6 +359,42 @@ static bool vopc_has(unsigned op)
 	return (op >= 0x10 && op <= 0x13) || (op >= 0x40 && op < 0x80) || (op >= 0xa0 && op <= 0xff);
 }
 
+/* The fraction bits of 2/pi, most significant first (1201 bits, then
+ * zeroes), for v_trig_preop_f64: the range reduction of double sin/cos. */
+static const uint32_t two_by_pi[] = {
+	0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041,
+	0xfe5163ab, 0xdebbc561, 0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c,
+	0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41,
+	0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+	0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d,
+	0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08,
+	0x56033046, 0xfc7b0000,
+};
+
+/* The 53 bits of 2/pi from bit `shift` on (shift 53 * segment, plus what a
+ * large exponent adds), scaled to their place. */
+static double trig_preop(double x, uint32_t seg)
+{
+	uint64_t bits = u64(x), hi, lo;
+	unsigned e = (unsigned)(bits >> 52) & 0x7ff, shift = (seg & 31) * 53, idx, b;
+	int scale;
+
+	if (e > 1077)
+		shift += e - 1077;
+	idx = shift >> 5;
+	if (idx + 2 >= sizeof(two_by_pi) / sizeof(two_by_pi[0]))
+		return 0.0;
+	b = shift & 31;
+	hi = (uint64_t)two_by_pi[idx] << 32 | two_by_pi[idx + 1];
+	lo = (uint64_t)two_by_pi[idx + 2] << 32;
+	if (b)
+		hi = hi << b | lo >> (64 - b);
+	scale = -53 - (int)shift;
+	if (e >= 1968)
+		scale += 128;
+	return ldexp((double)(hi >> 11), scale);
+}
+
 /* Operations with a 64-bit result (a VGPR pair). */
 static int op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
 {
@@ -466,6 +502,11 @@ static int op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 		read32(w, in, 1, s->a[1]);
 		LANES(ex) r[l] = u64(out64(in, ldexp(m64(in, 0, s->q[0][l]), (int32_t)s->a[1][l])));
 		break;
+	case 0x292: /* v_trig_preop_f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) r[l] = u64(out64(in, trig_preop(m64(in, 0, s->q[0][l]), s->a[1][l])));
+		break;
 	case 0x28f: case 0x290: case 0x291: /* 64-bit shifts: amount first */
 		read32(w, in, 0, s->a[0]);
 		read64(w, in, 1, false, s->q[1]);
@@ -490,7 +531,7 @@ static bool op64_has(unsigned op)
 	case 0x104: case 0x144: case 0x150: case 0x156: case 0x157: case 0x158: case 0x159:
 	case 0x15a: case 0x165: case 0x166: case 0x168: case 0x171: case 0x172: case 0x1cc:
 	case 0x1e3: case 0x1df: case 0x1e1: case 0x1e8: case 0x1e9: case 0x280: case 0x281:
-	case 0x282: case 0x283: case 0x284: case 0x28f: case 0x290: case 0x291:
+	case 0x282: case 0x283: case 0x284: case 0x28f: case 0x290: case 0x291: case 0x292:
 		return true;
 	}
 	return false;

@@ -83,7 +83,7 @@ __global__ void k_double(const double *x, double *y, double a, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
-		y[i] = a * x[i] + sqrt(fabs(x[i])) - y[i] / (x[i] + 3.0);
+		y[i] = a * x[i] + sqrt(fabs(x[i])) - y[i] / (x[i] + 3.0) + sin(x[i]) * cos(x[i] * 1e3);
 }
 
 __global__ void k_math(const float *x, float *y, int *z, int n)
@@ -278,7 +278,7 @@ static int t_double(void)
 	back(r, dy, n);
 	int bad = 0;
 	for (int i = 0; i < n && !bad; i++) {
-		double want = 1.25 * x[i] + sqrt(fabs(x[i])) - y[i] / (x[i] + 3.0);
+		double want = 1.25 * x[i] + sqrt(fabs(x[i])) - y[i] / (x[i] + 3.0) + sin(x[i]) * cos(x[i] * 1e3);
 		// the device fuses a*x + sqrt into an fma: allow the last bits
 		if (fabs(r[i] - want) > 1e-12 * (fabs(want) + 1.0)) bad = fail("double", i, r[i], want);
 	}
