@@ -1,7 +1,12 @@
 // isa_kernels: kernels the simulator's gfx90a interpreter runs, each checked
-// against a CPU reference (exit 2 on a mismatch, 1 on an API failure).
+// against a CPU reference (exit 2 on a mismatch, 1 on an API failure): the
+// project's patterns (vector add, saxpy, grid-stride, 2-D, LDS reduction,
+// atomics, shuffles, double) and common ones (tiled matrix multiply, LDS
+// histogram, float4, 64-bit integer division, the float math library, scan,
+// transpose, ballot/any/all, half precision, every atomic).
 // Options: a kernel name runs only that kernel; none runs them all.
 #include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +108,118 @@ __global__ void k_dynshared(const int *in, int *out)
 	dyn[t] = in[base + t];
 	__syncthreads();
 	out[base + t] = dyn[blockDim.x - 1 - t] * 2;
+}
+
+
+__global__ void k_mm(const float *a, const float *b, float *c, int n)
+{
+	__shared__ float ta[16][16], tb[16][16];
+	int tx = threadIdx.x, ty = threadIdx.y, row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+	float acc = 0;
+	for (int k = 0; k < n; k += 16) {
+		ta[ty][tx] = a[row * n + k + tx];
+		tb[ty][tx] = b[(k + ty) * n + col];
+		__syncthreads();
+		for (int j = 0; j < 16; j++)
+			acc += ta[ty][j] * tb[j][tx];
+		__syncthreads();
+	}
+	c[row * n + col] = acc;
+}
+
+__global__ void k_hist(const unsigned char *in, unsigned *h, int n)
+{
+	__shared__ unsigned sh[256];
+	sh[threadIdx.x] = 0;
+	__syncthreads();
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+		atomicAdd(&sh[in[i]], 1u);
+	__syncthreads();
+	atomicAdd(&h[threadIdx.x], sh[threadIdx.x]);
+}
+
+__global__ void k_f4(const float4 *a, float4 *b, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		float4 v = a[i];
+		b[i] = make_float4(v.w, v.z * 2, v.y, v.x);
+	}
+}
+
+__global__ void k_i64(const long long *a, unsigned long long *b, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		b[i] = (unsigned long long)a[i] / (unsigned long long)(i + 3) + a[i] % 7 + (a[i] >> 5) * a[i];
+}
+
+__global__ void k_fmath(const float *a, float *b, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		float x = a[i];
+		b[i] = sqrtf(fabsf(x)) + expf(x * 0.01f) + logf(fabsf(x) + 1) + sinf(x) * cosf(x) +
+		       powf(fabsf(x), 0.3f) + floorf(x) + rintf(x) + tanhf(x);
+	}
+}
+
+__global__ void k_scan(int *d)
+{
+	__shared__ int s[512];
+	int t = threadIdx.x;
+	s[t] = d[t];
+	__syncthreads();
+	for (int o = 1; o < 512; o <<= 1) {
+		int v = t >= o ? s[t - o] : 0;
+		__syncthreads();
+		s[t] += v;
+		__syncthreads();
+	}
+	d[t] = s[t];
+}
+
+__global__ void k_transpose(const float *in, float *out, int w, int h)
+{
+	__shared__ float t[32][33];
+	int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+	if (x < w && y < h)
+		t[threadIdx.y][threadIdx.x] = in[y * w + x];
+	__syncthreads();
+	x = blockIdx.y * 32 + threadIdx.x;
+	y = blockIdx.x * 32 + threadIdx.y;
+	if (x < h && y < w)
+		out[y * h + x] = t[threadIdx.x][threadIdx.y];
+}
+
+__global__ void k_warp(const int *a, int *b)
+{
+	int v = a[threadIdx.x];
+	unsigned long long m = __ballot(v > 5);
+	int any = __any(v > 100), all = __all(v >= 0);
+	b[threadIdx.x] = __popcll(m) + any * 1000 + all * 10000 + __shfl_xor(v, 3) * 7 + __shfl_up(v, 1) * 3;
+}
+
+__global__ void k_half(const __half *a, __half *b, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		b[i] = __hadd(__hmul(a[i], __float2half(1.5f)), __float2half(0.25f));
+}
+
+__global__ void k_atomics(int *a, unsigned *u, float *f, double *d)
+{
+	int t = threadIdx.x + blockIdx.x * blockDim.x;
+	atomicMax(a, t);
+	atomicMin(a + 1, -t);
+	atomicCAS(a + 3, 0, 5);
+	atomicInc(u, 100u);
+	atomicAnd(a + 4, ~(1 << (t % 31)));
+	atomicOr(a + 5, 1 << (t % 31));
+	atomicXor(a + 6, t);
+	atomicAdd(f, 0.5f);
+	atomicAdd(d, 0.25);
+	atomicSub(a + 7, 2);
 }
 
 // ---- host side: each test fills inputs with a fixed-seed generator, runs
@@ -333,10 +450,211 @@ static int t_dynshared(void)
 	return bad;
 }
 
+static int t_mm(void)
+{
+	const int n = 64;
+	float *a = new float[n * n], *b = new float[n * n], *c = new float[n * n];
+	for (int i = 0; i < n * n; i++) { a[i] = (float)(int)(rnd() % 17) - 8; b[i] = (float)(int)(rnd() % 13) - 6; }
+	float *da = dev(a, n * n), *db = dev(b, n * n), *dc = dev<float>(NULL, n * n);
+	hipLaunchKernelGGL(k_mm, dim3(n / 16, n / 16), dim3(16, 16), 0, 0, da, db, dc, n);
+	back(c, dc, n * n);
+	int bad = 0;
+	for (int r = 0; r < n && !bad; r++)
+		for (int col = 0; col < n && !bad; col++) {
+			float want = 0;	/* small integers: exact in any order */
+			for (int k = 0; k < n; k++) want += a[r * n + k] * b[k * n + col];
+			if (c[r * n + col] != want) bad = fail("mm", r * n + col, c[r * n + col], want);
+		}
+	hipFree(da); hipFree(db); hipFree(dc);
+	delete[] a; delete[] b; delete[] c;
+	return bad;
+}
+
+static int t_hist(void)
+{
+	const int n = 50000;
+	unsigned char *in = new unsigned char[n];
+	unsigned h[256], want[256] = {0};
+	for (int i = 0; i < n; i++) { in[i] = (unsigned char)(rnd() % 256); want[in[i]]++; }
+	unsigned char *di = dev(in, n);
+	unsigned *dh = dev<unsigned>(NULL, 256);
+	hipLaunchKernelGGL(k_hist, dim3(8), dim3(256), 0, 0, di, dh, n);
+	back(h, dh, 256);
+	int bad = 0;
+	for (int i = 0; i < 256 && !bad; i++)
+		if (h[i] != want[i]) bad = fail("hist", i, h[i], want[i]);
+	hipFree(di); hipFree(dh);
+	delete[] in;
+	return bad;
+}
+
+static int t_f4(void)
+{
+	const int n = 1000;
+	float4 *a = new float4[n], *b = new float4[n];
+	for (int i = 0; i < n; i++) a[i] = make_float4(i, i + 0.5f, -i, i * 2.0f);
+	float4 *da = dev(a, n), *db = dev<float4>(NULL, n);
+	hipLaunchKernelGGL(k_f4, dim3((n + 63) / 64), dim3(64), 0, 0, da, db, n);
+	back(b, db, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++)
+		if (b[i].x != a[i].w || b[i].y != a[i].z * 2 || b[i].z != a[i].y || b[i].w != a[i].x)
+			bad = fail("f4", i, b[i].x, a[i].w);
+	hipFree(da); hipFree(db);
+	delete[] a; delete[] b;
+	return bad;
+}
+
+static int t_i64(void)
+{
+	const int n = 3000;
+	long long *a = new long long[n];
+	unsigned long long *b = new unsigned long long[n];
+	for (int i = 0; i < n; i++) a[i] = (long long)(((unsigned long long)rnd() << 31) ^ rnd()) - (1LL << 40);
+	long long *da = dev(a, n);
+	unsigned long long *db = dev<unsigned long long>(NULL, n);
+	hipLaunchKernelGGL(k_i64, dim3((n + 255) / 256), dim3(256), 0, 0, da, db, n);
+	back(b, db, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		unsigned long long want = (unsigned long long)a[i] / (unsigned long long)(i + 3) + a[i] % 7 +
+					  (unsigned long long)((a[i] >> 5) * a[i]);
+		if (b[i] != want) bad = fail("i64", i, (double)b[i], (double)want);
+	}
+	hipFree(da); hipFree(db);
+	delete[] a; delete[] b;
+	return bad;
+}
+
+static int t_fmath(void)
+{
+	const int n = 4000;
+	float *a = new float[n], *b = new float[n];
+	for (int i = 0; i < n; i++) a[i] = ((float)(int)(rnd() % 20001) - 10000.0f) / 97.0f;
+	float *da = dev(a, n), *db = dev<float>(NULL, n);
+	hipLaunchKernelGGL(k_fmath, dim3((n + 255) / 256), dim3(256), 0, 0, da, db, n);
+	back(b, db, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		double x = a[i];
+		double want = sqrt(fabs(x)) + exp(x * 0.01) + log(fabs(x) + 1) + sin(x) * cos(x) +
+			      pow(fabs(x), 0.3) + floor(x) + rint(x) + tanh(x);
+		/* the device library is accurate to a few ulp of float */
+		if (fabs(b[i] - want) > 1e-5 * (fabs(want) + 1.0)) bad = fail("fmath", i, b[i], want);
+	}
+	hipFree(da); hipFree(db);
+	delete[] a; delete[] b;
+	return bad;
+}
+
+static int t_scan(void)
+{
+	int d[512], want[512];
+	for (int i = 0; i < 512; i++) d[i] = (int)(rnd() % 100) - 50;
+	want[0] = d[0];
+	for (int i = 1; i < 512; i++) want[i] = want[i - 1] + d[i];
+	int *dd = dev(d, 512);
+	hipLaunchKernelGGL(k_scan, dim3(1), dim3(512), 0, 0, dd);
+	back(d, dd, 512);
+	int bad = 0;
+	for (int i = 0; i < 512 && !bad; i++)
+		if (d[i] != want[i]) bad = fail("scan", i, d[i], want[i]);
+	hipFree(dd);
+	return bad;
+}
+
+static int t_transpose(void)
+{
+	const int w = 70, h = 45;
+	float *in = new float[w * h], *out = new float[w * h];
+	for (int i = 0; i < w * h; i++) in[i] = (float)i;
+	float *di = dev(in, w * h), *d_o = dev<float>(NULL, w * h);
+	hipLaunchKernelGGL(k_transpose, dim3((w + 31) / 32, (h + 31) / 32), dim3(32, 32), 0, 0, di, d_o, w, h);
+	back(out, d_o, w * h);
+	int bad = 0;
+	for (int y = 0; y < h && !bad; y++)
+		for (int x = 0; x < w && !bad; x++)
+			if (out[x * h + y] != in[y * w + x]) bad = fail("transpose", x * h + y, out[x * h + y], in[y * w + x]);
+	hipFree(di); hipFree(d_o);
+	delete[] in; delete[] out;
+	return bad;
+}
+
+static int t_warp(void)
+{
+	int a[64], b[64];
+	for (int i = 0; i < 64; i++) a[i] = (int)(rnd() % 12);
+	int *da = dev(a, 64), *db = dev<int>(NULL, 64);
+	hipLaunchKernelGGL(k_warp, dim3(1), dim3(64), 0, 0, da, db);
+	back(b, db, 64);
+	int pop = 0, bad = 0;
+	for (int i = 0; i < 64; i++) pop += a[i] > 5;
+	for (int t = 0; t < 64 && !bad; t++) {
+		int want = pop + 0 * 1000 + 1 * 10000 + a[t ^ 3] * 7 + a[t >= 1 ? t - 1 : t] * 3;
+		if (b[t] != want) bad = fail("warp", t, b[t], want);
+	}
+	hipFree(da); hipFree(db);
+	return bad;
+}
+
+static int t_half(void)
+{
+	const int n = 600;
+	__half *a = new __half[n], *b = new __half[n];
+	for (int i = 0; i < n; i++) a[i] = __float2half((float)(i - 300) / 8.0f);
+	__half *da = dev(a, n), *db = dev<__half>(NULL, n);
+	hipLaunchKernelGGL(k_half, dim3((n + 127) / 128), dim3(128), 0, 0, da, db, n);
+	back(b, db, n);
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++) {
+		/* multiples of 1/16 up to 57: exact in half precision */
+		float want = (float)(i - 300) / 8.0f * 1.5f + 0.25f;
+		if (__half2float(b[i]) != want) bad = fail("half", i, __half2float(b[i]), want);
+	}
+	hipFree(da); hipFree(db);
+	delete[] a; delete[] b;
+	return bad;
+}
+
+static int t_atomics(void)
+{
+	const int threads = 4 * 256;
+	int a[8] = { -5, 5, 0, 0, -1, 0, 0, 1000 };
+	unsigned u = 0;
+	float f = 0;
+	double d = 0;
+	int *da = dev(a, 8);
+	unsigned *du = dev(&u, 1);
+	float *df = dev(&f, 1);
+	double *dd = dev(&d, 1);
+	hipLaunchKernelGGL(k_atomics, dim3(4), dim3(256), 0, 0, da, du, df, dd);
+	back(a, da, 8);
+	back(&u, du, 1);
+	back(&f, df, 1);
+	back(&d, dd, 1);
+	int x = 0, bad = 0;
+	for (int t = 0; t < threads; t++) x ^= t;
+	/* atomicInc wraps to 0 past 100: 1024 increments from 0 end at 1024 % 101 */
+	if (a[0] != threads - 1) bad = fail("atomicMax", 0, a[0], threads - 1);
+	else if (a[1] != -(threads - 1)) bad = fail("atomicMin", 1, a[1], -(threads - 1));
+	else if (a[3] != 5) bad = fail("atomicCAS", 3, a[3], 5);
+	else if (u != (unsigned)threads % 101) bad = fail("atomicInc", 0, u, threads % 101);
+	else if (a[4] != (int)0x80000000) bad = fail("atomicAnd", 4, a[4], (int)0x80000000);
+	else if (a[5] != 0x7fffffff) bad = fail("atomicOr", 5, a[5], 0x7fffffff);
+	else if (a[6] != x) bad = fail("atomicXor", 6, a[6], x);
+	else if (a[7] != 1000 - 2 * threads) bad = fail("atomicSub", 7, a[7], 1000 - 2 * threads);
+	else if (f != 0.5f * threads) bad = fail("atomicAdd float", 0, f, 0.5f * threads);
+	else if (d != 0.25 * threads) bad = fail("atomicAdd double", 0, d, 0.25 * threads);
+	hipFree(da); hipFree(du); hipFree(df); hipFree(dd);
+	return bad;
+}
+
 static const struct { const char *name; int (*fn)(void); } tests[] = {
 	{"vadd", t_vadd}, {"saxpy", t_saxpy}, {"stride", t_stride}, {"2d", t_2d},
 	{"reduce", t_reduce}, {"atomic", t_atomic}, {"shfl", t_shfl}, {"double", t_double},
-	{"math", t_math}, {"dynshared", t_dynshared},
+	{"math", t_math}, {"dynshared", t_dynshared}, {"mm", t_mm}, {"hist", t_hist},
+	{"f4", t_f4}, {"i64", t_i64}, {"fmath", t_fmath}, {"scan", t_scan},
+	{"transpose", t_transpose}, {"warp", t_warp}, {"half", t_half}, {"atomics", t_atomics},
 };
 
 int main(int argc, char **argv)
