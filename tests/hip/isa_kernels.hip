@@ -3,7 +3,8 @@
 // project's patterns (vector add, saxpy, grid-stride, 2-D, LDS reduction,
 // atomics, shuffles, double) and common ones (tiled matrix multiply, LDS
 // histogram, float4, 64-bit integer division, the float math library, scan,
-// transpose, ballot/any/all, half precision, every atomic).
+// transpose, ballot/any/all, half precision, every atomic, a private array in
+// scratch).
 // Options: a kernel name runs only that kernel; none runs them all.
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
@@ -220,6 +221,15 @@ __global__ void k_atomics(int *a, unsigned *u, float *f, double *d)
 	atomicAdd(f, 0.5f);
 	atomicAdd(d, 0.25);
 	atomicSub(a + 7, 2);
+}
+
+__global__ void k_private(const int *idx, int *out)
+{
+	int loc[40];	/* indexed at run time: in scratch */
+	int t = blockIdx.x * blockDim.x + threadIdx.x;
+	for (int k = 0; k < 40; k++)
+		loc[k] = k * t;
+	out[t] = loc[idx[t] % 40] + loc[(idx[t] + 7) % 40];
 }
 
 // ---- host side: each test fills inputs with a fixed-seed generator, runs
@@ -649,12 +659,29 @@ static int t_atomics(void)
 	return bad;
 }
 
+static int t_private(void)
+{
+	const int n = 512;
+	int idx[n], out[n];
+	for (int i = 0; i < n; i++) idx[i] = (int)(rnd() % 1000);
+	int *di = dev(idx, n), *d_o = dev<int>(NULL, n);
+	hipLaunchKernelGGL(k_private, dim3(n / 128), dim3(128), 0, 0, di, d_o);
+	back(out, d_o, n);
+	int bad = 0;
+	for (int t = 0; t < n && !bad; t++) {
+		int want = (idx[t] % 40) * t + ((idx[t] + 7) % 40) * t;
+		if (out[t] != want) bad = fail("private", t, out[t], want);
+	}
+	hipFree(di); hipFree(d_o);
+	return bad;
+}
+
 static const struct { const char *name; int (*fn)(void); } tests[] = {
 	{"vadd", t_vadd}, {"saxpy", t_saxpy}, {"stride", t_stride}, {"2d", t_2d},
 	{"reduce", t_reduce}, {"atomic", t_atomic}, {"shfl", t_shfl}, {"double", t_double},
 	{"math", t_math}, {"dynshared", t_dynshared}, {"mm", t_mm}, {"hist", t_hist},
 	{"f4", t_f4}, {"i64", t_i64}, {"fmath", t_fmath}, {"scan", t_scan},
-	{"transpose", t_transpose}, {"warp", t_warp}, {"half", t_half}, {"atomics", t_atomics},
+	{"transpose", t_transpose}, {"warp", t_warp}, {"half", t_half}, {"atomics", t_atomics}, {"private", t_private},
 };
 
 int main(int argc, char **argv)
