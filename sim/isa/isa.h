@@ -6,10 +6,12 @@
  * Layers (each file one idea):
  *   decode.c   instruction words -> struct isa_insn (no state, no memory)
  *   salu.c     scalar ALU, SMEM, branches and program control
- *   valu.c     vector ALU (VOP1/VOP2/VOPC/VOP3/VOP3P)
+ *   valu.c     vector ALU dispatch, comparisons, lane moves, VOP3P
+ *   valu_ops.c vector ALU operations with 32- and 64-bit results
  *   vmem.c     FLAT/GLOBAL, MUBUF (scratch), DS (LDS)
  *   dispatch.c kernel descriptor, dispatch packet, workgroups on threads
  *   guard.c    the simulator's memory backend: fault path + guarded copies
+ *   run.c      launches in the simulated runtime (prepared-kernel cache)
  *
  * Contract: isa_step runs one instruction of one wave; it never blocks
  * except inside the memory backend (a GPU page fault waits for its
