@@ -233,7 +233,8 @@ static int run_group(struct worker *wk, uint64_t g)
 			if (w->state != W_RUN)
 				continue;
 			env.scratch = wk->scratch ? wk->scratch + (size_t)i * ISA_LANES * k->scratch : NULL;
-			while (w->state == W_RUN && w->insns - before < ISA_QUANTUM) {
+			w->yield = false;
+			while (w->state == W_RUN && !w->yield && w->insns - before < ISA_QUANTUM) {
 				int err = isa_step(w, &env);
 
 				if (err) {

@@ -9,7 +9,7 @@
  * back. isa_dispatch_run runs every workgroup: up to `threads` threads
  * (started with spawn; the caller runs workgroups too) take workgroups in
  * turn; the waves of a workgroup run on one thread, switching at
- * s_barrier (and every ISA_QUANTUM instructions, so that a wave spinning
+ * s_barrier and s_sleep (and every ISA_QUANTUM instructions, so that a wave spinning
  * on LDS cannot starve the others). The first error (a real fault) stops
  * every thread at its next instruction. Returns 0 or -ISA_E_*.
  */

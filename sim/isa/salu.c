@@ -357,9 +357,12 @@ static int sopp(struct isa_wave *w, const struct isa_insn *in)
 	bool take;
 
 	switch (in->op) {
-	case 0x00: case 0x0c: case 0x0e: case 0x0f: case 0x13: case 0x14: case 0x15:
-	case 0x16:
-		/* s_nop, s_waitcnt, s_sleep, s_setprio, s_icache_inv, perf levels, ttrace */
+	case 0x0e:	/* s_sleep: a wave that waits for another */
+		w->yield = true;
+		w->pc += 4;
+		return 0;
+	case 0x00: case 0x0c: case 0x0f: case 0x13: case 0x14: case 0x15: case 0x16:
+		/* s_nop, s_waitcnt, s_setprio, s_icache_inv, perf levels, ttrace */
 		w->pc += 4;
 		return 0;
 	case 0x01: w->state = W_DONE; return 0;				/* s_endpgm */

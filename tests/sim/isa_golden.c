@@ -336,6 +336,37 @@ Test(isa_golden, unknown_encodings_are_refused)
 	}
 }
 
+/* s_sleep hands the turn to the workgroup's other waves (isa_golden.txt,
+ * "kernel: sleep"). */
+Test(isa_golden, s_sleep_lets_other_waves_run)
+{
+	const struct golden *g = NULL;
+	uint8_t kd[64] = { 0 };
+	uint32_t lds = 16;
+	struct isa_kernel k;
+	struct isa_dispatch d;
+	char why[128];
+
+	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
+		if (!strcmp(golden_cases[i].name, "kernel: sleep"))
+			g = &golden_cases[i];
+	cr_assert(g);
+	memcpy(kd, &lds, 4);
+	cr_assert_eq(isa_kernel_prepare(&k, kd, g->code, g->len, 0x1000, why, sizeof(why)), 0,
+		     "%s", why);
+	memset(&d, 0, sizeof(d));
+	d.k = &k;
+	d.grid[0] = 128;
+	d.grid[1] = d.grid[2] = 1;
+	d.block[0] = 128;
+	d.block[1] = d.block[2] = 1;
+	d.mem = &plain;
+	d.threads = 1;
+	cr_assert_eq(isa_dispatch_run(&d), 0);
+	cr_expect_lt(d.insns, 100, "%llu wave-instructions", (unsigned long long)d.insns);
+	isa_kernel_release(&k);
+}
+
 /* The wave set-up a kernel descriptor asks for, through isa_dispatch_run:
  * dispatch pointer then kernarg pointer, workgroup ids x and y after them,
  * v0 = x | y << 10 | z << 20, and exactly the work-items of the grid (a
