@@ -199,7 +199,7 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 		return false;
 	if (!info->has_code)
 		return say_fallback(info, name, "no machine code found for it");
-	if (!args && !kernarg)
+	if (!args && !kernarg && info->nargs)
 		return say_fallback(info, name, "no arguments given");
 	c = prepare(info);
 	if (!c)
@@ -228,7 +228,7 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 			if (args[i] && (size_t)a->offset + a->size <= len)
 				memcpy(o->kernarg + a->offset, args[i], a->size);
 		}
-	} else {
+	} else if (kernarg) {
 		memcpy(o->kernarg, kernarg, kernarg_size < len ? kernarg_size : len);
 	}
 	o->k = c->k;	/* the program stays in the cache, which is never freed */
