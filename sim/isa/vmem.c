@@ -381,6 +381,27 @@ static int ds(struct isa_wave *w, const struct isa_env *env, const struct isa_in
 		}
 		return 0;
 	}
+	case 0xde: case 0xdf: case 0xfe: case 0xff: {	/* write/read b96, b128 */
+		unsigned nd = op & 1 ? 4 : 3;
+
+		LANES(ex) {
+			uint8_t *p = lds(env, w->v[a][l] + off16, 4 * nd);
+
+			for (unsigned i = 0; i < nd; i++) {
+				if (op < 0xe0) {
+					if (p)
+						memcpy(p + 4 * i, &w->v[(d0 + i) & 0xff][l], 4);
+				} else {
+					uint32_t v = 0;
+
+					if (p)
+						memcpy(&v, p + 4 * i, 4);
+					w->v[(vd + i) & 0xff][l] = v;
+				}
+			}
+		}
+		return 0;
+	}
 	case 0x3e: /* ds_permute_b32: lane l's data goes to lane addr/4 */
 		memcpy(tmp, w->v[vd], sizeof(tmp));
 		LANES(ex)
@@ -411,9 +432,10 @@ bool isa_vmem_has(const struct isa_insn *in)
 		return load_shape(op, &k, &n) || store_shape(op, &k, &n) || op == 0x28 ||
 		       op == 0x29 || op == 0x3e || op == 0x3f;
 	case F_DS:
-		return op <= 0x0f || op == 0x1e || op == 0x1f || (op >= 0x20 && op <= 0x2b) ||
+		return op <= 0x0b || op == 0x0d || op == 0x0e || op == 0x0f || op == 0x1e || op == 0x1f || (op >= 0x20 && op <= 0x2b) ||
 		       (op >= 0x36 && op <= 0x3c) || op == 0x3e || op == 0x3f || op == 0x4d ||
-		       op == 0x4e || op == 0x4f || (op >= 0x76 && op <= 0x78);
+		       op == 0x4e || op == 0x4f || (op >= 0x76 && op <= 0x78) || op == 0xde ||
+		       op == 0xdf || op == 0xfe || op == 0xff;
 	}
 	return false;
 }
