@@ -36,8 +36,8 @@ int main(void)
 	for (int i = 0; i < n; i++)
 		bad += y[i] != 2.0f + (float)i;
 	printf("saxpy over %d floats: y[1] = %g (expected 3)\n", n, y[1]);
-	note_results(bad);
+	int status = note_results(bad);
 	CHECK(hipFree(x));
 	CHECK(hipFree(y));
-	return 0;
+	return status;
 }

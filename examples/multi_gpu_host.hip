@@ -41,8 +41,8 @@ int main(void)
 	}
 	for (size_t i = 0; i < n; i++)
 		bad += (host[i] != ndev) + (managed[i] != ndev);
-	note_results(bad);
+	int status = note_results(bad);
 	CHECK(hipHostFree(host));
 	CHECK(hipFree(managed));
-	return 0;
+	return status;
 }

@@ -50,7 +50,18 @@ int main(void)
 				   chunk[i], touch);
 	CHECK(hipGetLastError());
 	CHECK(hipDeviceSynchronize());
+	// The kernel wrote 1 at the start of every page it touched.
+	int bad = 0;
+	for (int i = 0; i < got; i++) {
+		char c = 0;
+
+		for (size_t off = 0; off < touch; off += 4096) {
+			CHECK(hipMemcpy(&c, chunk[i] + off, 1, hipMemcpyDeviceToHost));
+			bad += c != 1;
+		}
+	}
+	int status = note_results(bad);
 	for (int i = 0; i < got; i++)
 		CHECK(hipFree(chunk[i]));
-	return 0;
+	return status;
 }

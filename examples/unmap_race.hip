@@ -17,9 +17,11 @@
 // from the accesses that came after the unmaps.
 //
 // On a real GPU the kernels that touch the hole end in a memory access fault: this
-// program demonstrates a bug class, it is not something to do. On the simulator the
-// kernels' accesses are simulated (and, when the simulator offers them, "agents"
-// keep both GPUs faulting across the unmap), so it runs to the end.
+// program demonstrates a bug class, it is not something to do. The simulator runs
+// the kernels' code: their faults are on the addresses they really touch, and a
+// kernel that reaches the hole ends with hipErrorIllegalAddress, as on a GPU (when
+// the simulator offers them, "agents" also keep both GPUs faulting across the
+// unmap). The program runs to the end either way.
 #include "example.h"
 
 #include <string.h>

@@ -9,6 +9,7 @@
 #include "codeobj.h"
 #include "codeobj_mangle.h"
 #include "codeobj_read.h"
+#include "codeobj_code.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,16 +33,33 @@ struct kentry {
 struct hipsvm_codeobj {
 	unsigned n, cap;
 	struct kentry *k;
+	uint8_t *image;		/* our copy of the ELF the kernels' code points into */
 };
 
 /* ------------------------------------------------------------------ */
 /* Metadata -> kernels */
+
+static int hidden_kind(const struct mp_tok *v)
+{
+	if (tok_is(v, "hidden_global_offset_x"))
+		return HIPSVM_HIDDEN_GLOBAL_OFFSET_X;
+	if (tok_is(v, "hidden_global_offset_y"))
+		return HIPSVM_HIDDEN_GLOBAL_OFFSET_Y;
+	if (tok_is(v, "hidden_global_offset_z"))
+		return HIPSVM_HIDDEN_GLOBAL_OFFSET_Z;
+	if (tok_is(v, "hidden_hostcall_buffer"))
+		return HIPSVM_HIDDEN_HOSTCALL;
+	if (tok_is(v, "hidden_multigrid_sync_arg"))
+		return HIPSVM_HIDDEN_MULTIGRID;
+	return HIPSVM_HIDDEN_OTHER;
+}
 
 static int parse_arg(struct mp *m, struct hipsvm_kernel_info *ki)
 {
 	struct mp_tok t;
 	struct hipsvm_karg a = { 0 };
 	bool hidden = false, ok;
+	int hkind = -1;
 
 	if (!mp_next(m, &t))
 		return -EINVAL;
@@ -66,6 +84,8 @@ static int parse_arg(struct mp *m, struct hipsvm_kernel_info *ki)
 			if (ok) {
 				a.global_buffer = v.u == 13 && !memcmp(v.s, "global_buffer", 13);
 				hidden = v.u >= 7 && !memcmp(v.s, "hidden_", 7);
+				if (hidden)
+					hkind = hidden_kind(&v);
 			}
 		} else if (tok_is(&k, ".access") || tok_is(&k, ".actual_access")) {
 			if (!mp_str(m, &v, &ok))
@@ -83,6 +103,10 @@ static int parse_arg(struct mp *m, struct hipsvm_kernel_info *ki)
 	}
 	if (!hidden && ki->nargs < HIPSVM_KERNEL_MAX_ARGS)
 		ki->args[ki->nargs++] = a;
+	if (hidden) {
+		ki->hidden_mask |= 1u << hkind;
+		ki->hidden_off[hkind] = a.offset;
+	}
 	return 0;
 }
 
@@ -210,6 +234,20 @@ static int parse_metadata(const struct buf *desc, struct hipsvm_codeobj *co)
 /* ------------------------------------------------------------------ */
 /* ELF code object */
 
+/* A copy of the ELF, and each kernel's descriptor and code in it. A code
+ * object without them still gives its argument metadata. */
+static int attach(const struct buf *b, struct hipsvm_codeobj *co)
+{
+	free(co->image);
+	co->image = malloc(b->size ? b->size : 1);
+	if (!co->image)
+		return -ENOMEM;
+	memcpy(co->image, b->p, b->size);
+	for (unsigned i = 0; i < co->n; i++)
+		hipsvm_codeobj_find_code(co->image, b->size, co->k[i].fullname, &co->k[i].info);
+	return 0;
+}
+
 /* Walks the notes of one PT_NOTE segment or SHT_NOTE section (4-byte aligned). */
 static int scan_notes(const struct buf *b, uint64_t off, uint64_t size, struct hipsvm_codeobj *co)
 {
@@ -275,6 +313,8 @@ static int parse_elf(const struct buf *b, struct hipsvm_codeobj *co)
 		if (type == 4 /* PT_NOTE */)
 			err = scan_notes(b, off, filesz, co);
 	}
+	if (err == 0)
+		return attach(b, co);
 	if (err != -ENOENT)
 		return err;
 	if (shnum && shentsize < 64)
@@ -288,7 +328,7 @@ static int parse_elf(const struct buf *b, struct hipsvm_codeobj *co)
 		if (type == 7 /* SHT_NOTE */)
 			err = scan_notes(b, off, size, co);
 	}
-	return err;
+	return err ? err : attach(b, co);
 }
 
 /* ------------------------------------------------------------------ */
@@ -485,5 +525,6 @@ void hipsvm_codeobj_free(struct hipsvm_codeobj *co)
 		return;
 	co_reset(co);
 	free(co->k);
+	free(co->image);
 	free(co);
 }

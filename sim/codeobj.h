@@ -57,6 +57,32 @@ struct hipsvm_kernel_info {
 				 * further ones are dropped) */
 	struct hipsvm_karg args[HIPSVM_KERNEL_MAX_ARGS];
 	uint32_t kernarg_size;	/* .kernarg_segment_size, hidden arguments included */
+	/*
+	 * The machine code, when the ELF has the "<name>.kd" symbol and the
+	 * entry it names lies in an executable section (codeobj_code.c):
+	 * kd is the 64-byte kernel descriptor, code points at the entry inside
+	 * the code object's own copy of the ELF (valid until
+	 * hipsvm_codeobj_free), code_size runs to the end of the kernel's
+	 * function symbol (or of its section when there is none).
+	 */
+	bool has_code;
+	uint8_t kd[64];
+	const uint8_t *code;
+	size_t code_size;
+	uint64_t code_vaddr;
+	/* hidden arguments the kernel uses, by kind (bit per HIPSVM_HIDDEN_*) */
+	uint32_t hidden_mask;
+	uint32_t hidden_off[8];
+};
+
+/* .value_kind of the hidden arguments the interpreter fills in */
+enum {
+	HIPSVM_HIDDEN_GLOBAL_OFFSET_X,
+	HIPSVM_HIDDEN_GLOBAL_OFFSET_Y,
+	HIPSVM_HIDDEN_GLOBAL_OFFSET_Z,
+	HIPSVM_HIDDEN_HOSTCALL,
+	HIPSVM_HIDDEN_MULTIGRID,
+	HIPSVM_HIDDEN_OTHER,
 };
 
 struct hipsvm_codeobj;

@@ -87,6 +87,22 @@ void hipsvmSimQuiesce(void);
 int hipsvmSimBenchHandler(int device, const void *addr, unsigned count, uint64_t *ns);
 int hipsvmSimBenchDrain(int device, const void *addr, unsigned pending, uint64_t *ns);
 
+/* The kernel interpreter's counters since start (hipsvmSimIsaStats):
+ * interpreted dispatches, launches that fell back to the buffer-touch
+ * model, wave-instructions executed, waves run, nanoseconds spent in
+ * interpreted dispatches, and page walks through the fault path. */
+struct hipsvm_sim_isa_stats {
+	uint64_t dispatches;
+	uint64_t fallbacks;
+	uint64_t wave_insns;
+	uint64_t waves;
+	uint64_t ns;
+	uint64_t page_walks;
+};
+
+/* 0, or -1 for NULL. */
+int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

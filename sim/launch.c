@@ -3,20 +3,24 @@
  * launch.c - what hipcc's generated host code calls: fat binary and kernel
  * registration, the <<<...>>> call configuration, and hipLaunchKernel.
  *
- * Kernel code is not executed. A launch finds which arguments are global
- * buffers (the code object's metadata, sim/codeobj.h) and touches every page
- * of the simulator allocations they point into, on the stream's device, from
- * the stream's worker thread: the faults a kernel would raise, in stream
- * order. Pointer-sized, 8-byte aligned arguments that the metadata does not
- * call buffers are touched too when they point into an allocation (a pointer
- * hidden in a by-value argument). Without metadata a launch touches nothing
- * (the argument array's length is unknown); that is said once on stderr.
+ * A launch runs the kernel's machine code on the interpreter (sim/isa/)
+ * when it can. Otherwise (HIPSVM_SIM_EXEC=touch, no code, an instruction
+ * the interpreter lacks) it takes the buffer-touch model: it finds which
+ * arguments are global buffers (the code object's metadata, sim/codeobj.h)
+ * and touches every page of the simulator allocations they point into, on
+ * the stream's device, from the stream's worker thread: the faults a kernel
+ * would raise, in stream order. Pointer-sized, 8-byte aligned arguments
+ * that the metadata does not call buffers are touched too when they point
+ * into an allocation (a pointer hidden in a by-value argument). Without
+ * metadata a launch touches nothing (the argument array's length is
+ * unknown); that is said once on stderr.
  */
 #include "sim.h"
 
 #include <stdlib.h>
 
 #include "codeobj.h"
+#include "isa/run.h"
 
 #define CALL_STACK 8
 #define MAX_TOUCH 64
@@ -53,6 +57,7 @@ void sim_launch_reset(void)
 	/* Registrations are made by constructors before any fork and stay
 	 * valid in a child (same memory image); only the lock is renewed. */
 	pthread_mutex_init(&reg_lock, NULL);
+	sim_isa_reset();
 }
 
 SIM_API void **__hipRegisterFatBinary(const void *data)
@@ -267,12 +272,33 @@ static void collect(struct touch_op *t, const char *name, const struct hipsvm_ke
 hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
 			      const void *kernarg, size_t kernarg_size, hipStream_t stream)
 {
+	return sim_launch_enqueue_dims(name, info, args, kernarg, kernarg_size, stream, NULL);
+}
+
+struct sim_launch_dims sim_dims_blocks(dim3 grid, dim3 block, size_t shmem)
+{
+	struct sim_launch_dims d = {
+		.grid = { grid.x * block.x, grid.y * block.y, grid.z * block.z },
+		.block = { block.x, block.y, block.z },
+		.shmem = shmem > UINT32_MAX ? UINT32_MAX : (uint32_t)shmem,
+	};
+
+	return d;
+}
+
+hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
+				   const void *kernarg, size_t kernarg_size, hipStream_t stream,
+				   const struct sim_launch_dims *dims)
+{
 	struct sim_stream *s;
 	struct touch_op *t;
 
 	s = sim_stream_get(stream);
 	if (!s)
 		return hipErrorInvalidHandle;
+	if (dims && sim_isa_enqueue(name, info, args, kernarg, kernarg_size, s, dims))
+		return hipSuccess;
+	sim_launch_notice();
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return hipErrorOutOfMemory;
@@ -289,9 +315,10 @@ void sim_launch_notice(void)
 {
 	static uint32_t notice;
 
-	if (!sim.quiet && !__atomic_exchange_n(&notice, 1, __ATOMIC_RELAXED))
-		sim_warn("simulated GPUs do not run kernel code: a launch only touches the "
-			 "memory its buffer arguments point to");
+	if (!sim.quiet && !strcmp(sim.opt.str[HIPSVM_SIM_O_EXEC], "touch") &&
+	    !__atomic_exchange_n(&notice, 1, __ATOMIC_RELAXED))
+		sim_warn("HIPSVM_SIM_EXEC=touch: kernel code is not run; a launch only touches "
+			 "the memory its buffer arguments point to");
 }
 
 const char *sim_func_lookup(const void *host_fn, const void **info)
@@ -316,10 +343,9 @@ SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void *
 {
 	const void *info;
 	const char *name;
+	struct sim_launch_dims dims;
 
-	(void)shmem;
 	sim_init();
-	sim_launch_notice();
 	name = sim_func_lookup(fn, &info);
 	if (!name)
 		return sim_ret(hipErrorInvalidDeviceFunction);
@@ -330,5 +356,6 @@ SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void *
 		return sim_ret(hipErrorInvalidValue);
 	if ((uint64_t)block.x * block.y * block.z > 1024)
 		return sim_ret(hipErrorInvalidConfiguration);
-	return sim_ret(sim_launch_enqueue(name, info, args, NULL, 0, stream));
+	dims = sim_dims_blocks(grid, block, shmem);
+	return sim_ret(sim_launch_enqueue_dims(name, info, args, NULL, 0, stream, &dims));
 }

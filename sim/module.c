@@ -285,7 +285,7 @@ static bool fn_get(hipFunction_t f, char *name, const struct hipsvm_kernel_info 
 
 /* ROCm's checks of a module launch, in ROCm's order; sizes are work-items. */
 static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
-				uint32_t bx, uint32_t by, uint32_t bz, hipStream_t stream,
+				uint32_t bx, uint32_t by, uint32_t bz, uint32_t shmem, hipStream_t stream,
 				void **params, void **extra, hipEvent_t start, hipEvent_t stop)
 {
 	const struct hipsvm_kernel_info *info;
@@ -293,9 +293,9 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 	size_t kernarg_size = 0;
 	char name[256];
 	hipError_t r;
+	struct sim_launch_dims dims = { { gx, gy, gz }, { bx, by, bz }, shmem };
 
 	sim_init();
-	sim_launch_notice();
 	if (!f || !fn_get(f, name, &info))
 		return hipErrorInvalidImage;
 	if (params && extra)
@@ -313,7 +313,7 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 		return hipErrorInvalidConfiguration;
 	if (start && (r = hipEventRecord(start, stream)) != hipSuccess)
 		return r;
-	r = sim_launch_enqueue(name, info, params, kernarg, kernarg_size, stream);
+	r = sim_launch_enqueue_dims(name, info, params, kernarg, kernarg_size, stream, &dims);
 	if (r == hipSuccess && stop)
 		r = hipEventRecord(stop, stream);
 	return r;
@@ -324,11 +324,10 @@ SIM_API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsig
 					 unsigned int bz, unsigned int shmem, hipStream_t stream,
 					 void **params, void **extra)
 {
-	(void)shmem;
 	if ((uint64_t)gx * bx > UINT32_MAX || (uint64_t)gy * by > UINT32_MAX ||
 	    (uint64_t)gz * bz > UINT32_MAX)
 		return sim_ret(hipErrorInvalidConfiguration);
-	return sim_ret(module_launch(f, gx * bx, gy * by, gz * bz, bx, by, bz, stream, params,
+	return sim_ret(module_launch(f, gx * bx, gy * by, gz * bz, bx, by, bz, shmem, stream, params,
 				     extra, NULL, NULL));
 }
 
@@ -343,9 +342,9 @@ SIM_API hipError_t sim_ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 					 hipStream_t stream, void **params, void **extra,
 					 hipEvent_t start, hipEvent_t stop, uint32_t flags)
 {
-	(void)shmem;
 	(void)flags;
-	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, stream, params, extra, start,
+	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
+				     extra, start,
 				     stop));
 }
 
@@ -359,8 +358,8 @@ SIM_API hipError_t sim_hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 					 hipStream_t stream, void **params, void **extra,
 					 hipEvent_t start, hipEvent_t stop)
 {
-	(void)shmem;
-	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, stream, params, extra, start,
+	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
+				     extra, start,
 				     stop));
 }
 

@@ -292,7 +292,6 @@ SIM_API hipError_t hipLaunchByPtr(const void *f)
 	dim3 b;
 
 	sim_init();
-	sim_launch_notice();
 	if (!call.configured)
 		return sim_ret(hipErrorMissingConfiguration);
 	call.configured = false;
@@ -308,7 +307,12 @@ SIM_API hipError_t hipLaunchByPtr(const void *f)
 		return sim_ret(hipErrorInvalidValue);
 	if ((uint64_t)b.x * b.y * b.z > 1024)
 		return sim_ret(hipErrorInvalidConfiguration);
-	return sim_ret(sim_launch_enqueue(name, info, NULL, call.buf, call.len, call.stream));
+	{
+		struct sim_launch_dims dims = sim_dims_blocks(call.grid, b, call.shmem);
+
+		return sim_ret(sim_launch_enqueue_dims(name, info, NULL, call.buf, call.len,
+						       call.stream, &dims));
+	}
 }
 
 /* ---- kernel names (for tracers) ---- */

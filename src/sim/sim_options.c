@@ -34,6 +34,10 @@ static const struct hipsvm_option_desc table[HIPSVM_SIM_O_COUNT] = {
 		"run the simulator's hook server" },
 	[HIPSVM_SIM_O_QUIET] = { "SIM_QUIET", HIPSVM_OPT_BOOL, "0", 0, 1,
 		"no start-up notice from the simulator" },
+	[HIPSVM_SIM_O_EXEC] = { "SIM_EXEC", HIPSVM_OPT_STRING, "auto", 0, 0,
+		"kernel launches: auto (interpret the code, else touch buffers) | touch" },
+	[HIPSVM_SIM_O_EXEC_THREADS] = { "SIM_EXEC_THREADS", HIPSVM_OPT_INT, "0", 0, 8,
+		"threads running one interpreted dispatch (0: one per CPU, at most 4)" },
 };
 
 /* The one constraint a [min, max] cannot say: ring offsets are masked, so a

@@ -29,6 +29,8 @@ enum hipsvm_sim_opt_id {
 	HIPSVM_SIM_O_SOCKET,		/* string, the hook server's socket (hook.h) */
 	HIPSVM_SIM_O_SERVE,		/* bool, 1: run the hook server */
 	HIPSVM_SIM_O_QUIET,		/* bool, 0: no start-up notice */
+	HIPSVM_SIM_O_EXEC,		/* string, "auto": interpret kernels when possible */
+	HIPSVM_SIM_O_EXEC_THREADS,	/* int, 0: threads per dispatch (0: up to 4, by CPUs) */
 	HIPSVM_SIM_O_COUNT
 };
 

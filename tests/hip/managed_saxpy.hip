@@ -1,6 +1,6 @@
 // managed_saxpy: y = a*x + y on hipMallocManaged memory, read back on the host.
-// Exit status depends on the results only with --verify (kernels do not run on
-// the simulated runtime); API failures exit 1.
+// Exit status depends on the results only with --verify (2 when wrong: the
+// simulator runs the kernel, HIPSVM_SIM_EXEC=touch does not); API failures exit 1.
 #include <hip/hip_runtime.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dispatch.c - kernel descriptor, wave set-up, workgroups (dispatch.h).
+ *
+ * Kernel descriptor (64 bytes, code object v4): group_segment_fixed_size
+ * at +0, private_segment_fixed_size +4, kernarg_size +8, the entry's offset
+ * +16 (signed, from the descriptor), compute_pgm_rsrc3 +44, rsrc1 +48,
+ * rsrc2 +52, kernel_code_properties +56 (u16).
+ *
+ * A wave starts with the user SGPRs the code properties enable, in their
+ * fixed order, padded to rsrc2's USER_SGPR count; then the system SGPRs
+ * rsrc2 enables: workgroup id x, y, z, workgroup info, the private segment
+ * wave offset. v0 holds the work-item id, x | y << 10 | z << 20 (gfx90a
+ * packs the three); lanes past the end of the workgroup are off in EXEC.
+ */
+#include "dispatch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t rd32le(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
+		       size_t code_size, uint64_t code_vaddr, char *why, size_t whylen)
+{
+	uint16_t props;
+	size_t pc;
+
+	memset(k, 0, sizeof(*k));
+	if (why && whylen)
+		why[0] = 0;
+	k->lds_static = rd32le(kd);
+	k->scratch = rd32le(kd + 4);
+	k->kernarg_size = rd32le(kd + 8);
+	k->rsrc3 = rd32le(kd + 44);
+	k->rsrc1 = rd32le(kd + 48);
+	k->rsrc2 = rd32le(kd + 52);
+	memcpy(&props, kd + 56, 2);
+	k->props = props;
+	k->code = code;
+	k->code_size = code_size & ~(size_t)3;
+	k->code_vaddr = code_vaddr;
+	/* gfx90a: VGPRs in granules of 8, AGPRs included */
+	k->nvgpr = ((k->rsrc1 & 0x3f) + 1) * 8;
+	if (k->nvgpr > ISA_NVGPR)
+		k->nvgpr = ISA_NVGPR;
+	if (props & KCP_WAVE32) {
+		if (why)
+			snprintf(why, whylen, "wave32 code");
+		return -ISA_E_DECODE;
+	}
+	k->prog = calloc(k->code_size / 4 + 1, sizeof(*k->prog));
+	if (!k->prog)
+		return -ISA_E_DECODE;
+	for (pc = 0; pc < k->code_size;) {
+		struct isa_insn in;
+		char name[48];
+
+		if (isa_decode(code + pc, k->code_size - pc, &in) || !isa_supported(&in) ||
+		    /* calls leave the kernel's code: not followed */
+		    (in.fmt == F_SOP1 && (in.op == 0x1c || in.op == 0x1d || in.op == 0x1e))) {
+			if (why && in.fmt == F_SOPP && (in.op == 0x10 || in.op == 0x11)) {
+				snprintf(why, whylen, "s_sendmsg at +0x%zx: a hostcall such as printf", pc);
+			} else if (why && in.fmt == F_SOP1 && in.op >= 0x1c && in.op <= 0x1e) {
+				snprintf(why, whylen, "%s at +0x%zx: a call, or the address of a device "
+					 "variable", in.op == 0x1c ? "s_getpc_b64" : in.op == 0x1d ?
+					 "s_setpc_b64" : "s_swappc_b64", pc);
+			} else if (why) {
+				if (in.fmt)
+					isa_describe(&in, name, sizeof(name));
+				else
+					snprintf(name, sizeof(name), "word 0x%08x", rd32le(code + pc));
+				snprintf(why, whylen, "%s at +0x%zx", name, pc);
+			}
+			isa_kernel_release(k);
+			return -ISA_E_DECODE;
+		}
+		k->prog[pc / 4] = in;
+		pc += 4u * in.words;
+	}
+	return 0;
+}
+
+void isa_kernel_release(struct isa_kernel *k)
+{
+	free(k->prog);
+	k->prog = NULL;
+}
+
+void isa_dispatch_packet(uint8_t pkt[64], const struct isa_dispatch *d)
+{
+	uint16_t setup = 3, ws[3];
+	uint32_t lds = d->k->lds_static + d->dyn_lds, priv = d->k->scratch;
+
+	memset(pkt, 0, 64);
+	for (int i = 0; i < 3; i++)
+		ws[i] = (uint16_t)d->block[i];
+	memcpy(pkt + 2, &setup, 2);
+	memcpy(pkt + 4, ws, 6);
+	memcpy(pkt + 12, d->grid, 12);
+	memcpy(pkt + 24, &priv, 4);
+	memcpy(pkt + 28, &lds, 4);
+	memcpy(pkt + 40, &d->kernarg, 8);
+}
+
+struct worker {
+	struct isa_dispatch *d;
+	struct isa_wave *waves;		/* 16 */
+	uint8_t *lds;
+	uint8_t *scratch;
+	uint64_t insns, nwaves;
+	pthread_t t;
+	bool started;
+};
+
+static void put64(struct isa_wave *w, unsigned *n, uint64_t v)
+{
+	if (*n + 1 < ISA_NSGPR) {
+		w->s[*n] = (uint32_t)v;
+		w->s[*n + 1] = (uint32_t)(v >> 32);
+	}
+	*n += 2;
+}
+
+static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
+		       const uint32_t gid[3], const uint32_t gsize[3], uint64_t scratch_off)
+{
+	const struct isa_kernel *k = d->k;
+	unsigned n = 0, user = (k->rsrc2 >> 1) & 0x1f, nthreads = gsize[0] * gsize[1] * gsize[2];
+	uint64_t ex = 0;
+
+	memset(w->s, 0, sizeof(w->s));
+	for (unsigned r = 0; r < k->nvgpr; r++)
+		memset(w->v[r], 0, sizeof(w->v[r]));
+	w->pc = 0;
+	w->insns = 0;
+	w->scc = false;
+	w->state = W_RUN;
+	w->id = wi;
+	if (k->props & KCP_PRIVATE_SEGMENT_BUFFER) {
+		/* base (48 bits), stride 0, num_records, and swizzle off: the
+		 * interpreter's own scratch (vmem.c), told by the base */
+		w->s[n] = (uint32_t)ISA_SCRATCH_BASE;
+		w->s[n + 1] = (uint32_t)(ISA_SCRATCH_BASE >> 32);
+		w->s[n + 2] = 0xffffffffu;
+		w->s[n + 3] = 0x00027000u;
+		n += 4;
+	}
+	if (k->props & KCP_DISPATCH_PTR)
+		put64(w, &n, d->packet);
+	if (k->props & KCP_QUEUE_PTR)
+		put64(w, &n, d->queue);
+	if (k->props & KCP_KERNARG_PTR)
+		put64(w, &n, d->kernarg);
+	if (k->props & KCP_DISPATCH_ID)
+		put64(w, &n, 0);
+	if (k->props & KCP_FLAT_SCRATCH_INIT)
+		put64(w, &n, scratch_off);
+	if (k->props & KCP_PRIVATE_SEGMENT_SIZE)
+		w->s[n++] = k->scratch;
+	if (n < user)
+		n = user;
+	for (int i = 0; i < 3; i++)
+		if (k->rsrc2 >> (7 + i) & 1 && n < ISA_NSGPR)
+			w->s[n++] = gid[i];
+	if (k->rsrc2 >> 10 & 1 && n < ISA_NSGPR)
+		w->s[n++] = 0;		/* workgroup info */
+	if (k->rsrc2 & 1 && n < ISA_NSGPR)
+		w->s[n++] = (uint32_t)scratch_off;	/* private segment wave offset */
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		unsigned t = wi * ISA_LANES + l;
+
+		if (t >= nthreads)
+			break;
+		w->v[0][l] = t % gsize[0] | (t / gsize[0] % gsize[1]) << 10 |
+			     (t / (gsize[0] * gsize[1])) << 20;
+		ex |= 1ull << l;
+	}
+	isa_swrite64(w, ISA_EXEC_LO, ex);
+}
+
+/* Runs one workgroup to its end; 0 or -ISA_E_*. */
+static int run_group(struct worker *wk, uint64_t g)
+{
+	struct isa_dispatch *d = wk->d;
+	const struct isa_kernel *k = d->k;
+	uint32_t ng[3], gid[3], gsize[3];
+	unsigned nwaves, live, i;
+	struct isa_env env = {
+		.mem = d->mem,
+		.lds = wk->lds,
+		.lds_size = k->lds_static + d->dyn_lds,
+		.scratch_lane = k->scratch,
+		.code = k->code,
+		.code_size = k->code_size,
+		.code_vaddr = k->code_vaddr,
+		.prog = k->prog,
+		.stop = &d->stop,
+	};
+
+	for (i = 0; i < 3; i++)
+		ng[i] = (d->grid[i] + d->block[i] - 1) / d->block[i];
+	gid[0] = (uint32_t)(g % ng[0]);
+	gid[1] = (uint32_t)(g / ng[0] % ng[1]);
+	gid[2] = (uint32_t)(g / ((uint64_t)ng[0] * ng[1]));
+	for (i = 0; i < 3; i++) {
+		uint64_t start = (uint64_t)gid[i] * d->block[i];
+
+		gsize[i] = d->grid[i] - start < d->block[i] ? (uint32_t)(d->grid[i] - start) : d->block[i];
+	}
+	nwaves = (gsize[0] * gsize[1] * gsize[2] + ISA_LANES - 1) / ISA_LANES;
+	if (env.lds_size)
+		memset(wk->lds, 0, env.lds_size);
+	for (i = 0; i < nwaves; i++)
+		setup_wave(d, &wk->waves[i], i, gid, gsize, 0);
+	wk->nwaves += nwaves;
+	for (;;) {
+		bool progress = false;
+
+		live = 0;
+		for (i = 0; i < nwaves; i++) {
+			struct isa_wave *w = &wk->waves[i];
+			uint64_t before = w->insns;
+
+			if (w->state != W_RUN)
+				continue;
+			env.scratch = wk->scratch ? wk->scratch + (size_t)i * ISA_LANES * k->scratch : NULL;
+			w->yield = false;
+			while (w->state == W_RUN && !w->yield && w->insns - before < ISA_QUANTUM) {
+				int err = isa_step(w, &env);
+
+				if (err) {
+					wk->insns += w->insns;
+					return err;
+				}
+			}
+			if (__atomic_load_n(&d->stop, __ATOMIC_RELAXED))
+				return -ISA_E_ABORT;
+			progress = true;
+		}
+		for (i = 0; i < nwaves; i++) {
+			if (wk->waves[i].state == W_RUN)
+				live++;
+		}
+		if (live)
+			continue;
+		/* every wave ended or waits at the barrier: release it */
+		for (i = 0; i < nwaves; i++)
+			if (wk->waves[i].state == W_BARRIER) {
+				wk->waves[i].state = W_RUN;
+				live++;
+			}
+		if (!live)
+			break;
+		(void)progress;
+	}
+	for (i = 0; i < nwaves; i++)
+		wk->insns += wk->waves[i].insns;
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct isa_dispatch *d = wk->d;
+
+	for (;;) {
+		uint64_t g = __atomic_fetch_add(&d->next_group, 1, __ATOMIC_RELAXED);
+		int err;
+
+		if (g >= d->ngroups || __atomic_load_n(&d->stop, __ATOMIC_RELAXED))
+			break;
+		err = run_group(wk, g);
+		if (err) {
+			int zero = 0;
+
+			__atomic_compare_exchange_n(&d->err, &zero, err, false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+			__atomic_store_n(&d->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int isa_dispatch_run(struct isa_dispatch *d)
+{
+	const struct isa_kernel *k = d->k;
+	unsigned nthreads = d->threads ? d->threads : 1, i;
+	uint64_t threads_per_group = (uint64_t)d->block[0] * d->block[1] * d->block[2];
+	unsigned waves = (unsigned)((threads_per_group + ISA_LANES - 1) / ISA_LANES);
+	struct worker *wk;
+
+	d->err = 0;
+	d->next_group = 0;
+	d->ngroups = 1;
+	for (i = 0; i < 3; i++) {
+		if (!d->block[i] || !d->grid[i])
+			return 0;
+		d->ngroups *= (d->grid[i] + d->block[i] - 1) / d->block[i];
+	}
+	if (waves > 16)
+		return -ISA_E_DECODE;
+	if (nthreads > ISA_MAX_THREADS)
+		nthreads = ISA_MAX_THREADS;
+	if (nthreads > d->ngroups)
+		nthreads = (unsigned)d->ngroups;
+	wk = calloc(nthreads, sizeof(*wk));
+	if (!wk)
+		return -ISA_E_ABORT;
+	for (i = 0; i < nthreads; i++) {
+		wk[i].d = d;
+		/* C11's aligned_alloc wants a multiple of the alignment */
+		wk[i].waves = aligned_alloc(64, (waves * sizeof(struct isa_wave) + 63) & ~(size_t)63);
+		wk[i].lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
+		wk[i].scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
+		if (!wk[i].waves || !wk[i].lds || (k->scratch && !wk[i].scratch)) {
+			d->err = -ISA_E_ABORT;
+			goto out;
+		}
+	}
+	for (i = 1; i < nthreads; i++) {
+		int e = d->spawn ? d->spawn(&wk[i].t, worker_main, &wk[i])
+				 : pthread_create(&wk[i].t, NULL, worker_main, &wk[i]);
+
+		wk[i].started = e == 0;
+	}
+	worker_main(&wk[0]);
+	for (i = 1; i < nthreads; i++)
+		if (wk[i].started)
+			pthread_join(wk[i].t, NULL);
+out:
+	for (i = 0; i < nthreads; i++) {
+		d->insns += wk[i].insns;
+		d->waves += wk[i].nwaves;
+		free(wk[i].waves);
+		free(wk[i].lds);
+		free(wk[i].scratch);
+	}
+	free(wk);
+	return d->err;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dispatch.h - one kernel dispatch on the interpreter: the kernel
+ * descriptor, the wave set-up it asks for, and workgroups on threads.
+ *
+ * isa_kernel_prepare decodes the whole kernel once; a kernel with an
+ * instruction the interpreter lacks is refused there (its first such
+ * instruction named in why), before anything runs, so the caller can fall
+ * back. isa_dispatch_run runs every workgroup: up to `threads` threads
+ * (started with spawn; the caller runs workgroups too) take workgroups in
+ * turn; the waves of a workgroup run on one thread, switching at
+ * s_barrier and s_sleep (and every ISA_QUANTUM instructions, so that a wave spinning
+ * on LDS cannot starve the others). The first error (a real fault) stops
+ * every thread at its next instruction. Returns 0 or -ISA_E_*.
+ */
+#ifndef HIPSVM_SIM_ISA_DISPATCH_H
+#define HIPSVM_SIM_ISA_DISPATCH_H
+
+#include "isa.h"
+
+#include <pthread.h>
+
+#define ISA_QUANTUM 4096
+#define ISA_MAX_THREADS 8
+
+/* kernel_code_properties bits (the user SGPRs, in this order) */
+#define KCP_PRIVATE_SEGMENT_BUFFER 0x1	/* 4 SGPRs */
+#define KCP_DISPATCH_PTR 0x2
+#define KCP_QUEUE_PTR 0x4
+#define KCP_KERNARG_PTR 0x8
+#define KCP_DISPATCH_ID 0x10
+#define KCP_FLAT_SCRATCH_INIT 0x20
+#define KCP_PRIVATE_SEGMENT_SIZE 0x40	/* 1 SGPR */
+#define KCP_WAVE32 0x400
+
+struct isa_kernel {
+	const uint8_t *code;
+	size_t code_size;
+	uint64_t code_vaddr;
+	struct isa_insn *prog;		/* code_size / 4 slots */
+	uint32_t lds_static;		/* group_segment_fixed_size */
+	uint32_t scratch;		/* private_segment_fixed_size, per lane */
+	uint32_t kernarg_size;
+	uint32_t rsrc1, rsrc2, rsrc3;
+	uint16_t props;
+	unsigned nvgpr;			/* architectural VGPRs the kernel uses */
+};
+
+/* 0, or -ISA_E_DECODE with why filled ("VOP3 opcode 0x1e4 at +0x40"). */
+int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
+		       size_t code_size, uint64_t code_vaddr, char *why, size_t whylen);
+void isa_kernel_release(struct isa_kernel *k);
+
+struct isa_dispatch {
+	const struct isa_kernel *k;
+	uint32_t grid[3];		/* work-items */
+	uint32_t block[3];		/* work-group size */
+	uint32_t dyn_lds;		/* dynamic shared memory */
+	uint64_t kernarg;		/* the kernarg segment's address */
+	uint64_t packet;		/* the dispatch packet's address */
+	uint64_t queue;			/* a queue descriptor's address (zeroes) */
+	struct isa_mem *mem;
+	unsigned threads;
+	/* starts fn(arg) on a new thread, joined with pthread_join (0 or an
+	 * errno: fewer threads then); NULL: pthread_create */
+	int (*spawn)(pthread_t *t, void *(*fn)(void *), void *arg);
+	/* out */
+	uint32_t stop;
+	int err;
+	uint64_t insns;			/* wave-instructions executed */
+	uint64_t waves;
+	/* internal */
+	uint64_t next_group, ngroups;
+};
+
+/* Builds the 64-byte dispatch packet the kernel reads its sizes from. */
+void isa_dispatch_packet(uint8_t pkt[64], const struct isa_dispatch *d);
+int isa_dispatch_run(struct isa_dispatch *d);
+
+#endif

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isa.h - the simulator's gfx90a interpreter: decoder, wave state,
+ * instruction semantics, and the memory interface the semantics use.
+ *
+ * Layers (each file one idea):
+ *   decode.c   instruction words -> struct isa_insn (no state, no memory)
+ *   salu.c     scalar ALU, SMEM, branches and program control
+ *   valu.c     vector ALU dispatch, comparisons, lane moves, VOP3P
+ *   valu_ops.c vector ALU operations with 32- and 64-bit results
+ *   vmem.c     FLAT/GLOBAL, MUBUF (scratch), DS (LDS)
+ *   dispatch.c kernel descriptor, dispatch packet, workgroups on threads
+ *   guard.c    the simulator's memory backend: fault path + guarded copies
+ *   run.c      launches in the simulated runtime (prepared-kernel cache)
+ *
+ * Contract: isa_step runs one instruction of one wave; it never blocks
+ * except inside the memory backend (a GPU page fault waits for its
+ * handler). Errors are negative ISA_E_* values; nothing here logs. A wave
+ * belongs to one thread at a time (its workgroup's); LDS is shared by the
+ * waves of a workgroup, which run cooperatively on one thread, so LDS needs
+ * no locking. Global memory is reached only through struct isa_mem.
+ */
+#ifndef HIPSVM_SIM_ISA_H
+#define HIPSVM_SIM_ISA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISA_LANES 64
+#define ISA_NSGPR 128		/* s0..s101, flat_scr, xnack, vcc, ttmp, m0, exec */
+#define ISA_NVGPR 256
+#define ISA_NAGPR 256
+
+/* special SGPR slots in isa_wave.s[] (the operand encoding's numbers) */
+#define ISA_FLAT_SCR_LO 102
+#define ISA_VCC_LO 106
+#define ISA_M0 124
+#define ISA_EXEC_LO 126
+
+/* The LDS and private apertures of flat addresses: the high dword of an
+ * address in them. Above 2^47, so no host mapping can be there. */
+#define ISA_SHARED_HI 0x10000u
+#define ISA_PRIVATE_HI 0x20000u
+/* The base a scratch buffer descriptor carries (48 bits, likewise). */
+#define ISA_SCRATCH_BASE 0xfffe00000000ull
+
+enum isa_err {
+	ISA_OK = 0,
+	ISA_E_DECODE = 1,	/* an instruction the decoder or semantics lack */
+	ISA_E_FAULT = 2,	/* a real GPU memory fault: hipErrorIllegalAddress */
+	ISA_E_PC = 3,		/* the program counter left the kernel's code */
+	ISA_E_ABORT = 4,	/* stopped from outside (another wave faulted) */
+};
+
+enum isa_fmt {
+	F_SOP2 = 1, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
+	F_VOP2, F_VOP1, F_VOPC, F_VOP3, F_VOP3P, F_DS, F_FLAT, F_MUBUF,
+};
+
+/* One decoded instruction. VOP1/VOP2/VOPC are kept in their VOP3 opcode
+ * space (VOPC n, VOP2 0x100+n, VOP1 0x140+n) so that each operation has
+ * one semantic whatever its encoding. Operands use the hardware's 9-bit
+ * source numbers (VGPR n is 256+n; 255 is the literal). */
+struct isa_insn {
+	uint8_t fmt;
+	uint8_t words;		/* 1..3 dwords, literal included */
+	uint16_t op;
+	uint16_t dst;		/* SGPR number, or 256+VGPR for vector results */
+	uint16_t sdst;		/* VOP3b / VOPC's carry or mask destination */
+	uint16_t src[3];
+	uint32_t lit;
+	uint8_t abs, neg, omod, clamp, opsel, opsel_hi;
+	/* memory fields */
+	int32_t offset;		/* SMEM/FLAT/MUBUF offset, DS offset0, SOPP/SOPK simm16 */
+	uint8_t offset1;	/* DS offset1 */
+	uint8_t seg;		/* FLAT: 0 flat, 1 scratch, 2 global */
+	uint8_t glc, slc, offen, idxen, imm, gds;
+	uint16_t addr, data, data1, saddr, srsrc, soffset; /* register numbers */
+};
+
+/* One page-walking, guarded view of GPU memory (guard.c for the
+ * simulator; a plain one for the tests). Each returns 0 or ISA_E_FAULT. */
+struct isa_mem {
+	/* n accesses of size bytes at addr[i]: reads fill buf (n*size
+	 * bytes, in order), writes take it. */
+	int (*access)(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
+		      bool write, void *buf);
+	/* One atomic read-modify-write (op: an ISA_AT_*), size 4 or 8. *old
+	 * gets the memory's previous value. */
+	int (*atomic)(struct isa_mem *m, uint64_t addr, unsigned size, int op, uint64_t src,
+		      uint64_t cmp, uint64_t *old);
+};
+
+enum isa_atomic {
+	ISA_AT_SWAP, ISA_AT_CMPSWAP, ISA_AT_ADD, ISA_AT_SUB, ISA_AT_SMIN, ISA_AT_UMIN,
+	ISA_AT_SMAX, ISA_AT_UMAX, ISA_AT_AND, ISA_AT_OR, ISA_AT_XOR, ISA_AT_INC, ISA_AT_DEC,
+	ISA_AT_FADD32, ISA_AT_FADD64,
+};
+
+/* What a wave sees of its dispatch. */
+struct isa_env {
+	struct isa_mem *mem;
+	uint8_t *lds;		/* the workgroup's LDS */
+	uint32_t lds_size;
+	uint8_t *scratch;	/* ISA_LANES * scratch_lane bytes per wave */
+	uint32_t scratch_lane;
+	const uint8_t *code;	/* the kernel's code; pc is relative to it */
+	size_t code_size;
+	uint64_t code_vaddr;	/* s_getpc_b64 answers code_vaddr + pc */
+	const struct isa_insn *prog;	/* decoded, one slot per dword (NULL: decode on the fly) */
+	const uint32_t *stop;	/* non-zero: abort at the next instruction */
+};
+
+enum isa_wave_state { W_RUN, W_BARRIER, W_DONE };
+
+struct isa_wave {
+	uint32_t s[ISA_NSGPR];
+	uint32_t v[ISA_NVGPR][ISA_LANES];
+	uint32_t acc[ISA_NAGPR][ISA_LANES];	/* AGPRs (v_accvgpr_read/write) */
+	uint64_t pc;		/* byte offset into env->code */
+	bool scc;
+	uint8_t state;
+	bool yield;		/* s_sleep: let the workgroup's other waves run */
+	uint32_t id;		/* wave index in its workgroup */
+	uint64_t insns;		/* instructions executed */
+};
+
+static inline uint64_t isa_exec(const struct isa_wave *w)
+{
+	return (uint64_t)w->s[ISA_EXEC_LO] | (uint64_t)w->s[ISA_EXEC_LO + 1] << 32;
+}
+
+static inline uint64_t isa_vcc(const struct isa_wave *w)
+{
+	return (uint64_t)w->s[ISA_VCC_LO] | (uint64_t)w->s[ISA_VCC_LO + 1] << 32;
+}
+
+/* decode.c: the instruction at code[0..len); ISA_E_DECODE for an encoding
+ * it does not know (or a truncated one). */
+int isa_decode(const uint8_t *code, size_t len, struct isa_insn *out);
+/* Is this decoded instruction one the semantics implement? */
+bool isa_supported(const struct isa_insn *in);
+/* Its mnemonic-like name for messages ("VOP3 0x1e4"). */
+void isa_describe(const struct isa_insn *in, char *buf, size_t len);
+
+/* Runs one instruction: ISA_OK (pc advanced or branched), or an error. */
+int isa_step(struct isa_wave *w, const struct isa_env *env);
+
+/* Per-format semantics (salu.c, valu.c, vmem.c); 0 or ISA_E_*. */
+int isa_salu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
+int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
+int isa_vmem(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
+bool isa_salu_has(const struct isa_insn *in);
+bool isa_valu_has(const struct isa_insn *in);
+bool isa_vmem_has(const struct isa_insn *in);
+
+/* Scalar operand access shared by the files: a 32/64-bit source (inline
+ * constants as the operand size wants them; 64-bit float constants are
+ * doubles when f64 is set). */
+uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in, unsigned src);
+uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64);
+void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v);
+void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v);
+
+#endif

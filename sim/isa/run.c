@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - interpreted launches in the simulated runtime (run.h).
+ *
+ * A kernel is prepared (decoded whole, checked against what the semantics
+ * implement) at its first launch and kept in a cache keyed by its bytes:
+ * the cache owns a copy of the descriptor and code, so unloading the module
+ * that held them cannot leave a dangling entry, and a kernel loaded twice
+ * is decoded once. A launch then builds the kernarg segment (the explicit
+ * arguments at their metadata offsets, hidden arguments zero: no global
+ * offsets, no hostcall buffer, no multigrid) and the dispatch packet, and
+ * queues a stream operation that runs every workgroup.
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct kcache {
+	struct kcache *next;
+	uint8_t kd[64];
+	uint8_t *code;
+	size_t code_size;
+	uint64_t code_vaddr;
+	struct isa_kernel k;
+	bool ok;
+	char why[128];
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kcache *cache;
+
+/* interpreter counters, for hipsvmSimIsaStats */
+static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages;
+
+void sim_isa_reset(void)
+{
+	/* the cache itself stays valid in a fork child; only the lock is renewed */
+	pthread_mutex_init(&cache_lock, NULL);
+}
+
+static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
+{
+	struct kcache *c;
+
+	pthread_mutex_lock(&cache_lock);
+	for (c = cache; c; c = c->next)
+		if (c->code_size == info->code_size && c->code_vaddr == info->code_vaddr &&
+		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, info->code, c->code_size))
+			break;
+	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
+		c->code = malloc(info->code_size ? info->code_size : 1);
+		if (!c->code) {
+			free(c);
+			c = NULL;
+		} else {
+			memcpy(c->kd, info->kd, 64);
+			memcpy(c->code, info->code, info->code_size);
+			c->code_size = info->code_size;
+			c->code_vaddr = info->code_vaddr;
+			c->ok = isa_kernel_prepare(&c->k, c->kd, c->code, c->code_size, c->code_vaddr,
+						   c->why, sizeof(c->why)) == 0;
+			c->next = cache;
+			cache = c;
+		}
+	}
+	pthread_mutex_unlock(&cache_lock);
+	return c;
+}
+
+struct isa_op {
+	struct sim_op op;
+	struct sim_stream *s;
+	int dev;
+	struct isa_dispatch d;
+	struct isa_kernel k;		/* a copy: the cache entry's program */
+	uint8_t *kernarg;
+	size_t kernarg_len;
+	/* 16-byte aligned, as calloc gives: the kernel reads them with
+	 * dword loads only */
+	uint8_t packet[64] __attribute__((aligned(16)));
+	uint8_t queue[256] __attribute__((aligned(16)));
+	char name[256];
+};
+
+struct spawn_arg {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *spawn_main(void *p)
+{
+	struct spawn_arg a = *(struct spawn_arg *)p;
+	sigset_t saved;
+
+	free(p);
+	sim_isa_guard_unblock(&saved);
+	a.fn(a.arg);
+	return NULL;
+}
+
+static int spawn(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	struct spawn_arg *a = malloc(sizeof(*a));
+	int err;
+
+	if (!a)
+		return ENOMEM;
+	a->fn = fn;
+	a->arg = arg;
+	err = sim_thread_start(t, spawn_main, a, "hipsvm-isa");
+	if (err)
+		free(a);
+	return err;
+}
+
+static unsigned threads(void)
+{
+	uint64_t n = sim.opt.num[HIPSVM_SIM_O_EXEC_THREADS];
+	long cpus;
+
+	if (n)
+		return (unsigned)n;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
+}
+
+static void isa_run(struct sim_op *op)
+{
+	struct isa_op *o = (struct isa_op *)op;
+	struct sim_isa_mem mem;
+	struct sim_gpu *g = sim_gpu(o->dev);
+	uint64_t t0 = sim_now_ns();
+	sigset_t saved;
+	int err;
+
+	if (!g) {
+		sim_stream_set_error(o->s, hipErrorInvalidDevice);
+		free(o->kernarg);
+		return;
+	}
+	sim_isa_mem_init(&mem, g, &o->d.stop);
+	sim_isa_mem_internal(&mem, o->kernarg, o->kernarg_len);
+	sim_isa_mem_internal(&mem, o->packet, sizeof(o->packet));
+	sim_isa_mem_internal(&mem, o->queue, sizeof(o->queue));
+	o->d.mem = &mem.ops;
+	o->d.spawn = spawn;
+	o->d.threads = threads();
+	sim_isa_guard_unblock(&saved);
+	err = isa_dispatch_run(&o->d);
+	sim_isa_guard_restore(&saved);
+	__atomic_fetch_add(&st_insns, o->d.insns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_waves, o->d.waves, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_pages, mem.pages, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_ns, sim_now_ns() - t0, __ATOMIC_RELAXED);
+	if (err == -ISA_E_FAULT) {
+		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", o->dev, o->name);
+		sim_stream_set_error(o->s, hipErrorIllegalAddress);
+	} else if (err) {
+		sim_warn("kernel %s stopped on GPU %d: %s", o->name, o->dev,
+			 err == -ISA_E_PC ? "its program counter left its code" :
+			 "an instruction the interpreter cannot run");
+		sim_stream_set_error(o->s, hipErrorLaunchFailure);
+	}
+	free(o->kernarg);
+}
+
+static bool say_fallback(const struct hipsvm_kernel_info *info, const char *name, const char *why)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static const struct hipsvm_kernel_info *said[64];
+	static unsigned nsaid;
+	bool first = true;
+
+	__atomic_fetch_add(&st_fallbacks, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&lock);
+	for (unsigned i = 0; i < nsaid; i++)
+		if (said[i] == info)
+			first = false;
+	if (first && nsaid < 64)
+		said[nsaid++] = info;
+	pthread_mutex_unlock(&lock);
+	if (first && !sim.quiet)
+		sim_warn("kernel %s is not interpreted (%s): its launches touch its buffers instead",
+			 name, why);
+	return false;
+}
+
+bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, void **args,
+		     const void *kernarg, size_t kernarg_size, struct sim_stream *s,
+		     const struct sim_launch_dims *dims)
+{
+	const struct kcache *c;
+	struct isa_op *o;
+	size_t len;
+
+	if (!strcmp(sim.opt.str[HIPSVM_SIM_O_EXEC], "touch") || !info || !dims)
+		return false;
+	if (!info->has_code)
+		return say_fallback(info, name, "no machine code found for it");
+	if (!args && !kernarg && info->nargs)
+		return say_fallback(info, name, "no arguments given");
+	c = prepare(info);
+	if (!c)
+		return say_fallback(info, name, "out of memory");
+	if (!c->ok)
+		return say_fallback(info, name, c->why);
+	if ((uint64_t)dims->block[0] * dims->block[1] * dims->block[2] > 1024)
+		return say_fallback(info, name, "more than 1024 work-items per group");
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return say_fallback(info, name, "out of memory");
+	len = info->kernarg_size > c->k.kernarg_size ? info->kernarg_size : c->k.kernarg_size;
+	if (kernarg && kernarg_size > len)
+		len = kernarg_size;
+	o->kernarg_len = len + 64;
+	o->kernarg = aligned_alloc(64, (o->kernarg_len + 63) & ~(size_t)63);
+	if (!o->kernarg) {
+		free(o);
+		return say_fallback(info, name, "out of memory");
+	}
+	memset(o->kernarg, 0, o->kernarg_len);
+	if (args) {
+		for (unsigned i = 0; i < info->nargs; i++) {
+			const struct hipsvm_karg *a = &info->args[i];
+
+			if (args[i] && (size_t)a->offset + a->size <= len)
+				memcpy(o->kernarg + a->offset, args[i], a->size);
+		}
+	} else if (kernarg) {
+		memcpy(o->kernarg, kernarg, kernarg_size < len ? kernarg_size : len);
+	}
+	o->k = c->k;	/* the program stays in the cache, which is never freed */
+	o->d.k = &o->k;
+	memcpy(o->d.grid, dims->grid, sizeof(o->d.grid));
+	memcpy(o->d.block, dims->block, sizeof(o->d.block));
+	o->d.dyn_lds = dims->shmem;
+	o->d.kernarg = (uint64_t)(uintptr_t)o->kernarg;
+	o->d.packet = (uint64_t)(uintptr_t)o->packet;
+	o->d.queue = (uint64_t)(uintptr_t)o->queue;
+	isa_dispatch_packet(o->packet, &o->d);
+	o->op.fn = isa_run;
+	o->s = s;
+	o->dev = sim_stream_device(s);
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	__atomic_fetch_add(&st_dispatches, 1, __ATOMIC_RELAXED);
+	sim_stream_enqueue(s, &o->op);
+	return true;
+}
+
+SIM_API int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out)
+{
+	if (!out)
+		return -1;
+	out->dispatches = __atomic_load_n(&st_dispatches, __ATOMIC_RELAXED);
+	out->fallbacks = __atomic_load_n(&st_fallbacks, __ATOMIC_RELAXED);
+	out->wave_insns = __atomic_load_n(&st_insns, __ATOMIC_RELAXED);
+	out->waves = __atomic_load_n(&st_waves, __ATOMIC_RELAXED);
+	out->ns = __atomic_load_n(&st_ns, __ATOMIC_RELAXED);
+	out->page_walks = __atomic_load_n(&st_pages, __ATOMIC_RELAXED);
+	return 0;
+}

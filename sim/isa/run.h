@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.h - the interpreter inside the simulated runtime: the memory backend
+ * on a simulated GPU (guard.c) and interpreted launches (run.c).
+ *
+ * Locking: the prepared-kernel cache has its own mutex (a leaf). A dispatch
+ * runs on its stream's worker thread plus up to three helper threads; it
+ * holds no simulator lock while it runs (the fault path takes pt_lock per
+ * page, as any GPU access does).
+ */
+#ifndef HIPSVM_SIM_ISA_RUN_H
+#define HIPSVM_SIM_ISA_RUN_H
+
+#include "../sim.h"
+#include "codeobj.h"
+#include "dispatch.h"
+
+#include <signal.h>
+
+#define SIM_ISA_INTERNAL 4
+
+/* A struct isa_mem on one simulated GPU. */
+struct sim_isa_mem {
+	struct isa_mem ops;
+	struct sim_gpu *gpu;
+	const uint32_t *stop;
+	int pid;
+	/* the dispatch's own buffers (kernarg, packet, queue): plain memory */
+	unsigned ninternal;
+	uint64_t lo[SIM_ISA_INTERNAL], hi[SIM_ISA_INTERNAL];
+	uint64_t pages;		/* page walks made */
+};
+
+void sim_isa_mem_init(struct sim_isa_mem *m, struct sim_gpu *g, const uint32_t *stop);
+void sim_isa_mem_internal(struct sim_isa_mem *m, const void *p, size_t n);
+/* A thread that runs waves unblocks SIGSEGV/SIGBUS (the atomics' guard
+ * needs them) and installs the guard's handler once; restore afterwards. */
+void sim_isa_guard_unblock(sigset_t *saved);
+void sim_isa_guard_restore(const sigset_t *saved);
+
+/*
+ * Queues an interpreted launch of the kernel on stream s: true when queued
+ * (*ret: hipSuccess or hipErrorOutOfMemory); false when the kernel must take
+ * the buffer-touch model (no code, an instruction the interpreter lacks,
+ * printf, HIPSVM_SIM_EXEC=touch), which is said once per kernel on stderr.
+ * The arguments come from args (one pointer per argument) or a packed
+ * kernarg buffer, as for sim_launch_enqueue.
+ */
+bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, void **args,
+		     const void *kernarg, size_t kernarg_size, struct sim_stream *s,
+		     const struct sim_launch_dims *dims);
+
+/* atfork child: renews the prepared-kernel cache's lock. */
+void sim_isa_reset(void);
+
+#endif

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * valu.c - vector ALU instructions, in the VOP3 opcode space (isa.h).
+ *
+ * Each instruction reads its sources for all 64 lanes first, then computes
+ * the active lanes (EXEC) and writes them: a VGPR that is both source and
+ * destination is read before it is written, as on the hardware. Results of
+ * inactive lanes are left alone, except the lane masks VOPC and the carry
+ * outs write, whose inactive bits are 0.
+ *
+ * Floating point is the host's IEEE arithmetic (round to nearest even,
+ * denormals kept). Where the hardware approximates (v_rcp, v_rsq, v_sqrt,
+ * v_exp, v_log, v_sin, v_cos) the interpreter returns the correctly rounded
+ * host value; v_div_scale never scales, v_div_fmas is a plain fma and
+ * v_div_fixup returns the IEEE quotient of its operands: see
+ * docs/simulator.md for what that changes.
+ */
+#include "valu.h"
+
+static bool fcmp(unsigned c, double a, double b)
+{
+	bool un = a != a || b != b;
+
+	switch (c & 15) {
+	case 0: return false;
+	case 1: return a < b;
+	case 2: return a == b;
+	case 3: return a <= b;
+	case 4: return a > b;
+	case 5: return a < b || a > b;
+	case 6: return a >= b;
+	case 7: return !un;
+	case 8: return un;
+	case 9: return !(a >= b);
+	case 10: return !(a < b || a > b);
+	case 11: return !(a > b);
+	case 12: return !(a <= b);
+	case 13: return !(a == b);
+	case 14: return !(a < b);
+	default: return true;
+	}
+}
+
+static bool icmp(unsigned c, int cmp /* -1, 0, 1 */)
+{
+	switch (c & 7) {
+	case 0: return false;
+	case 1: return cmp < 0;
+	case 2: return cmp == 0;
+	case 3: return cmp <= 0;
+	case 4: return cmp > 0;
+	case 5: return cmp != 0;
+	case 6: return cmp >= 0;
+	default: return true;
+	}
+}
+
+/* v_cmp_class: bit 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0,
+ * 6 +0, 7 +denormal, 8 +normal, 9 +inf. */
+static bool fclass(double x, bool is_snan, uint32_t mask)
+{
+	unsigned bit;
+	int c = fpclassify(x);
+	bool neg = signbit(x);
+
+	if (c == FP_NAN)
+		bit = is_snan ? 0 : 1;
+	else if (c == FP_INFINITE)
+		bit = neg ? 2 : 9;
+	else if (c == FP_NORMAL)
+		bit = neg ? 3 : 8;
+	else if (c == FP_SUBNORMAL)
+		bit = neg ? 4 : 7;
+	else
+		bit = neg ? 5 : 6;
+	return mask >> bit & 1;
+}
+
+static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+{
+	unsigned op = in->op, dst = in->fmt == F_VOPC ? ISA_VCC_LO : in->dst;
+	bool cmpx = (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) || (op >= 0xb0 && op < 0xc0) ||
+		    (op >= 0xd0 && op < 0xe0) || (op >= 0xf0) || op == 0x11 || op == 0x13;
+	uint64_t r = 0;
+
+	if (op == 0x10 || op == 0x11) {			/* v_cmp(x)_class_f32 */
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t v = s->a[0][l];
+			float f = m32(in, 0, v);
+
+			if (fclass(f, (v & 0x7fc00000u) == 0x7f800000u && (v & 0x7fffff), s->a[1][l]))
+				r |= 1ull << l;
+		}
+	} else if (op == 0x12 || op == 0x13) {		/* v_cmp(x)_class_f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint64_t v = s->q[0][l];
+
+			if (fclass(m64(in, 0, v), ((v >> 51) & 0xfff) == 0xffe && (v & 0x7ffffffffffffull),
+				   s->a[1][l]))
+				r |= 1ull << l;
+		}
+	} else if (op >= 0x40 && op < 0x60) {		/* f32 */
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex)
+			if (fcmp(op, m32(in, 0, s->a[0][l]), m32(in, 1, s->a[1][l])))
+				r |= 1ull << l;
+	} else if (op >= 0x60 && op < 0x80) {		/* f64 */
+		read64(w, in, 0, true, s->q[0]);
+		read64(w, in, 1, true, s->q[1]);
+		LANES(ex)
+			if (fcmp(op, m64(in, 0, s->q[0][l]), m64(in, 1, s->q[1][l])))
+				r |= 1ull << l;
+	} else if (op >= 0xa0 && op < 0xc0) {		/* i16 / u16 */
+		bool sgn = (op & 8) == 0;
+
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t a = s->a[0][l] & 0xffff, b = s->a[1][l] & 0xffff;
+			int32_t sa = (int16_t)a, sb = (int16_t)b;
+			int c = sgn ? (sa > sb) - (sa < sb) : (a > b) - (a < b);
+
+			if (icmp(op, c))
+				r |= 1ull << l;
+		}
+	} else if (op >= 0xc0 && op < 0xe0) {		/* i32 / u32 */
+		bool sgn = (op & 8) == 0;
+
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t a = s->a[0][l], b = s->a[1][l];
+			int c = sgn ? ((int32_t)a > (int32_t)b) - ((int32_t)a < (int32_t)b) : (a > b) - (a < b);
+
+			if (icmp(op, c))
+				r |= 1ull << l;
+		}
+	} else if (op >= 0xe0) {			/* i64 / u64 */
+		bool sgn = (op & 8) == 0;
+
+		read64(w, in, 0, false, s->q[0]);
+		read64(w, in, 1, false, s->q[1]);
+		LANES(ex) {
+			uint64_t a = s->q[0][l], b = s->q[1][l];
+			int c = sgn ? ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b) : (a > b) - (a < b);
+
+			if (icmp(op, c))
+				r |= 1ull << l;
+		}
+	} else {
+		return -ISA_E_DECODE;
+	}
+	isa_swrite64(w, dst, r);
+	if (cmpx)
+		isa_swrite64(w, ISA_EXEC_LO, r);
+	return 0;
+}
+
+static bool vopc_has(unsigned op)
+{
+	return (op >= 0x10 && op <= 0x13) || (op >= 0x40 && op < 0x80) || (op >= 0xa0 && op <= 0xff);
+}
+
+/* Lane moves: readfirstlane, readlane, writelane. */
+static int lanes_op(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+{
+	unsigned src = in->src[0];
+
+	if (in->op == 0x142 || in->op == 0x289) {
+		unsigned lane = 0;
+		uint32_t v;
+
+		if (in->op == 0x142)
+			lane = ex ? (unsigned)__builtin_ctzll(ex) : 0;
+		else
+			lane = isa_sreg32(w, in, in->src[1]) & 63;
+		v = src >= 256 ? w->v[src - 256][lane] : isa_sreg32(w, in, src);
+		isa_swrite32(w, in->dst, v);
+		return 0;
+	}
+	/* v_writelane_b32: one lane, whatever EXEC says */
+	if (in->dst < ISA_NVGPR)
+		w->v[in->dst][isa_sreg32(w, in, in->src[1]) & 63] = isa_sreg32(w, in, src);
+	return 0;
+}
+
+/* VOP3P: the packed f32 operations of gfx90a and v_pk_mov_b32. Each half of
+ * a 64-bit operand pair is chosen by op_sel (low result) and op_sel_hi
+ * (high result). */
+static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+{
+	uint64_t r[ISA_LANES];
+
+	if (in->op == 0x58 || in->op == 0x59) {
+		/* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
+		unsigned d = in->dst - 256;
+
+		if (in->op == 0x58) {
+			unsigned a = in->src[0] >= 256 ? in->src[0] - 256u : 0;
+
+			LANES(ex) w->v[d][l] = w->acc[a][l];
+		} else {
+			const uint32_t *v = src32(w, in, 0, s->a[0]);
+
+			LANES(ex) w->acc[d][l] = v[l];
+		}
+		return 0;
+	}
+	if (in->op < 0x30 || in->op > 0x33)
+		return -ISA_E_DECODE;
+	unsigned nsrc = in->op == 0x30 ? 3 : 2;
+
+	for (unsigned i = 0; i < nsrc; i++)
+		read64(w, in, i, false, s->q[i]);
+	LANES(ex) {
+		uint32_t lo[3] = { 0 }, hi[3] = { 0 };
+		float rl, rh;
+
+		for (unsigned i = 0; i < nsrc; i++) {
+			uint64_t v = s->q[i][l];
+
+			lo[i] = (uint32_t)(in->opsel >> i & 1 ? v >> 32 : v);
+			hi[i] = (uint32_t)(in->opsel_hi >> i & 1 ? v >> 32 : v);
+			if (in->neg >> i & 1)
+				lo[i] ^= 0x80000000u;
+			if (in->abs >> i & 1)
+				hi[i] ^= 0x80000000u;	/* neg_hi */
+		}
+		switch (in->op) {
+		case 0x30: rl = fmaf(f32(lo[0]), f32(lo[1]), f32(lo[2]));
+			rh = fmaf(f32(hi[0]), f32(hi[1]), f32(hi[2])); break;
+		case 0x31: rl = f32(lo[0]) * f32(lo[1]); rh = f32(hi[0]) * f32(hi[1]); break;
+		case 0x32: rl = f32(lo[0]) + f32(lo[1]); rh = f32(hi[0]) + f32(hi[1]); break;
+		default:
+			/* v_pk_mov_b32: op_sel picks the dword of src0 (low) and src1 (high) */
+			r[l] = (uint64_t)(uint32_t)(in->opsel & 1 ? s->q[0][l] >> 32 : s->q[0][l]) |
+			       (uint64_t)(uint32_t)(in->opsel & 2 ? s->q[1][l] >> 32 : s->q[1][l]) << 32;
+			continue;
+		}
+		r[l] = u32(rl) | (uint64_t)u32(rh) << 32;
+	}
+	write64(w, in->dst, ex, r);
+	return 0;
+}
+
+bool isa_valu_has(const struct isa_insn *in)
+{
+	unsigned op = in->op;
+
+	if (in->fmt == F_VOP3P)
+		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59;
+	if (op < 0x100)
+		return vopc_has(op);
+	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a ||
+	       isa_valu_op32_has(op, in->clamp, in->fmt == F_VOP3 ? in->opsel : 0) ||
+	       isa_valu_op64_has(op);
+}
+
+int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	struct srcs s;
+	uint64_t ex = isa_exec(w);
+	int err;
+
+	(void)env;
+	if (in->fmt == F_VOP3P)
+		err = vop3p(w, in, &s, ex);
+	else if (in->op < 0x100)
+		err = vopc(w, in, &s, ex);
+	else if (in->op == 0x140)	/* v_nop */
+		err = 0;
+	else if (in->op == 0x142 || in->op == 0x289 || in->op == 0x28a)
+		err = lanes_op(w, in, ex);
+	else if (isa_valu_op64_has(in->op))
+		err = isa_valu_op64(w, in, &s, ex);
+	else {
+		/* VOP1 reads one source, VOP2 two; VOP3 as its opcode range says */
+		unsigned n = in->fmt == F_VOP1 || (in->op >= 0x140 && in->op < 0x1c0) ? 1 :
+			     in->fmt == F_VOP2 || in->op < 0x140 ? 2 : 3;
+
+		for (unsigned i = 0; i < 3; i++)
+			s.p[i] = i < n ? src32(w, in, i, s.a[i]) : s.a[i];
+		err = isa_valu_op32(w, in, &s, ex);
+	}
+	if (!err)
+		w->pc += 4u * in->words;
+	return err;
+}

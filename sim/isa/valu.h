@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * valu.h - what the vector ALU's two files share (valu.c: dispatch,
+ * comparisons, lane moves, packed math; valu_ops.c: the 32- and 64-bit
+ * result operations): the sources of one instruction for all lanes, the
+ * float modifiers, and the masked writes. Internal to sim/isa/.
+ */
+#ifndef HIPSVM_SIM_ISA_VALU_H
+#define HIPSVM_SIM_ISA_VALU_H
+
+#include "isa.h"
+
+#include <math.h>
+#include <string.h>
+
+/* the active lanes, lowest first (a full EXEC is the common case) */
+#define LANES(ex) \
+	for (uint64_t m_ = (ex), l = 0; m_ && ((l = (unsigned)__builtin_ctzll(m_)), 1); m_ &= m_ - 1)
+
+static inline float f32(uint32_t v) { float f; memcpy(&f, &v, 4); return f; }
+static inline uint32_t u32(float f) { uint32_t v; memcpy(&v, &f, 4); return v; }
+static inline double f64(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
+static inline uint64_t u64(double f) { uint64_t v; memcpy(&v, &f, 8); return v; }
+
+/* Sources of one instruction, all lanes: p[i] points at a VGPR's lanes or
+ * at a[i], filled with a scalar source. */
+struct srcs {
+	const uint32_t *p[3];
+	uint32_t a[3][ISA_LANES];
+	uint64_t q[3][ISA_LANES];
+};
+
+/* A 32-bit source: the VGPR itself (no copy) or a[i] filled. */
+static inline const uint32_t *src32(const struct isa_wave *w, const struct isa_insn *in, unsigned i,
+			     uint32_t *buf)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256)
+		return w->v[src - 256];
+	uint32_t v = isa_sreg32(w, in, src);
+
+	for (unsigned l = 0; l < ISA_LANES; l++)
+		buf[l] = v;
+	return buf;
+}
+
+static inline void read32(const struct isa_wave *w, const struct isa_insn *in, unsigned i,
+		   uint32_t *out)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256) {
+		memcpy(out, w->v[src - 256], sizeof(w->v[0]));
+	} else {
+		uint32_t v = isa_sreg32(w, in, src);
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			out[l] = v;
+	}
+}
+
+static inline void read64(const struct isa_wave *w, const struct isa_insn *in, unsigned i, bool fp,
+		   uint64_t *out)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256) {
+		unsigned r = src - 256;
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			out[l] = w->v[r][l] | (r + 1 < ISA_NVGPR ? (uint64_t)w->v[r + 1][l] << 32 : 0);
+	} else {
+		uint64_t v = isa_sreg64(w, in, src, fp);
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			out[l] = v;
+	}
+}
+
+/* abs/neg modifiers of VOP3 (only float operations take them). */
+static inline float m32(const struct isa_insn *in, unsigned i, uint32_t v)
+{
+	if (in->abs >> i & 1)
+		v &= 0x7fffffffu;
+	if (in->neg >> i & 1)
+		v ^= 0x80000000u;
+	return f32(v);
+}
+
+static inline double m64(const struct isa_insn *in, unsigned i, uint64_t v)
+{
+	if (in->abs >> i & 1)
+		v &= 0x7fffffffffffffffull;
+	if (in->neg >> i & 1)
+		v ^= 0x8000000000000000ull;
+	return f64(v);
+}
+
+static inline float out32(const struct isa_insn *in, float r)
+{
+	static const float om[4] = { 1.0f, 2.0f, 4.0f, 0.5f };
+
+	if (in->fmt == F_VOP3) {
+		r *= om[in->omod];
+		if (in->clamp)
+			r = r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;	/* NaN -> 0 */
+		if (in->clamp && r != r)
+			r = 0.0f;
+	}
+	return r;
+}
+
+static inline double out64(const struct isa_insn *in, double r)
+{
+	static const double om[4] = { 1.0, 2.0, 4.0, 0.5 };
+
+	if (in->fmt == F_VOP3) {
+		r *= om[in->omod];
+		if (in->clamp)
+			r = r != r ? 0.0 : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+	}
+	return r;
+}
+
+static inline void write32(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *r)
+{
+	if (dst < 256 || dst - 256 >= ISA_NVGPR)
+		return;
+	LANES(ex)
+		w->v[dst - 256][l] = r[l];
+}
+
+static inline void write64(struct isa_wave *w, unsigned dst, uint64_t ex, const uint64_t *r)
+{
+	unsigned d = dst - 256;
+
+	if (dst < 256 || d + 1 >= ISA_NVGPR)
+		return;
+	LANES(ex) {
+		w->v[d][l] = (uint32_t)r[l];
+		w->v[d + 1][l] = (uint32_t)(r[l] >> 32);
+	}
+}
+
+/* The destination VGPR as a 9-bit operand number, whatever the encoding. */
+static inline unsigned vdst(const struct isa_insn *in)
+{
+	return in->fmt == F_VOP3 && in->dst < 256 ? in->dst + 256u : in->dst;
+}
+
+/* valu_ops.c: operations with a 32-bit or a 64-bit (VGPR pair) result;
+ * 0 or -ISA_E_DECODE. For op32 the caller has set s->p[] to the sources. */
+int isa_valu_op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
+int isa_valu_op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
+bool isa_valu_op32_has(unsigned op, bool clamp, unsigned opsel);
+bool isa_valu_op64_has(unsigned op);
+
+#endif

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmem.c - vector memory: FLAT/GLOBAL/SCRATCH, MUBUF, and LDS (DS).
+ *
+ * Global accesses of one instruction go to the memory backend in one call
+ * (the active lanes' addresses in lane order), so that the backend can walk
+ * each page once and copy in one guarded system call. Atomics go one lane
+ * at a time, in lane order, as host atomics. Private memory (scratch) and
+ * LDS are the interpreter's own: an access outside them reads 0 and a
+ * write is dropped, as the hardware's range checks do.
+ */
+#include "isa.h"
+
+#include <string.h>
+
+#define LANES(ex) \
+	for (uint64_t m_ = (ex), l = 0; m_ && ((l = (unsigned)__builtin_ctzll(m_)), 1); m_ &= m_ - 1)
+
+struct vbuf {
+	uint64_t addr[ISA_LANES];
+	uint8_t data[ISA_LANES * 16];
+};
+
+static uint64_t vreg64(const struct isa_wave *w, unsigned r, unsigned l)
+{
+	return w->v[r & 0xff][l] | (uint64_t)w->v[(r + 1) & 0xff][l] << 32;
+}
+
+/* ---- private memory (scratch) ---- */
+
+static uint8_t *priv(const struct isa_env *env, unsigned lane, uint64_t off, unsigned size)
+{
+	if (!env->scratch || off > env->scratch_lane || size > env->scratch_lane - off)
+		return NULL;
+	return env->scratch + (size_t)lane * env->scratch_lane + off;
+}
+
+/* ---- one load or store of every active lane ---- */
+
+enum kind { K_U8, K_S8, K_U16, K_S16, K_D, K_U8_HI, K_U16_HI };
+
+/* Loads: op -> (kind, dwords); stores likewise. Same numbering in FLAT and MUBUF. */
+static bool load_shape(unsigned op, enum kind *k, unsigned *n)
+{
+	*n = 1;
+	switch (op) {
+	case 0x10: *k = K_U8; return true;
+	case 0x11: *k = K_S8; return true;
+	case 0x12: *k = K_U16; return true;
+	case 0x13: *k = K_S16; return true;
+	case 0x14: case 0x15: case 0x16: case 0x17: *k = K_D; *n = op - 0x13; return true;
+	}
+	return false;
+}
+
+static bool store_shape(unsigned op, enum kind *k, unsigned *n)
+{
+	*n = 1;
+	switch (op) {
+	case 0x18: *k = K_U8; return true;
+	case 0x19: *k = K_U8_HI; return true;	/* the d16_hi forms store bits 31:16 */
+	case 0x1a: *k = K_U16; return true;
+	case 0x1b: *k = K_U16_HI; return true;
+	case 0x1c: case 0x1d: case 0x1e: case 0x1f: *k = K_D; *n = op - 0x1b; return true;
+	}
+	return false;
+}
+
+static unsigned kind_size(enum kind k, unsigned n)
+{
+	return k == K_D ? 4 * n : (k == K_U8 || k == K_S8 || k == K_U8_HI) ? 1 : 2;
+}
+
+static uint32_t widen(enum kind k, const uint8_t *p)
+{
+	uint16_t h;
+
+	switch (k) {
+	case K_U8: return p[0];
+	case K_S8: return (uint32_t)(int32_t)(int8_t)p[0];
+	case K_U16: memcpy(&h, p, 2); return h;
+	case K_S16: memcpy(&h, p, 2); return (uint32_t)(int32_t)(int16_t)h;
+	default: { uint32_t v; memcpy(&v, p, 4); return v; }
+	}
+}
+
+/* Global (or flat, or raw buffer) load/store at b->addr[] for the lanes of ex.
+ * Flat addresses in the private aperture go to scratch. */
+static int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, uint64_t ex,
+		bool store, enum kind k, unsigned n, unsigned dreg, unsigned vdst)
+{
+	unsigned sz = kind_size(k, n), cnt = 0;
+	uint64_t g[ISA_LANES];
+	unsigned gl[ISA_LANES];
+
+	LANES(ex) {
+		uint64_t a = b->addr[l];
+		uint8_t *p = NULL;
+
+		if (a >> 32 == ISA_PRIVATE_HI || a >> 32 == ISA_SHARED_HI) {
+			if (a >> 32 == ISA_PRIVATE_HI)
+				p = priv(env, l, a & 0xffffffffu, sz);
+			else if ((a & 0xffffffffu) <= env->lds_size && sz <= env->lds_size - (a & 0xffffffffu))
+				p = env->lds + (a & 0xffffffffu);
+			if (store) {
+				for (unsigned i = 0; i < n && p; i++) {
+					uint32_t v = w->v[(dreg + i) & 0xff][l];
+
+					if (k == K_U8_HI || k == K_U16_HI)
+						v >>= 16;
+
+					memcpy(p + 4 * i, &v, k == K_D ? 4 : sz);
+				}
+			} else {
+				for (unsigned i = 0; i < n; i++)
+					w->v[(vdst + i) & 0xff][l] = p ? widen(k, p + 4 * i) : 0;
+			}
+			continue;
+		}
+		g[cnt] = a;
+		if (store)
+			for (unsigned i = 0; i < n; i++) {
+				uint32_t v = w->v[(dreg + i) & 0xff][l];
+
+				if (k == K_U8_HI || k == K_U16_HI)
+					v >>= 16;
+
+				memcpy(b->data + cnt * sz + 4 * i, &v, k == K_D ? 4 : sz);
+			}
+		gl[cnt++] = l;
+	}
+	if (!cnt)
+		return 0;
+	if (env->mem->access(env->mem, g, cnt, sz, store, b->data))
+		return -ISA_E_FAULT;
+	if (!store)
+		for (unsigned c = 0; c < cnt; c++)
+			for (unsigned i = 0; i < n; i++)
+				w->v[(vdst + i) & 0xff][gl[c]] = widen(k, b->data + c * sz + 4 * i);
+	return 0;
+}
+
+/* FLAT/GLOBAL atomics: 0x40.. 32-bit, 0x60.. 64-bit (same order). */
+static int atomic_op(unsigned op, int *at, unsigned *size)
+{
+	static const int map[] = {
+		ISA_AT_SWAP, ISA_AT_CMPSWAP, ISA_AT_ADD, ISA_AT_SUB, ISA_AT_SMIN, ISA_AT_UMIN,
+		ISA_AT_SMAX, ISA_AT_UMAX, ISA_AT_AND, ISA_AT_OR, ISA_AT_XOR, ISA_AT_INC, ISA_AT_DEC,
+	};
+
+	if (op >= 0x40 && op <= 0x4c) {
+		*at = map[op - 0x40];
+		*size = 4;
+		return 1;
+	}
+	if (op == 0x4d) {
+		*at = ISA_AT_FADD32;
+		*size = 4;
+		return 1;
+	}
+	if (op == 0x4f) {
+		*at = ISA_AT_FADD64;
+		*size = 8;
+		return 1;
+	}
+	if (op >= 0x60 && op <= 0x6c) {
+		*at = map[op - 0x60];
+		*size = 8;
+		return 1;
+	}
+	return 0;
+}
+
+static int atomics(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		   const struct vbuf *b, uint64_t ex)
+{
+	int at;
+	unsigned size;
+
+	if (!atomic_op(in->op, &at, &size))
+		return -ISA_E_DECODE;
+	LANES(ex) {
+		unsigned d = in->data;
+		uint64_t src = size == 8 ? vreg64(w, d, l) : w->v[d][l], cmp = 0, old = 0;
+
+		if (at == ISA_AT_CMPSWAP)
+			cmp = size == 8 ? vreg64(w, d + 2, l) : w->v[(d + 1) & 0xff][l];
+		if (b->addr[l] >> 32 == ISA_PRIVATE_HI || b->addr[l] >> 32 == ISA_SHARED_HI)
+			return -ISA_E_DECODE;	/* flat atomics on LDS/scratch: not emitted by hipcc -O3 */
+		if (env->mem->atomic(env->mem, b->addr[l], size, at, src, cmp, &old))
+			return -ISA_E_FAULT;
+		if (in->glc) {
+			w->v[in->dst][l] = (uint32_t)old;
+			if (size == 8)
+				w->v[(in->dst + 1) & 0xff][l] = (uint32_t)(old >> 32);
+		}
+	}
+	return 0;
+}
+
+static int flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	struct vbuf b;
+	uint64_t ex = isa_exec(w);
+	enum kind k;
+	unsigned n;
+	bool sad = in->seg && in->saddr != 0x7f;
+	uint64_t sbase = sad ? isa_sreg64(w, in, in->saddr, false) : 0;
+
+	LANES(ex) {
+		uint64_t a;
+
+		if (in->seg == 1)	/* scratch_*: a private offset */
+			a = ((uint64_t)ISA_PRIVATE_HI << 32) +
+			    (uint32_t)((sad ? (uint32_t)sbase : w->v[in->addr][l]) + (uint32_t)in->offset);
+		else if (sad)
+			a = sbase + w->v[in->addr][l] + (uint64_t)(int64_t)in->offset;
+		else
+			a = vreg64(w, in->addr, l) + (uint64_t)(int64_t)in->offset;
+		b.addr[l] = a;
+	}
+	if (load_shape(in->op, &k, &n))
+		return move(w, env, &b, ex, false, k, n, 0, in->dst);
+	if (store_shape(in->op, &k, &n))
+		return move(w, env, &b, ex, true, k, n, in->data, 0);
+	return atomics(w, env, in, &b, ex);
+}
+
+static int mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	struct vbuf b;
+	uint64_t ex = isa_exec(w), base;
+	uint32_t soff, stride;
+	enum kind k;
+	unsigned n;
+
+	if ((in->op >= 0x28 && in->op <= 0x29) || in->op == 0x3e || in->op == 0x3f)
+		return 0;	/* cache write-back / invalidate: in order, nothing */
+	base = isa_sreg64(w, in, in->srsrc, false) & 0xffffffffffffull;
+	stride = (w->s[(in->srsrc + 1) & 0x7f] >> 16) & 0x3fff;
+	soff = isa_sreg32(w, in, in->soffset);
+	LANES(ex) {
+		uint64_t off = soff + (uint32_t)in->offset, idx = 0;
+		unsigned v = in->addr;
+
+		if (in->idxen)
+			idx = w->v[v++ & 0xff][l];
+		if (in->offen)
+			off += w->v[v & 0xff][l];
+		if (base == ISA_SCRATCH_BASE)
+			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) + (uint32_t)off;
+		else
+			b.addr[l] = base + idx * stride + off;
+	}
+	if (load_shape(in->op, &k, &n))
+		return move(w, env, &b, ex, false, k, n, 0, in->data);
+	if (store_shape(in->op, &k, &n))
+		return move(w, env, &b, ex, true, k, n, in->data, 0);
+	return -ISA_E_DECODE;
+}
+
+/* ---- LDS ---- */
+
+static uint8_t *lds(const struct isa_env *env, uint32_t a, unsigned size)
+{
+	if (a > env->lds_size || size > env->lds_size - a)
+		return NULL;
+	return env->lds + a;
+}
+
+static uint32_t lds_rmw(unsigned op, uint32_t old, uint32_t v)
+{
+	switch (op & 0x1f) {
+	case 0x00: return old + v;
+	case 0x01: return old - v;
+	case 0x02: return v - old;
+	case 0x03: return old >= v ? 0 : old + 1;
+	case 0x04: return old == 0 || old > v ? v : old - 1;
+	case 0x05: return (int32_t)old < (int32_t)v ? old : v;
+	case 0x06: return (int32_t)old > (int32_t)v ? old : v;
+	case 0x07: return old < v ? old : v;
+	case 0x08: return old > v ? old : v;
+	case 0x09: return old & v;
+	case 0x0a: return old | v;
+	default: return old ^ v;
+	}
+}
+
+static int ds(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	uint64_t ex = isa_exec(w);
+	uint32_t off16 = (uint32_t)in->offset | (uint32_t)in->offset1 << 8;
+	unsigned op = in->op, a = in->addr, d0 = in->data, d1 = in->data1, vd = in->dst;
+	uint32_t tmp[ISA_LANES];
+
+	switch (op) {
+	case 0x00: case 0x01: case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07:
+	case 0x08: case 0x09: case 0x0a: case 0x0b:
+	case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0x27:
+	case 0x28: case 0x29: case 0x2a: case 0x2b:
+		LANES(ex) {
+			uint8_t *p = lds(env, w->v[a][l] + off16, 4);
+			uint32_t old = 0;
+
+			if (p) {
+				memcpy(&old, p, 4);
+				uint32_t nv = lds_rmw(op, old, w->v[d0][l]);
+
+				memcpy(p, &nv, 4);
+			}
+			if (op >= 0x20)
+				w->v[vd][l] = old;
+		}
+		return 0;
+	case 0x0d: case 0x1e: case 0x1f: case 0x4d: {	/* write b32, b8, b16, b64 */
+		unsigned sz = op == 0x0d ? 4 : op == 0x1e ? 1 : op == 0x1f ? 2 : 8;
+
+		LANES(ex) {
+			uint8_t *p = lds(env, w->v[a][l] + off16, sz);
+			uint64_t v = op == 0x4d ? vreg64(w, d0, l) : w->v[d0][l];
+
+			if (p)
+				memcpy(p, &v, sz);
+		}
+		return 0;
+	}
+	case 0x0e: case 0x0f: case 0x4e: case 0x4f: {	/* write2(st64) b32/b64 */
+		unsigned sz = op < 0x40 ? 4 : 8, mul = sz * ((op & 1) ? 64 : 1);
+
+		LANES(ex) {
+			uint8_t *p0 = lds(env, w->v[a][l] + in->offset * mul, sz);
+			uint8_t *p1 = lds(env, w->v[a][l] + in->offset1 * mul, sz);
+			uint64_t v0 = sz == 8 ? vreg64(w, d0, l) : w->v[d0][l];
+			uint64_t v1 = sz == 8 ? vreg64(w, d1, l) : w->v[d1][l];
+
+			if (p0)
+				memcpy(p0, &v0, sz);
+			if (p1)
+				memcpy(p1, &v1, sz);
+		}
+		return 0;
+	}
+	case 0x36: case 0x39: case 0x3a: case 0x3b: case 0x3c: case 0x76: {	/* reads */
+		unsigned sz = op == 0x36 ? 4 : op == 0x76 ? 8 : op <= 0x3a ? 1 : 2;
+
+		LANES(ex) {
+			uint8_t *p = lds(env, w->v[a][l] + off16, sz);
+			uint64_t v = 0;
+
+			if (p)
+				memcpy(&v, p, sz);
+			if (op == 0x39)
+				v = (uint32_t)(int32_t)(int8_t)v;
+			else if (op == 0x3b)
+				v = (uint32_t)(int32_t)(int16_t)v;
+			w->v[vd][l] = (uint32_t)v;
+			if (sz == 8)
+				w->v[(vd + 1) & 0xff][l] = (uint32_t)(v >> 32);
+		}
+		return 0;
+	}
+	case 0x37: case 0x38: case 0x77: case 0x78: {	/* read2(st64) b32/b64 */
+		unsigned sz = op < 0x40 ? 4 : 8, mul = sz * ((op == 0x38 || op == 0x78) ? 64 : 1);
+		unsigned step = sz / 4;
+
+		LANES(ex) {
+			uint8_t *p0 = lds(env, w->v[a][l] + in->offset * mul, sz);
+			uint8_t *p1 = lds(env, w->v[a][l] + in->offset1 * mul, sz);
+			uint64_t v0 = 0, v1 = 0;
+
+			if (p0)
+				memcpy(&v0, p0, sz);
+			if (p1)
+				memcpy(&v1, p1, sz);
+			w->v[vd][l] = (uint32_t)v0;
+			if (step == 2)
+				w->v[(vd + 1) & 0xff][l] = (uint32_t)(v0 >> 32);
+			w->v[(vd + step) & 0xff][l] = (uint32_t)v1;
+			if (step == 2)
+				w->v[(vd + 3) & 0xff][l] = (uint32_t)(v1 >> 32);
+		}
+		return 0;
+	}
+	case 0xde: case 0xdf: case 0xfe: case 0xff: {	/* write/read b96, b128 */
+		unsigned nd = op & 1 ? 4 : 3;
+
+		LANES(ex) {
+			uint8_t *p = lds(env, w->v[a][l] + off16, 4 * nd);
+
+			for (unsigned i = 0; i < nd; i++) {
+				if (op < 0xe0) {
+					if (p)
+						memcpy(p + 4 * i, &w->v[(d0 + i) & 0xff][l], 4);
+				} else {
+					uint32_t v = 0;
+
+					if (p)
+						memcpy(&v, p + 4 * i, 4);
+					w->v[(vd + i) & 0xff][l] = v;
+				}
+			}
+		}
+		return 0;
+	}
+	case 0x3e: /* ds_permute_b32: lane l's data goes to lane addr/4 */
+		memcpy(tmp, w->v[vd], sizeof(tmp));
+		LANES(ex)
+			tmp[((w->v[a][l] + off16) >> 2) & 63] = w->v[d0][l];
+		LANES(ex)
+			w->v[vd][l] = tmp[l];
+		return 0;
+	case 0x3f: /* ds_bpermute_b32: lane l reads lane addr/4 */
+		LANES(ex)
+			tmp[l] = w->v[d0][((w->v[a][l] + off16) >> 2) & 63];
+		LANES(ex)
+			w->v[vd][l] = tmp[l];
+		return 0;
+	}
+	return -ISA_E_DECODE;
+}
+
+bool isa_vmem_has(const struct isa_insn *in)
+{
+	enum kind k;
+	unsigned n, op = in->op;
+	int at;
+
+	switch (in->fmt) {
+	case F_FLAT:
+		return load_shape(op, &k, &n) || store_shape(op, &k, &n) || atomic_op(op, &at, &n);
+	case F_MUBUF:
+		return load_shape(op, &k, &n) || store_shape(op, &k, &n) || op == 0x28 ||
+		       op == 0x29 || op == 0x3e || op == 0x3f;
+	case F_DS:
+		return op <= 0x0b || op == 0x0d || op == 0x0e || op == 0x0f || op == 0x1e || op == 0x1f || (op >= 0x20 && op <= 0x2b) ||
+		       (op >= 0x36 && op <= 0x3c) || op == 0x3e || op == 0x3f || op == 0x4d ||
+		       op == 0x4e || op == 0x4f || (op >= 0x76 && op <= 0x78) || op == 0xde ||
+		       op == 0xdf || op == 0xfe || op == 0xff;
+	}
+	return false;
+}
+
+int isa_vmem(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	int err;
+
+	switch (in->fmt) {
+	case F_FLAT:
+		err = flat(w, env, in);
+		break;
+	case F_MUBUF:
+		err = mubuf(w, env, in);
+		break;
+	case F_DS:
+		err = ds(w, env, in);
+		break;
+	default:
+		return -ISA_E_DECODE;
+	}
+	if (!err)
+		w->pc += 4u * in->words;
+	return err;
+}

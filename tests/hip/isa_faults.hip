@@ -1,0 +1,217 @@
+// isa_faults: the simulator's interpreter raises the faults of the addresses a
+// kernel really touches. Checks (exit 0 when all hold, 2 otherwise):
+//   precise   a kernel touching one page in four of a managed buffer maps
+//             exactly those pages (the buffer-touch model would map them all)
+//   unmapped  a kernel reading memory the program has munmapped ends with
+//             hipErrorIllegalAddress
+//   malloc    a kernel reading plain malloc memory (not GPU-accessible) too
+//   atomic    an atomic on a page the GPU has mapped but the program has
+//             munmapped (without the shim the GPU keeps its mapping): the
+//             host atomic is guarded, the kernel ends with hipErrorIllegalAddress
+//   race      a host thread munmaps pieces of a managed range while kernels
+//             load, store and add atomically on it: each ends with success or
+//             hipErrorIllegalAddress, and the process survives
+// Run on the simulator (LD_LIBRARY_PATH=build/sim), with or without the shim.
+#include <hip/hip_runtime.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hipsvm_sim.h"
+
+#define CHECK(call)                                                          \
+	do {                                                                 \
+		hipError_t e_ = (call);                                      \
+		if (e_ != hipSuccess) {                                      \
+			printf("%s=%s\n", #call, hipGetErrorName(e_));       \
+			exit(1);                                             \
+		}                                                            \
+	} while (0)
+
+__global__ void every_nth_page(int *p, int pages, int nth)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < pages && i % nth == 0)
+		p[(size_t)i * 1024] += 1;
+}
+
+__global__ void read_one(const int *p, int *out)
+{
+	out[threadIdx.x] = p[threadIdx.x];
+}
+
+__global__ void churn(int *p, size_t n, unsigned *sum, int rounds)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (int r = 0; r < rounds; r++)
+		for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+			p[i] += 1;
+			if ((i & 1023) == 0)
+				atomicAdd(sum, (unsigned)p[i]);
+		}
+}
+
+typedef int (*stats_fn)(int, struct hipsvm_sim_stats *);
+static stats_fn get_stats;
+static int bad;
+
+static void expect(bool ok, const char *what)
+{
+	printf("%s %s\n", ok ? "ok" : "FAIL", what);
+	if (!ok)
+		bad = 1;
+}
+
+static void t_precise(void)
+{
+	const int pages = 64;
+	struct hipsvm_sim_stats a, b;
+	int *p;
+
+	CHECK(hipSetDevice(1));
+	CHECK(hipMallocManaged((void **)&p, pages * 4096, hipMemAttachGlobal));
+	get_stats(1, &a);
+	hipLaunchKernelGGL(every_nth_page, dim3(1), dim3(64), 0, 0, p, pages, 4);
+	CHECK(hipDeviceSynchronize());
+	get_stats(1, &b);
+	printf("# faults mapped on GPU 1: %llu\n", (unsigned long long)(b.faults_mapped - a.faults_mapped));
+	expect(b.faults_mapped - a.faults_mapped == pages / 4, "precise: one page in four mapped");
+	expect(p[0] == 1 && p[1024] == 0 && p[4096] == 1, "precise: values");
+	CHECK(hipFree(p));
+	CHECK(hipSetDevice(0));
+}
+
+static void t_unmapped(void)
+{
+	int *p, *out;
+
+	CHECK(hipSetDevice(2));
+	CHECK(hipMallocManaged((void **)&p, 8 * 4096, hipMemAttachGlobal));
+	CHECK(hipMalloc((void **)&out, 4096));
+	// the last page goes away behind the runtime's back
+	if (munmap((char *)p + 7 * 4096, 4096) != 0)
+		exit(1);
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p + 7 * 1024, out);
+	hipError_t e = hipDeviceSynchronize();
+	printf("# unmapped: %s\n", hipGetErrorName(e));
+	expect(e == hipErrorIllegalAddress, "unmapped: hipErrorIllegalAddress");
+	(void)hipGetLastError();
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p, out);
+	expect(hipDeviceSynchronize() == hipSuccess, "unmapped: the next kernel runs");
+	CHECK(hipFree(out));
+	CHECK(hipSetDevice(0));
+	// p is not freed: its last page may hold another mapping by now
+}
+
+static void t_malloc(void)
+{
+	int *h = (int *)malloc(4096), *out;
+
+	memset(h, 0, 4096);
+	CHECK(hipMalloc((void **)&out, 4096));
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, h, out);
+	hipError_t e = hipDeviceSynchronize();
+	expect(e == hipErrorIllegalAddress, "malloc: hipErrorIllegalAddress");
+	(void)hipGetLastError();
+	CHECK(hipFree(out));
+	free(h);
+}
+
+__global__ void bump(unsigned *p)
+{
+	atomicAdd(&p[threadIdx.x], 1u);
+}
+
+static void t_atomic(void)
+{
+	unsigned *p;
+
+	CHECK(hipSetDevice(0));
+	CHECK(hipMallocManaged((void **)&p, 2 * 4096, hipMemAttachGlobal));
+	hipLaunchKernelGGL(bump, dim3(1), dim3(64), 0, 0, p + 1024);
+	CHECK(hipDeviceSynchronize());
+	expect(p[1024] == 1 && p[1087] == 1, "atomic: the first kernel adds");
+	if (munmap((char *)p + 4096, 4096) != 0)
+		exit(1);
+	hipLaunchKernelGGL(bump, dim3(1), dim3(64), 0, 0, p + 1024);
+	hipError_t e = hipDeviceSynchronize();
+	expect(e == hipErrorIllegalAddress, "atomic: hipErrorIllegalAddress after the munmap");
+	(void)hipGetLastError();
+}
+
+struct race {
+	char *base;
+	size_t size;
+};
+
+static void *unmapper(void *arg)
+{
+	struct race *r = (struct race *)arg;
+
+	usleep(2000);
+	for (int k = 0; k < 4; k++) {
+		munmap(r->base + r->size / 2 + k * (r->size / 8), r->size / 8);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void t_race(void)
+{
+	const size_t size = 4u << 20;
+	int ok = 0, faulted = 0;
+
+	for (int it = 0; it < 4; it++) {
+		int *p;
+		unsigned *sum;
+		struct race r;
+		pthread_t t;
+
+		CHECK(hipMallocManaged((void **)&p, size, hipMemAttachGlobal));
+		CHECK(hipMallocManaged((void **)&sum, 4096, hipMemAttachGlobal));
+		memset(p, 0, size);
+		r.base = (char *)p;
+		r.size = size;
+		hipLaunchKernelGGL(churn, dim3(32), dim3(256), 0, 0, p, size / sizeof(int), sum, 4);
+		pthread_create(&t, NULL, unmapper, &r);
+		hipError_t e = hipDeviceSynchronize();
+		pthread_join(t, NULL);
+		(void)hipGetLastError();
+		if (e == hipSuccess)
+			ok++;
+		else if (e == hipErrorIllegalAddress)
+			faulted++;
+		else
+			printf("# race: %s\n", hipGetErrorName(e));
+		// the lower half is still ours; p itself is left (its upper half is gone)
+		CHECK(hipFree(sum));
+	}
+	printf("# race: %d ended normally, %d with a fault\n", ok, faulted);
+	expect(ok + faulted == 4, "race: every kernel ended with success or a fault");
+}
+
+int main(int argc, char **argv)
+{
+	int count = 0;
+
+	get_stats = (stats_fn)dlsym(RTLD_DEFAULT, "hipsvmSimGetStats");
+	if (!get_stats || hipGetDeviceCount(&count) != hipSuccess || count < 3) {
+		printf("needs the simulator with 3 GPUs\n");
+		return 1;
+	}
+	if (argc < 2 || !strcmp(argv[1], "precise"))
+		t_precise();
+	if (argc < 2 || !strcmp(argv[1], "unmapped"))
+		t_unmapped();
+	if (argc < 2 || !strcmp(argv[1], "malloc"))
+		t_malloc();
+	if (argc < 2 || !strcmp(argv[1], "atomic"))
+		t_atomic();
+	if (argc < 2 || !strcmp(argv[1], "race"))
+		t_race();
+	return bad ? 2 : 0;
+}

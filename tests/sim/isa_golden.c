@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isa_golden.c - per-opcode golden tests of the gfx90a interpreter: each case
+ * of isa_golden.txt, assembled by llvm-mc at build time, is decoded, checked
+ * to be supported, run on one wave against plain memory, and its registers
+ * and memory compared with the case's expectations (syntax: isa_golden.txt).
+ * Also: every decoded encoding is one the decoder sizes exactly as llvm-mc
+ * did, and a kernel descriptor sets up the SGPRs and v0 as documented.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa/dispatch.h"
+#include "isa/isa.h"
+
+struct golden {
+	const char *name;
+	int line;
+	const char *setup, *expect, *asm_text;
+	const uint8_t *code;
+	size_t len;
+	unsigned ninsn;
+};
+
+#include "isa_golden.inc"
+
+#define MEM_BASE 0x100000u
+#define MEM_SIZE 65536u
+
+static uint8_t gmem[MEM_SIZE];
+
+static int plain_access(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
+			bool write, void *buf)
+{
+	(void)m;
+	for (unsigned i = 0; i < n; i++) {
+		if (addr[i] < MEM_BASE || addr[i] + size > MEM_BASE + MEM_SIZE)
+			return ISA_E_FAULT;
+		if (write)
+			memcpy(gmem + (addr[i] - MEM_BASE), (uint8_t *)buf + (size_t)i * size, size);
+		else
+			memcpy((uint8_t *)buf + (size_t)i * size, gmem + (addr[i] - MEM_BASE), size);
+	}
+	return 0;
+}
+
+static int plain_atomic(struct isa_mem *m, uint64_t addr, unsigned size, int op, uint64_t src,
+			uint64_t cmp, uint64_t *old)
+{
+	uint64_t v = 0, nv;
+
+	(void)m;
+	if (addr < MEM_BASE || addr + size > MEM_BASE + MEM_SIZE)
+		return ISA_E_FAULT;
+	memcpy(&v, gmem + (addr - MEM_BASE), size);
+	switch (op) {
+	case ISA_AT_ADD: nv = v + src; break;
+	case ISA_AT_CMPSWAP: nv = v == cmp ? src : v; break;
+	case ISA_AT_SWAP: nv = src; break;
+	default: return ISA_E_FAULT;
+	}
+	memcpy(gmem + (addr - MEM_BASE), &nv, size);
+	*old = v;
+	return 0;
+}
+
+static struct isa_mem plain = { plain_access, plain_atomic };
+
+/* ---- values ---- */
+
+/* An expression over lane, left to right ("lane+1*4"), or a number. */
+static bool eval(const char *s, unsigned lane, uint64_t *out, bool *wide)
+{
+	int64_t acc = 0;
+	char op = '+';
+
+	*wide = false;
+	if (!strncmp(s, "f:", 2)) {
+		float f = strtof(s + 2, NULL);
+		uint32_t v;
+
+		memcpy(&v, &f, 4);
+		*out = v;
+		return true;
+	}
+	if (!strncmp(s, "d:", 2)) {
+		double d = strtod(s + 2, NULL);
+
+		memcpy(out, &d, 8);
+		*wide = true;
+		return true;
+	}
+	if (!strncmp(s, "q:", 2)) {
+		*out = strtoull(s + 2, NULL, 0);
+		*wide = true;
+		return true;
+	}
+	while (*s) {
+		int64_t v;
+		char *end;
+
+		if (!strncmp(s, "lane", 4)) {
+			v = lane;
+			s += 4;
+		} else {
+			/* hex may use all 64 bits */
+			v = !strncmp(s, "0x", 2) ? (int64_t)strtoull(s, &end, 0) : strtoll(s, &end, 0);
+			if (end == s)
+				return false;
+			s = end;
+		}
+		switch (op) {
+		case '+': acc += v; break;
+		case '-': acc -= v; break;
+		case '*': acc *= v; break;
+		case '/': acc = v ? acc / v : 0; break;
+		case '%': acc = v ? acc % v : 0; break;
+		case '^': acc ^= v; break;
+		case '&': acc &= v; break;
+		case '|': acc |= v; break;
+		default: return false;
+		}
+		if (!*s)
+			break;
+		op = *s++;
+	}
+	*out = (uint64_t)acc;
+	return true;
+}
+
+/* ---- state ---- */
+
+struct state {
+	struct isa_wave w;
+	uint8_t lds[1024];
+	uint8_t scratch[ISA_LANES * 64];
+};
+
+/* One token "name=value" applied (set) or compared (!set). */
+static void token(struct state *st, const struct golden *g, const char *tok, bool set, int err)
+{
+	char name[32], val[64];
+	const char *eq = strchr(tok, '=');
+	int lane = -1;
+	unsigned idx;
+	uint64_t v;
+	bool wide;
+
+	if (!strcmp(tok, "fault")) {
+		cr_expect_eq(err, -ISA_E_FAULT, "%s (line %d): expected a fault, got %d", g->name,
+			     g->line, err);
+		return;
+	}
+	if (!strcmp(tok, "done")) {
+		cr_expect_eq(st->w.state, W_DONE, "%s (line %d): not ended", g->name, g->line);
+		return;
+	}
+	cr_assert(eq && eq - tok < (long)sizeof(name) && strlen(eq + 1) < sizeof(val),
+		  "%s: bad token %s", g->name, tok);
+	memcpy(name, tok, (size_t)(eq - tok));
+	name[eq - tok] = 0;
+	strcpy(val, eq + 1);
+	if (strchr(name, '@')) {
+		lane = atoi(strchr(name, '@') + 1);
+		*strchr(name, '@') = 0;
+	}
+	if (name[0] == 'v' && name[1] >= '0' && name[1] <= '9') {
+		idx = (unsigned)atoi(name + 1);
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			if (lane >= 0 && (unsigned)lane != l)
+				continue;
+			cr_assert(eval(val, l, &v, &wide), "%s: bad value %s", g->name, val);
+			if (set) {
+				st->w.v[idx][l] = (uint32_t)v;
+				if (wide)
+					st->w.v[idx + 1][l] = (uint32_t)(v >> 32);
+			} else {
+				uint64_t got = st->w.v[idx][l] |
+					       (wide ? (uint64_t)st->w.v[idx + 1][l] << 32 : 0);
+				uint64_t want = wide ? v : (uint32_t)v;
+
+				cr_expect_eq(got, want, "%s (line %d): v%u lane %u = 0x%llx, want 0x%llx",
+					     g->name, g->line, idx, l, (unsigned long long)got,
+					     (unsigned long long)want);
+			}
+		}
+		return;
+	}
+	cr_assert(eval(val, 0, &v, &wide), "%s: bad value %s", g->name, val);
+	if (!strcmp(name, "exec") || !strcmp(name, "vcc")) {
+		unsigned r = name[0] == 'e' ? ISA_EXEC_LO : ISA_VCC_LO;
+
+		if (set) {
+			isa_swrite64(&st->w, r, v);
+		} else {
+			uint64_t got = (uint64_t)st->w.s[r] | (uint64_t)st->w.s[r + 1] << 32;
+
+			cr_expect_eq(got, v, "%s (line %d): %s = 0x%llx, want 0x%llx", g->name,
+				     g->line, name, (unsigned long long)got, (unsigned long long)v);
+		}
+	} else if (!strcmp(name, "scc")) {
+		if (set)
+			st->w.scc = v != 0;
+		else
+			cr_expect_eq(st->w.scc, v != 0, "%s (line %d): scc", g->name, g->line);
+	} else if (!strcmp(name, "m0")) {
+		if (set)
+			st->w.s[ISA_M0] = (uint32_t)v;
+		else
+			cr_expect_eq(st->w.s[ISA_M0], (uint32_t)v, "%s: m0", g->name);
+	} else if (!strcmp(name, "pc")) {
+		cr_expect_eq(st->w.pc, v, "%s (line %d): pc %llu", g->name, g->line,
+			     (unsigned long long)st->w.pc);
+	} else if (name[0] == 's') {
+		idx = (unsigned)atoi(name + 1);
+		if (set) {
+			st->w.s[idx] = (uint32_t)v;
+			if (wide)
+				st->w.s[idx + 1] = (uint32_t)(v >> 32);
+		} else {
+			cr_expect_eq(st->w.s[idx], (uint32_t)v, "%s (line %d): s%u = 0x%x, want 0x%x",
+				     g->name, g->line, idx, st->w.s[idx], (uint32_t)v);
+		}
+	} else if (!strncmp(name, "mem:", 4) || !strncmp(name, "lds:", 4)) {
+		uint8_t *base = name[0] == 'm' ? gmem : st->lds;
+		size_t off = strtoul(name + 4, NULL, 0), sz = wide ? 8 : 4;
+		uint64_t got = 0;
+
+		cr_assert(off + sz <= (name[0] == 'm' ? MEM_SIZE : sizeof(st->lds)));
+		if (set) {
+			memcpy(base + off, &v, sz);
+		} else {
+			memcpy(&got, base + off, sz);
+			cr_expect_eq(got, wide ? v : (uint32_t)v, "%s (line %d): %s = 0x%llx, want 0x%llx",
+				     g->name, g->line, name, (unsigned long long)got,
+				     (unsigned long long)(wide ? v : (uint32_t)v));
+		}
+	} else {
+		cr_assert_fail("%s: unknown name %s", g->name, name);
+	}
+}
+
+static void each_token(struct state *st, const struct golden *g, const char *list, bool set,
+		       int err)
+{
+	char *copy = strdup(list), *save = NULL;
+
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		token(st, g, t, set, err);
+	free(copy);
+}
+
+static int run_case(const struct golden *g, struct state *st)
+{
+	struct isa_env env = {
+		.mem = &plain,
+		.lds = st->lds,
+		.lds_size = sizeof(st->lds),
+		.scratch = st->scratch,
+		.scratch_lane = 64,
+		.code = g->code,
+		.code_size = g->len,
+	};
+	int err = 0;
+
+	memset(gmem, 0, sizeof(gmem));
+	memset(st, 0, sizeof(*st));
+	isa_swrite64(&st->w, ISA_EXEC_LO, ~0ull);
+	each_token(st, g, g->setup, true, 0);
+	for (unsigned steps = 0; steps < 64 && st->w.state == W_RUN && st->w.pc < g->len; steps++) {
+		err = isa_step(&st->w, &env);
+		if (err)
+			break;
+	}
+	return err;
+}
+
+Test(isa_golden, every_case)
+{
+	static struct state st;
+	unsigned n = sizeof(golden_cases) / sizeof(golden_cases[0]);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct golden *g = &golden_cases[i];
+		size_t pc = 0;
+		unsigned count = 0;
+		int err;
+
+		if (!strncmp(g->name, "kernel:", 7))
+			continue;
+
+		/* the decoder sizes every instruction as llvm-mc encoded it, and
+		 * the semantics say they implement it */
+		while (pc < g->len) {
+			struct isa_insn in;
+			char d[48];
+
+			cr_assert_eq(isa_decode(g->code + pc, g->len - pc, &in), 0, "%s: decode at +%zu",
+				     g->name, pc);
+			isa_describe(&in, d, sizeof(d));
+			cr_expect(isa_supported(&in), "%s: %s not supported (%s)", g->name, d, g->asm_text);
+			pc += 4u * in.words;
+			count++;
+		}
+		cr_expect_eq(pc, g->len, "%s: decoded length", g->name);
+		cr_expect_eq(count, g->ninsn, "%s: %u instructions decoded, %u assembled", g->name,
+			     count, g->ninsn);
+		err = run_case(g, &st);
+		if (!strstr(g->expect, "fault"))
+			cr_expect_eq(err, 0, "%s (line %d): error %d (%s)", g->name, g->line, err,
+				     g->asm_text);
+		each_token(&st, g, g->expect, false, err);
+	}
+	cr_log_info("%u golden cases", n);
+}
+
+/* An encoding the interpreter does not know is refused, not misread. */
+Test(isa_golden, unknown_encodings_are_refused)
+{
+	static const uint32_t bad[] = {
+		0xf0000000u,	/* MIMG */
+		0xe8000000u,	/* MTBUF */
+		0xc4000000u,	/* EXP */
+		0x7e0202f9u,	/* VOP1 with SDWA */
+		0x7e0202fau,	/* VOP1 with DPP */
+	};
+	uint8_t buf[16] = { 0 };
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct isa_insn in;
+
+		memcpy(buf, &bad[i], 4);
+		cr_expect_neq(isa_decode(buf, sizeof(buf), &in), 0, "0x%08x decoded", bad[i]);
+	}
+}
+
+/* s_sleep hands the turn to the workgroup's other waves (isa_golden.txt,
+ * "kernel: sleep"). */
+Test(isa_golden, s_sleep_lets_other_waves_run)
+{
+	const struct golden *g = NULL;
+	uint8_t kd[64] = { 0 };
+	uint32_t lds = 16;
+	struct isa_kernel k;
+	struct isa_dispatch d;
+	char why[128];
+
+	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
+		if (!strcmp(golden_cases[i].name, "kernel: sleep"))
+			g = &golden_cases[i];
+	cr_assert(g);
+	memcpy(kd, &lds, 4);
+	cr_assert_eq(isa_kernel_prepare(&k, kd, g->code, g->len, 0x1000, why, sizeof(why)), 0,
+		     "%s", why);
+	memset(&d, 0, sizeof(d));
+	d.k = &k;
+	d.grid[0] = 128;
+	d.grid[1] = d.grid[2] = 1;
+	d.block[0] = 128;
+	d.block[1] = d.block[2] = 1;
+	d.mem = &plain;
+	d.threads = 1;
+	cr_assert_eq(isa_dispatch_run(&d), 0);
+	cr_expect_lt(d.insns, 100, "%llu wave-instructions", (unsigned long long)d.insns);
+	isa_kernel_release(&k);
+}
+
+/* The wave set-up a kernel descriptor asks for, through isa_dispatch_run:
+ * dispatch pointer then kernarg pointer, workgroup ids x and y after them,
+ * v0 = x | y << 10 | z << 20, and exactly the work-items of the grid (a
+ * partial EXEC in each group's last wave), on three threads. */
+Test(isa_golden, dispatch_sets_up_sgprs_and_v0)
+{
+	const struct golden *g = NULL;
+	uint8_t kd[64] = { 0 };
+	struct isa_kernel k;
+	struct isa_dispatch d;
+	uint32_t rsrc2 = (4u << 1) | (1u << 7) | (1u << 8), count;
+	uint16_t props = KCP_DISPATCH_PTR | KCP_KERNARG_PTR;
+	uint64_t out = MEM_BASE + 0x100;
+	static bool seen[3][2][7][10];
+	char why[128];
+
+	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
+		if (!strcmp(golden_cases[i].name, "kernel: ids"))
+			g = &golden_cases[i];
+	cr_assert(g);
+	memcpy(kd + 52, &rsrc2, 4);
+	memcpy(kd + 56, &props, 2);
+	cr_assert_eq(isa_kernel_prepare(&k, kd, g->code, g->len, 0x1000, why, sizeof(why)), 0,
+		     "%s", why);
+	memset(gmem, 0, sizeof(gmem));
+	memcpy(gmem, &out, 8);
+	memset(&d, 0, sizeof(d));
+	d.k = &k;
+	d.grid[0] = 30;
+	d.grid[1] = 14;
+	d.grid[2] = 1;
+	d.block[0] = 10;
+	d.block[1] = 7;
+	d.block[2] = 1;
+	d.kernarg = MEM_BASE;
+	d.packet = MEM_BASE + 0x40;
+	d.mem = &plain;
+	d.threads = 1;	/* the plain memory's atomics are not thread-safe */
+	isa_dispatch_packet(gmem + 0x40, &d);
+	cr_assert_eq(isa_dispatch_run(&d), 0);
+	memcpy(&count, gmem + 0x100, 4);
+	cr_assert_eq(count, 3 * 2 * 70, "%u work-items ran", count);
+	cr_expect_eq(d.waves, 3 * 2 * 2);
+	for (unsigned i = 0; i < count; i++) {
+		uint32_t r[4], x, y, z;
+
+		memcpy(r, gmem + 0x110 + 16 * i, 16);
+		x = r[0] & 0x3ff;
+		y = r[0] >> 10 & 0x3ff;
+		z = r[0] >> 20;
+		cr_assert(x < 10 && y < 7 && z == 0 && r[1] < 3 && r[2] < 2, "record %u: %x %u %u",
+			  i, r[0], r[1], r[2]);
+		cr_expect_eq(r[3], 10u | 7u << 16, "workgroup_size from the packet");
+		cr_expect(!seen[r[1]][r[2]][y][x], "work-item ran twice");
+		seen[r[1]][r[2]][y][x] = true;
+	}
+	isa_kernel_release(&k);
+	/* A descriptor for wave32 code is refused. */
+	props |= KCP_WAVE32;
+	memcpy(kd + 56, &props, 2);
+	cr_expect_neq(isa_kernel_prepare(&k, kd, g->code, g->len, 0x1000, why, sizeof(why)), 0);
+}
+
+/* Every opcode the decoder calls supported has semantics: run each once on a
+ * scratch wave (operands in VGPR 0/SGPR 0.. pointing at plain memory) and
+ * require anything but "cannot run". */
+Test(isa_golden, every_supported_opcode_runs)
+{
+	static const struct { uint8_t fmt; unsigned max; } fams[] = {
+		{ F_SOP1, 256 }, { F_SOP2, 128 }, { F_SOPC, 128 }, { F_SOPK, 32 }, { F_SOPP, 128 },
+		{ F_SMEM, 256 }, { F_VOP3, 1024 }, { F_VOP3P, 128 }, { F_FLAT, 128 },
+		{ F_MUBUF, 128 }, { F_DS, 256 },
+	};
+	static struct state st;
+	static const uint8_t code[64];
+	unsigned n = 0;
+
+	for (unsigned f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+		for (unsigned op = 0; op < fams[f].max; op++) {
+			struct isa_insn in;
+			struct isa_env env = {
+				.mem = &plain, .lds = st.lds, .lds_size = sizeof(st.lds),
+				.scratch = st.scratch, .scratch_lane = 64,
+				.code = code, .code_size = sizeof(code),
+			};
+			int err;
+
+			memset(&in, 0, sizeof(in));
+			in.fmt = fams[f].fmt;
+			in.op = (uint16_t)op;
+			in.words = 1;
+			if (!isa_supported(&in))
+				continue;
+			memset(&st, 0, sizeof(st));
+			memset(gmem, 0, sizeof(gmem));
+			isa_swrite64(&st.w, ISA_EXEC_LO, ~0ull);
+			st.w.s[0] = MEM_BASE;	/* SMEM base, FLAT saddr */
+			st.w.s[4] = (uint32_t)ISA_SCRATCH_BASE;	/* a scratch descriptor */
+			st.w.s[5] = (uint32_t)(ISA_SCRATCH_BASE >> 32);
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				st.w.v[0][l] = 0;
+				st.w.v[2][l] = MEM_BASE + 64 * l;	/* v[2:3]: addresses */
+			}
+			in.src[0] = 256;
+			in.src[1] = 256;
+			in.src[2] = 256;
+			in.dst = in.fmt == F_VOP3P ? 256 + 8 : 8;
+			in.sdst = 10;
+			in.addr = in.fmt == F_FLAT ? 2 : in.fmt == F_SMEM ? 0 : 0;
+			in.data = 4;
+			in.data1 = 5;
+			in.saddr = 0x7f;
+			in.seg = 2;
+			in.srsrc = 4;
+			in.soffset = in.fmt == F_SMEM ? 0xffff : 128;
+			in.offset = 0;
+			if (in.fmt == F_SOP1 && (op == 0x1d || op == 0x1e))
+				continue;	/* jumps: isa_step's, tested by the dispatch */
+			err = isa_step(&st.w, &env);
+			cr_expect_neq(err, -ISA_E_DECODE, "format %u opcode 0x%x is claimed but not run",
+				      fams[f].fmt, op);
+			n++;
+		}
+	}
+	cr_log_info("%u opcodes run", n);
+}
