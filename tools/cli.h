@@ -59,6 +59,7 @@ struct run_opts {
 	bool quiet;		/* no human report */
 	bool verbose;		/* print what is being run */
 	bool follow;		/* exec'd children keep the shim; report them all */
+	bool stdout_to_stderr;	/* the program's stdout goes to our stderr (trace -o -) */
 	const char *format;	/* human report format: text (default) */
 	char **argv;		/* the program and its arguments */
 	/* filled by run_program */
@@ -100,6 +101,7 @@ void report_exit_line(FILE *f, const char *prog, int status, bool color);
 struct trace_stats {
 	size_t events, bad_lines, tracks;
 	size_t undrawn;		/* allocations past the lanes of their context */
+	size_t undrawn_gpu;	/* drains and windows past the lanes of their GPU */
 	uint64_t first_ns, last_ns;
 };
 /* report may be NULL (used for the process name and pid). -errno with a

@@ -346,6 +346,10 @@ int run_program(struct run_opts *o, bool want_events)
 		int err;
 
 		close(pfd[0]);
+		/* Our stdout carries something else (a trace): the program's
+		 * output must not mix into it. */
+		if (o->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(125);
 		execve(exe, o->argv, e.v);
 		err = errno;
 		if (write(pfd[1], &err, sizeof(err)) < 0)

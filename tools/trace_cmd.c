@@ -23,7 +23,8 @@ static const char trace_help[] =
 "The first form runs PROGRAM like 'hipsvm run' (and prints the same report);\n"
 "the second converts raw events saved with 'hipsvm run --trace FILE'.\n"
 "\n"
-"  -o, --output FILE    the trace to write (default hipsvm-trace.json; '-' = stdout)\n"
+"  -o, --output FILE    the trace to write (default hipsvm-trace.json; '-' = stdout,\n"
+"                       and then the program's own stdout goes to stderr)\n"
 "      --from FILE      convert this raw event file instead of running a program\n"
 "      --report FILE    with --from: the run's JSON report (names the process)\n"
 "\n";
@@ -81,6 +82,9 @@ static int convert(const char *events, const char *outpath, const struct json *r
 	if (st.undrawn)
 		tool_err("note: %zu allocation%s not drawn: more than 64 were live at once in one context "
 			 "(the live-bytes counters include them)", st.undrawn, st.undrawn == 1 ? "" : "s");
+	if (st.undrawn_gpu)
+		tool_err("note: %zu drain%s or checkpoint window%s not drawn: more than 64 overlapped on one GPU",
+			 st.undrawn_gpu, st.undrawn_gpu == 1 ? "" : "s", st.undrawn_gpu == 1 ? "" : "s");
 	if (st.bad_lines)
 		tool_err("warning: %zu malformed line%s in %s skipped", st.bad_lines,
 			 st.bad_lines == 1 ? "" : "s", events);
@@ -179,6 +183,7 @@ int cmd_trace(int argc, char **argv)
 		return usage_err("trace", "no program given: hipsvm trace [-o OUT.json] -- PROGRAM [ARGS...]");
 	}
 	o.argv = argv + i;
+	o.stdout_to_stderr = strcmp(out, "-") == 0;
 	code = run_program(&o, true);
 	if (o.pid > 0) {
 		snprintf(path, sizeof(path), "%s/report.%d.json", o.workdir, o.pid);
