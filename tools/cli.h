@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "json.h"
 
@@ -70,6 +71,13 @@ struct run_opts {
 /* Returns the exit code to give (the program's, or 125..127 / 1 / 2). */
 int run_program(struct run_opts *o, bool want_events);
 void run_cleanup(struct run_opts *o);
+/* run_sample.c: waitpid(pid, st, 0) that meanwhile, every period_ms, appends
+ * the GPU fault counters of the program's hook (hook: the HIPSVM_HOOK value,
+ * NULL for auto) to the raw events file as "faults" lines, for the GPUs whose
+ * counters changed. Returns what waitpid returned. */
+#define RUN_SAMPLE_MS 10
+pid_t run_wait_sampling(pid_t pid, int *st, const char *events, const char *hook,
+			unsigned period_ms);
 /* run_env.c: the program's environment (NULL-terminated in v). */
 struct run_env {
 	char **v;

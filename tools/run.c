@@ -224,12 +224,14 @@ static void forward(int sig)
 		kill(child_pid, sig);
 }
 
-/* Shell-like status; prints how the program ended when it did not exit 0. */
-static int wait_child(pid_t pid, const char *prog, int *raw)
+/* Shell-like status; prints how the program ended when it did not exit 0.
+ * With events (a traced run), the fault counters are sampled meanwhile. */
+static int wait_child(pid_t pid, const char *prog, int *raw, const char *events, const char *hook)
 {
 	int st, sig;
 
-	while (waitpid(pid, &st, 0) < 0) {
+	while ((events ? run_wait_sampling(pid, &st, events, hook, RUN_SAMPLE_MS) :
+		waitpid(pid, &st, 0)) < 0) {
 		if (errno != EINTR) {
 			tool_err("waitpid: %s", strerror(errno));
 			return 1;
@@ -373,7 +375,15 @@ int run_program(struct run_opts *o, bool want_events)
 		n = read(pfd[0], &child_errno, sizeof(child_errno));
 	} while (n < 0 && errno == EINTR);
 	close(pfd[0]);
-	code = wait_child(pid, prog, &raw);
+	if (o->trace || want_events) {
+		if (hipsvm_expand_path(o->trace ? o->trace : "", pid, o->events, sizeof(o->events)) ||
+		    !o->trace)
+			if ((size_t)snprintf(o->events, sizeof(o->events), "%s/events.%d.jsonl", o->workdir, pid) >=
+			    sizeof(o->events))
+				o->events[0] = '\0';
+	}
+	code = wait_child(pid, prog, &raw, n == 0 && o->events[0] ? o->events : NULL,
+			  run_env_get(e.v, "HIPSVM_HOOK"));
 
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
@@ -385,13 +395,6 @@ int run_program(struct run_opts *o, bool want_events)
 		tool_err("%s: cannot execute: %s", prog, strerror(child_errno));
 		code = child_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 		goto out;
-	}
-	if (o->trace || want_events) {
-		if (hipsvm_expand_path(o->trace ? o->trace : "", pid, o->events, sizeof(o->events)) ||
-		    !o->trace)
-			if ((size_t)snprintf(o->events, sizeof(o->events), "%s/events.%d.jsonl", o->workdir, pid) >=
-			    sizeof(o->events))
-				o->events[0] = '\0';
 	}
 	run_show_reports(o, prog, code, raw);
 out:
