@@ -10,9 +10,12 @@
 #include "boot.h"
 #include "hipsvm.h"
 #include "options.h"
+#include "outname.h"
 #include "report.h"
 #include "shim.h"
 #include "table.h"
+
+extern char **environ;
 
 /* The report can reach ~50 KB (64 devices); one static buffer, taken by
  * one caller at a time. */
@@ -81,7 +84,7 @@ int hipsvm_report_write(const char *path)
 	if (!s)
 		return -ENODEV;
 	if (path)
-		rc = hipsvm_expand_path(path, getpid(), where, sizeof(where));
+		rc = hipsvm_outname(path, getpid(), environ, where, sizeof(where));
 	else
 		rc = hipsvm_report_path(where, sizeof(where));
 	if (rc)
@@ -108,7 +111,7 @@ __attribute__((destructor)) static void hipsvm_dtor(void)
 	if (!hipsvm_ready() || hipsvm_report_path(where, sizeof(where)))
 		return;
 	hipsvm_tls.in_hip++;
-	rc = hipsvm_report_write(where);
+	rc = hipsvm_report_write(NULL);	/* where, expanded once: "%%p" stays "%p" */
 	hipsvm_tls.in_hip--;
 	if (rc)
 		hipsvm_say("cannot write the report to %s (%s)", where, hipsvm_errno_name(rc));

@@ -67,6 +67,7 @@ struct run_opts {
 	char workdir[4096];	/* temp directory, removed by run_cleanup */
 	char events[4096];	/* raw event file of this run (when traced) */
 	int pid;
+	int unsaved;		/* reports that could not be saved */
 };
 /* Returns the exit code to give (the program's, or 125..127 / 1 / 2). */
 int run_program(struct run_opts *o, bool want_events);
@@ -87,8 +88,9 @@ int run_env_build(struct run_opts *o, const struct tool_paths *tp, bool sim, boo
 		  struct run_env *e, const char **user_report);
 const char *run_env_get(char **env, const char *name);
 void run_env_free(struct run_env *e, const struct run_opts *o);
-/* run_report.c: the report(s) the shim wrote into o->workdir, shown and saved. */
-void run_show_reports(struct run_opts *o, const char *prog, int code, int raw);
+/* run_report.c: the report(s) the shim wrote into o->workdir, shown and saved.
+ * Returns how many could not be saved (each said on stderr). */
+int run_show_reports(struct run_opts *o, const char *prog, int code, int raw);
 /* Shared option parser of run and trace: returns 0 and consumes *i, 1 when
  * argv[*i] is not a run option, or EXIT_USAGE after printing the error. */
 int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, int *i);

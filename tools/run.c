@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "outname.h"
 #include "policy.h"
 
 #include <errno.h>
@@ -376,7 +377,7 @@ int run_program(struct run_opts *o, bool want_events)
 	} while (n < 0 && errno == EINTR);
 	close(pfd[0]);
 	if (o->trace || want_events) {
-		if (hipsvm_expand_path(o->trace ? o->trace : "", pid, o->events, sizeof(o->events)) ||
+		if (hipsvm_outname(o->trace ? o->trace : "", pid, e.v, o->events, sizeof(o->events)) ||
 		    !o->trace)
 			if ((size_t)snprintf(o->events, sizeof(o->events), "%s/events.%d.jsonl", o->workdir, pid) >=
 			    sizeof(o->events))
@@ -396,7 +397,10 @@ int run_program(struct run_opts *o, bool want_events)
 		code = child_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 		goto out;
 	}
-	run_show_reports(o, prog, code, raw);
+	o->unsaved = run_show_reports(o, prog, code, raw);
+	/* Output lost is a failure even when the program succeeded. */
+	if (o->unsaved && code == 0)
+		code = 1;
 out:
 	run_env_free(&e, o);
 	return code;

@@ -3,13 +3,17 @@
  * trace_cmd.c - hipsvm trace: a run (or saved raw events) as a Perfetto trace.
  */
 #include "cli.h"
+#include "outname.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static const char trace_help[] =
 "Usage: hipsvm trace [-o OUT.json] [RUN OPTIONS] [--] PROGRAM [ARGS...]\n"
@@ -23,8 +27,9 @@ static const char trace_help[] =
 "The first form runs PROGRAM like 'hipsvm run' (and prints the same report);\n"
 "the second converts raw events saved with 'hipsvm run --trace FILE'.\n"
 "\n"
-"  -o, --output FILE    the trace to write (default hipsvm-trace.json; '-' = stdout,\n"
-"                       and then the program's own stdout goes to stderr)\n"
+"  -o, --output FILE    the trace to write (default hipsvm-trace.%h.%p.json; '-' =\n"
+"                       stdout, and then the program's own stdout goes to stderr).\n"
+"                       %p pid, %h host, %r MPI/Slurm rank, %e{VAR} a variable\n"
 "      --from FILE      convert this raw event file instead of running a program\n"
 "      --report FILE    with --from: the run's JSON report (names the process)\n"
 "\n";
@@ -98,6 +103,14 @@ static int convert(const char *events, const char *outpath, const struct json *r
 	return 0;
 }
 
+/* The -o name for this pid ("-" as it is); checked before the run. */
+static const char *expand_out(const char *out, int pid, char *buf, size_t cap)
+{
+	if (strcmp(out, "-") == 0 || hipsvm_outname(out, pid, environ, buf, cap) != 0)
+		return out;
+	return buf;
+}
+
 static struct json *load_report(const char *path)
 {
 	char *buf, err[128];
@@ -114,7 +127,8 @@ static struct json *load_report(const char *path)
 int cmd_trace(int argc, char **argv)
 {
 	struct run_opts o = { .sim = -1 };
-	const char *out = "hipsvm-trace.json", *from = NULL;
+	const char *out = "hipsvm-trace.%h.%p.json", *from = NULL;
+	char outpath[PATH_MAX];
 	struct json *report = NULL;
 	char path[8192];
 	int i = 1, r, code;
@@ -166,6 +180,13 @@ int cmd_trace(int argc, char **argv)
 		free(o.env);
 		return usage_err("trace", "-o needs a file name");
 	}
+	/* A bad name is said before anything runs. */
+	r = strcmp(out, "-") == 0 ? 0 : hipsvm_outname(out, 0, environ, outpath, sizeof(outpath));
+	if (r) {
+		free(o.env);
+		return usage_err("trace", "-o '%s': %s", out, r == -EINVAL ?
+				 "%e needs a variable name in braces, e.g. %e{SLURM_JOB_ID}" : "name too long");
+	}
 	if (from) {
 		if (i < argc) {
 			free(o.env);
@@ -173,7 +194,8 @@ int cmd_trace(int argc, char **argv)
 		}
 		if (o.report)
 			report = load_report(o.report);
-		code = convert(from, out, report, o.quiet);
+		code = convert(from, expand_out(out, (int)getpid(), outpath, sizeof(outpath)), report,
+			       o.quiet);
 		json_free(report);
 		free(o.env);
 		return code;
@@ -190,7 +212,8 @@ int cmd_trace(int argc, char **argv)
 		report = load_report(path);
 		if (access(o.events, R_OK) != 0)
 			tool_err("no trace events were written (did the shim load? try 'hipsvm check %s')", o.argv[0]);
-		else if (convert(o.events, out, report, o.quiet) != 0 && code == 0)
+		else if (convert(o.events, expand_out(out, o.pid, outpath, sizeof(outpath)), report,
+				 o.quiet) != 0 && code == 0)
 			code = 1;
 	}
 	json_free(report);
