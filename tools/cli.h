@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <getopt.h>
+
 #include "json.h"
 
 #define EXIT_USAGE 2
@@ -61,6 +63,7 @@ struct run_opts {
 	bool verbose;		/* print what is being run */
 	bool follow;		/* exec'd children keep the shim; report them all */
 	bool stdout_to_stderr;	/* the program's stdout goes to our stderr (trace -o -) */
+	FILE *text_out;		/* run -o: the text report goes there, not to stderr */
 	const char *format;	/* human report format: text (default) */
 	char **argv;		/* the program and its arguments */
 	/* filled by run_program */
@@ -91,12 +94,26 @@ void run_env_free(struct run_env *e, const struct run_opts *o);
 /* run_report.c: the report(s) the shim wrote into o->workdir, shown and saved.
  * Returns how many could not be saved (each said on stderr). */
 int run_show_reports(struct run_opts *o, const char *prog, int code, int raw);
-/* Shared option parser of run and trace: returns 0 and consumes *i, 1 when
- * argv[*i] is not a run option, or EXIT_USAGE after printing the error. */
-int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, int *i);
+/* The options of run and trace (getopt_long through tool_getopt). */
+struct run_args {
+	const char *output;	/* -o: run's text report, trace's trace */
+	const char *from;	/* trace --from */
+	bool help;
+	int first;		/* argv index of the program */
+};
+/* -1 when parsed (x->first set; x->help when --help was asked, nothing
+ * else parsed), else the exit code after saying why (EXIT_USAGE). */
+int run_parse_args(const char *cmd, struct run_opts *o, int argc, char **argv, struct run_args *x);
 extern const char run_opts_help[];
-/* A known option close to an unknown one, or NULL. */
-const char *run_opt_suggest(const char *given);
+
+/* getopt.c: getopt_long from optind, for a subcommand: shorts as getopt's
+ * optstring (without the leading '+:'), longs NULL-terminated. The option
+ * (optarg set), -1 at the first operand or after "--" (optind there), or
+ * '?' after a one-line usage error on stderr: an unknown option (with a
+ * suggestion), an ambiguous abbreviation, a plural option's singular
+ * (--gpu is not --gpus), a missing value, a value given to a flag. */
+int tool_getopt(const char *cmd, int argc, char **argv, const char *shorts,
+		const struct option *longs);
 
 /* render.c: the human/json/csv report from a parsed "hipsvm-report/2". */
 enum report_fmt { FMT_TEXT, FMT_JSON, FMT_CSV };

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "policy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,6 +29,16 @@ static const char *err_text(int err)
 	case -ENAMETOOLONG: return "too long";
 	default: return "not a valid value";
 	}
+}
+
+/* The option table takes any string as a policy: the policy's own parser
+ * says whether the shim would accept it. */
+static int policy_ok(const char *v)
+{
+	struct hipsvm_policy pol;
+	char bad[64];
+
+	return *v && hipsvm_policy_parse(v, &pol, bad, sizeof(bad)) == 0 ? 0 : -EINVAL;
 }
 
 int cmd_options(int argc, char **argv)
@@ -71,6 +82,9 @@ int cmd_options(int argc, char **argv)
 			tool_err("HIPSVM_%s=%s: %s, the default (%s) stays in force", d->name,
 				 errs[i].value, err_text(errs[i].err), d->def);
 	}
+	v = getenv("HIPSVM_POLICY");
+	if (v && policy_ok(v))
+		tool_err("HIPSVM_POLICY=%s: not a valid policy (docs/routing.md); the shim would refuse it", v);
 	for (i2 = 1; i2 < argc; i2++) {
 		const char *a = argv[i2], *eq = strchr(a, '=');
 		enum hipsvm_opt_id id;
@@ -90,6 +104,8 @@ int cmd_options(int argc, char **argv)
 			return usage_err("options", "'%s': no such option", name);
 		}
 		e = hipsvm_options_set(&o, id, eq + 1);
+		if (!e && id == HIPSVM_O_POLICY)
+			e = policy_ok(eq + 1);
 		if (e) {
 			tool_err("%s: %s", a, err_text(e));
 			bad = 1;

@@ -136,14 +136,16 @@ static int save(const struct run_opts *o, const char *tmpl, const char *from, in
 	return e;
 }
 
+/* Into run -o's file (even with -q: it was asked for), else on stderr. */
 static void render(const struct run_opts *o, const struct json *r, bool color)
 {
+	FILE *f = o->text_out ? o->text_out : stderr;
 	char err[256];
 
-	if (o->quiet)
+	if (o->quiet && !o->text_out)
 		return;
-	fputc('\n', stderr);
-	if (report_render(stderr, r, FMT_TEXT, color, err, sizeof(err)) != 0)
+	fputc('\n', f);
+	if (report_render(f, r, FMT_TEXT, o->text_out ? false : color, err, sizeof(err)) != 0)
 		tool_err("%s", err);
 }
 
@@ -155,7 +157,9 @@ int run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
 	size_t n = list_reports(o->workdir, o->pid, pids, &main_found), i, hidden = 0, renamed = 0;
 	struct json *r;
 
-	if (!o->quiet) {
+	if (o->text_out) {
+		report_exit_line(o->text_out, prog, code, false);
+	} else if (!o->quiet) {
 		fputc('\n', stderr);
 		report_exit_line(stderr, prog, code, color);
 	}

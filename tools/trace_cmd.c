@@ -131,51 +131,22 @@ int cmd_trace(int argc, char **argv)
 	char outpath[PATH_MAX];
 	struct json *report = NULL;
 	char path[8192];
-	int i = 1, r, code;
+	struct run_args x = { 0 };
+	int i, r, code;
 
-	while (i < argc) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+	code = run_parse_args("trace", &o, argc, argv, &x);
+	if (code >= 0 || x.help) {
+		if (x.help) {
 			fputs(trace_help, stdout);
 			fputs(run_opts_help, stdout);
-			free(o.env);
-			return 0;
 		}
-		if (a[0] != '-')
-			break;
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--from") == 0) {
-			if (i + 1 >= argc) {
-				free(o.env);
-				return usage_err("trace", "option '%s' needs a value", a);
-			}
-			if (strcmp(a, "--from") == 0)
-				from = argv[i + 1];
-			else
-				out = argv[i + 1];
-			i += 2;
-			continue;
-		}
-		if (strncmp(a, "--output=", 9) == 0 || strncmp(a, "--from=", 7) == 0) {
-			if (a[2] == 'f')
-				from = a + 7;
-			else
-				out = a + 9;
-			i++;
-			continue;
-		}
-		r = run_parse_opt("trace", &o, argc, argv, &i);
-		if (r) {
-			free(o.env);
-			if (r == 1 && run_opt_suggest(a))
-				return usage_err("trace", "unknown option '%s', did you mean '%s'?", a, run_opt_suggest(a));
-			return r == 1 ? usage_err("trace", "unknown option '%s'", a) : r;
-		}
+		free(o.env);
+		return x.help ? 0 : code;
 	}
+	i = x.first;
+	from = x.from;
+	if (x.output)
+		out = x.output;
 	if (!*out) {
 		free(o.env);
 		return usage_err("trace", "-o needs a file name");

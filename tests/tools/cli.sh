@@ -110,8 +110,10 @@ kill -TERM "$hp"
 wait "$hp"
 rc=$?
 expect "run: a SIGTERM to hipsvm goes to the program, which dies of it (143)" '[ $rc -eq 143 ] && err_has "SIGTERM"'
-t "$HIPSVM" run --no-sim -q --gpu=3 --pol oversubscribe -- sh -c 'echo "gpus=$HIPSVM_SIM_GPUS policy=$HIPSVM_POLICY"'
+t "$HIPSVM" run --no-sim -q --gpus=3 --pol oversubscribe -- sh -c 'echo "gpus=$HIPSVM_SIM_GPUS policy=$HIPSVM_POLICY"'
 expect "run: unambiguous abbreviations and --opt=value, as getopt_long" '[ $rc -eq 0 ] && out_has "gpus=3 policy=oversubscribe"'
+t "$HIPSVM" run --no-sim -q --gpu 3 -- true
+expect "run: --gpu is not taken for --gpus (a plural's singular reads as another option)" '[ $rc -eq 2 ] && one_error_line && err_has "did you mean .--gpus."'
 t "$HIPSVM" run --no-sim -q --policy oversubscribe --gpus 2 --hook none --env FOO=bar -e HIPSVM_DRAIN_TIMEOUT_MS=5 \
 	-- sh -c 'echo "policy=$HIPSVM_POLICY gpus=$HIPSVM_SIM_GPUS hook=$HIPSVM_HOOK foo=$FOO dt=$HIPSVM_DRAIN_TIMEOUT_MS shimvar=${HIPSVM_SHIM_PATH-unset}"; echo "preload=$LD_PRELOAD"; echo "report=$HIPSVM_REPORT"'
 expect "run: options become the shim's environment" \
