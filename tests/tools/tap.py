@@ -1,9 +1,15 @@
 # tap.py - the small TAP harness of the tools' Python tests: ok/skip lines
 # numbered in order, the failing command's output shown under a failure,
 # the plan at the end. Nothing but the standard library.
+import json
 import os
 import subprocess
 import sys
+
+
+CLEAN = ("HIPSVM_SHIM_PATH", "HIPSVM_SIM_DIR", "HIPSVM_REPORT", "HIPSVM_TRACE", "HIPSVM_POLICY",
+         "HIPSVM_HOOK", "HIPSVM_INHERIT", "LD_PRELOAD", "LD_LIBRARY_PATH", "NO_COLOR",
+         "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID")
 
 
 class Tap:
@@ -11,6 +17,10 @@ class Tap:
         self.n = 0
         self.fails = 0
         self.last = None     # the Run of the last run()
+        # The tests pin their own settings: none of the caller's reaches
+        # them (meson puts its build directories in LD_LIBRARY_PATH).
+        self.base = {k: v for k, v in os.environ.items()
+                     if k not in CLEAN and not k.startswith("HIPSVM_SIM_")}
 
     def ok(self, cond, desc, detail=None):
         self.n += 1
@@ -29,7 +39,7 @@ class Tap:
 
     def run(self, *args, env=None, unset=(), stdin=None, cwd=None, timeout=240):
         """Runs args; keeps rc, out, err (text) in a Run, also as self.last."""
-        e = dict(os.environ)
+        e = dict(self.base)
         for k in unset:
             e.pop(k, None)
         if env:
@@ -63,3 +73,76 @@ class Run:
 
 def main(fn):
     sys.exit(fn(Tap()))
+
+
+# ---- JSON helpers (what jsonq did in the shell version)
+
+def load_json(path):
+    """The parsed document, or None when it is missing or not JSON."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def get(doc, dotted, default="missing"):
+    """doc's value at a dotted path (a.0.b), or default."""
+    cur = doc
+    for part in dotted.split("."):
+        if isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+            cur = cur[int(part)]
+        elif isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            return default
+    return cur
+
+
+def find(items, key, value):
+    """The first dict of items whose key is value, or {}."""
+    for it in items if isinstance(items, list) else []:
+        if isinstance(it, dict) and it.get(key) == value:
+            return it
+    return {}
+
+
+def ctx(report, ctx_id, dotted):
+    return get(find(get(report, "contexts", []), "id", ctx_id), dotted)
+
+
+def dev(report, index, dotted):
+    return get(find(get(report, "devices", []), "index", index), dotted)
+
+
+def ge(v, n):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= n
+
+
+def crossing_slices(doc):
+    """(track, parent, child) of X slices that cross on one (pid, tid) track;
+    also an X without ts or with a negative dur."""
+    tracks, bad = {}, []
+    for e in get(doc, "traceEvents", []) or []:
+        if e.get("ph") != "X":
+            continue
+        ts, dur = e.get("ts"), e.get("dur")
+        if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)) or dur < 0:
+            bad.append(("no ts/dur", e, None))
+            continue
+        tracks.setdefault((e.get("pid"), e.get("tid")), []).append((ts, ts + dur))
+    for key, sl in tracks.items():
+        sl.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for s in sl:
+            while stack and stack[-1][1] <= s[0] + 1e-4:
+                stack.pop()
+            if stack and s[1] > stack[-1][1] + 1e-4:
+                bad.append((key, stack[-1], s))
+            stack.append(s)
+    return bad
+
+
+def track_names(doc):
+    return {e["args"]["name"] for e in get(doc, "traceEvents", []) or []
+            if e.get("ph") == "M" and e.get("name") == "thread_name"}
