@@ -75,7 +75,7 @@ def main(fn):
     sys.exit(fn(Tap()))
 
 
-# ---- JSON helpers (what jsonq did in the shell version)
+# ---- JSON helpers: reading reports and traces
 
 def load_json(path):
     """The parsed document, or None when it is missing or not JSON."""
