@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_options.c - the option table's parsers (src/options.c).
+ * fuzz_options.c - the option table's parsers (src/shim/options.c).
  *
  * The shim reads the environment of every process it is preloaded into, before
  * libc is ready, so a hostile or merely odd environment must not crash it.

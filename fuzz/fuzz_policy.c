@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_policy.c - the routing policy parser (src/policy.c, HIPSVM_POLICY).
+ * fuzz_policy.c - the routing policy parser (src/shim/policy.c, HIPSVM_POLICY).
  *
  * Checked: no crash or over-read (exact-size copy of the text), 0 or -EINVAL,
  * the output untouched on failure and the bad-item buffer terminated within

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_proto.c - the hook protocol's request parser (src/proto.c).
+ * fuzz_proto.c - the hook protocol's request parser (src/shared/proto.c).
  *
  * The parser runs in the kernel module on bytes written by any process that can
  * open the debugfs file, so it must survive anything. Beyond "no crash", the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_ring.c - the IH ring and IV decoding (src/ring.c, src/iv.h).
+ * fuzz_ring.c - the IH ring and IV decoding (src/shared/ring.c, src/shared/iv.h).
  *
  * Two parts, both driven by the input:
  *  1. A ring whose memory is the input itself (as if the GPU had written

@@ -8,9 +8,9 @@
  *   proc.c  per-process state (a checkpoint per GPU, counters, an event log),
  *           keyed by the opener's address space (mm) and found by PASID
  *           from the fault path;
- *   hook.c  /sys/kernel/debug/hipsvm/hook, the backend of src/hooksrv.c.
+ *   hook.c  /sys/kernel/debug/hipsvm/hook, the backend of src/shared/hooksrv.c.
  * The checkpoint logic and what each request means are not here: shared.c
- * compiles src/ring.c, checkpoint.c, proto.c and hooksrv.c into the module
+ * compiles src/shared/ring.c, checkpoint.c, proto.c and hooksrv.c into the module
  * unchanged.
  */
 #ifndef HIPSVM_KMOD_H

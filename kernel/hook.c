@@ -2,7 +2,7 @@
 /*
  * hook.c - /sys/kernel/debug/hipsvm/hook: the checkpoint hook protocol.
  *
- * One write() is one request line (src/proto.h parses it: the same code as
+ * One write() is one request line (src/shared/proto.h parses it: the same code as
  * the shim's client and the simulator's server). The reply is kept in the
  * open file and read back with read() or pread() from offset 0; a write
  * rewinds the file so that plain read() works too. A request that does not
@@ -11,7 +11,7 @@
  *
  * The file belongs to the process that opened it (its mm): a descriptor
  * inherited across fork() answers EPERM in the child, whose faults carry its
- * own PASID. What a request does is src/hooksrv.c, shared with the
+ * own PASID. What a request does is src/shared/hooksrv.c, shared with the
  * simulator; this file is the module's backend for it.
  */
 #include <linux/fs.h>
@@ -50,7 +50,7 @@ static bool range_mapped(u64 addr, u64 len)
 	return mapped;
 }
 
-/* ---- the backend of src/hooksrv.c: be is the caller's hipsvm_proc ---- */
+/* ---- the backend of src/shared/hooksrv.c: be is the caller's hipsvm_proc ---- */
 
 static unsigned int be_ngpus(void *be)
 {

@@ -3,7 +3,7 @@
  * main.c - hipsvm.ko: the SVM checkpoint hook over debugfs, on virtual GPUs.
  *
  * /sys/kernel/debug/hipsvm/
- *   hook    the protocol of src/proto.h, per opening process (hook.c)
+ *   hook    the protocol of src/shared/proto.h, per opening process (hook.c)
  *   stats   read-only: module-wide and per-GPU counters, "key=value" lines
  *   inject  write "<pasid> <gpu> <ts|now> <addr> [r|w]": push a retry fault
  *           IV for any PASID (the hook's "inject" uses the caller's own)

@@ -4,7 +4,7 @@
  *
  * Each virtual GPU has the three interrupt rings of a dGPU (ih0, ih1 for retry
  * faults, ih_soft), a 48-bit clock, and an ordered workqueue that plays the
- * interrupt handler: hipsvm_ring_process() from src/ring.c dispatches each IV
+ * interrupt handler: hipsvm_ring_process() from src/shared/ring.c dispatches each IV
  * to the fault path, which looks the process up by PASID and asks
  * hipsvm_cp_filter() whether the fault was raised on a mapping being torn down.
  * An ordered workqueue runs one work item at a time, which is what the ring's

@@ -13,7 +13,7 @@
  * then: a fault on them is real from then on, even once another mapping
  * reuses the address, and hipFree does not unmap them again.
  *
- * What a request means is decided in src/hooksrv.c, shared with the kernel
+ * What a request means is decided in src/shared/hooksrv.c, shared with the kernel
  * module; this file is the simulator's backend: one process, whose
  * checkpoint on GPU g is that GPU's, sets under the GPU's pt_lock, drains
  * sleeping on the rings' futex words.
@@ -134,7 +134,7 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 	return word;
 }
 
-/* ---- the backend of src/hooksrv.c ---- */
+/* ---- the backend of src/shared/hooksrv.c ---- */
 
 static unsigned be_ngpus(void *be)
 {

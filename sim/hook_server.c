@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hook_server.c - the simulator's kernel side of the checkpoint hook
- * (src/proto.h) over a UNIX stream socket, HIPSVM_SIM_SOCKET (default
+ * (src/shared/proto.h) over a UNIX stream socket, HIPSVM_SIM_SOCKET (default
  * "@hipsvm-sim.%p": abstract namespace, %p = pid).
  *
  * One thread polls the listening socket and a few connections; each request

@@ -3,7 +3,7 @@
 # kernel/amdgpu/gen-proto.sh - the hook protocol's parser for the amdkfd patch.
 #
 # The patched amdkfd speaks the protocol with the project's own parser and
-# reply formatter: src/proto.c and the headers it needs, copied unchanged
+# reply formatter: src/shared/proto.c and the headers it needs, copied unchanged
 # except for one line that says where they come from (and no references to
 # papers outside the repository in comments). A kernel tree cannot
 # reach outside itself (nor can a DKMS or distribution build), so the copy
@@ -17,7 +17,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../../src" && pwd)
+src=$(cd "$here/../../src/shared" && pwd)
 files="compat.h fmt.h proto.h proto.c"
 patch_name=0004-drm-amdkfd-the-hipsvm-hook-protocol-parser.patch
 kdir=drivers/gpu/drm/amd/amdkfd/hipsvm
@@ -27,7 +27,7 @@ copy() {
 		# Line 1 is the SPDX tag, which must stay first.
 		{
 			sed -n 1p "$src/$f"
-			echo "/* Generated from libhipsvm src/$f by kernel/amdgpu/gen-proto.sh: change it there. */"
+			echo "/* Generated from libhipsvm src/shared/$f by kernel/amdgpu/gen-proto.sh: change it there. */"
 			sed -e 1d "$src/$f"
 		} > "$1/$f"
 	done

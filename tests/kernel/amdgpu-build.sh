@@ -8,7 +8,7 @@
 # without them the test is skipped (exit 77), or fails when
 # HIPSVM_TEST_REQUIRE_KERNEL=1.
 #
-#  1. the series' copy of the protocol parser is still src/proto.c's
+#  1. the series' copy of the protocol parser is still src/shared/proto.c's
 #  2. the source is unpacked once into the cache (pristine, never written)
 #  3. a hard-linked copy of it gets the series, patch by patch, with
 #     patch -p1 --dry-run first and no fuzz

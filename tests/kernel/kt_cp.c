@@ -349,7 +349,7 @@ static void test_wrap_chosen(int fd, unsigned gpu)
 
 /* The checkpoint IV stamped 0 (the clock at the wrap) is a checkpoint like
  * any other: the checkpoint IV itself must be dropped.
- * src/checkpoint.c keeps a valid bit above the 48 timestamp bits for this. */
+ * src/shared/checkpoint.c keeps a valid bit above the 48 timestamp bits for this. */
 static void test_checkpoint_at_zero(int fd, unsigned gpu)
 {
 	uint64_t cp, before;

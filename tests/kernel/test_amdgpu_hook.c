@@ -2,7 +2,7 @@
 /*
  * test_amdgpu_hook.c - the amdkfd checkpoint hook file of kernel/amdgpu/
  * (kfd_hipsvm_hook.c, extracted unchanged from the series at build time)
- * against the shim's unchanged hook client, src/hook.c.
+ * against the shim's unchanged hook client, src/shim/hook.c.
  *
  * No machine here has an AMD GPU, and Debian's kernels are built without
  * CONFIG_HSA_AMD_SVM, so the file cannot be loaded anywhere. Instead it runs

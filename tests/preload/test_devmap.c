@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_devmap.c - the lock-free table of device allocations (src/shim_devmap.c). */
+/* test_devmap.c - the lock-free table of device allocations (src/shim/shim_devmap.c). */
 #include <criterion/criterion.h>
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sim_hook.c - the simulator's hook server (src/proto.h) spoken to over
+ * test_sim_hook.c - the simulator's hook server (src/shared/proto.h) spoken to over
  * its socket: every command, malformed input, the checkpoint filter seen
  * from outside (faults held in a disabled ring, then released), drain's
  * per-GPU results, the event log, and a clock that wraps at 2^48.
@@ -141,7 +141,7 @@ Test(hook, clear_only_the_expected_value)
 	close(fd);
 }
 
-/* One server semantics for the simulator and the module (src/hooksrv.c): a
+/* One server semantics for the simulator and the module (src/shared/hooksrv.c): a
  * GPU that does not exist answers nodev to set too (it used to be left out
  * of the reply silently here, while the module said nodev). */
 Test(hook, absent_gpu_is_nodev_for_set_clear_drainclear)

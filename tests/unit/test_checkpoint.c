@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_checkpoint.c - the rules of docs/design.md (Checkpoints) for setting, filtering and
- * clearing a checkpoint (src/checkpoint.c), one rule per test on rings filled
+ * clearing a checkpoint (src/shared/checkpoint.c), one rule per test on rings filled
  * by hand, so that a failure names the rule. Waiting for the rings is in
  * test_checkpoint_drain.c, all of it under threads in test_checkpoint_mt.c.
  */

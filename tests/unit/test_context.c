@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_context.c - amd::Context's rules (src/context.c, docs/design.md). */
+/* test_context.c - amd::Context's rules (src/sim/context.c, docs/design.md). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_itree.c - the interval map (src/itree.c): cases and a brute-force model. */
+/* test_itree.c - the interval map (src/shim/itree.c): cases and a brute-force model. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_iv.c - IV encode/decode (src/iv.h). */
+/* test_iv.c - IV encode/decode (src/shared/iv.h). */
 #include <criterion/criterion.h>
 
 #include "iv.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_outname.c - output names: %p %h %r %e{VAR} %% (src/outname.h).
+ * test_outname.c - output names: %p %h %r %e{VAR} %% (src/shim/outname.h).
  */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_policy.c - HIPSVM_POLICY parsing (src/policy.c, docs/routing.md). */
+/* test_policy.c - HIPSVM_POLICY parsing (src/shim/policy.c, docs/routing.md). */
 #include <criterion/criterion.h>
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_registry.c - the allocation registry (src/registry.c), case by case:
+ * test_registry.c - the allocation registry (src/shim/registry.c), case by case:
  * the answers the hooks rely on (insert, punch, touches, foreach, fork), and
  * the two failures they must survive: -ENOMEM leaves everything as it was,
  * and a signal handler that re-enters the writer gets -EDEADLK, not a hang.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_registry_model.c - the registry (src/registry.c) against a brute-force
+ * test_registry_model.c - the registry (src/shim/registry.c) against a brute-force
  * model of cells over a hundred thousand seeded random operations, then at a
  * million live entries: the case tests in test_registry.c cannot reach the
  * tree and filter shapes that only many operations build. The seed is printed

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_registry_mt.c - the registry (src/registry.c) under threads: readers
+ * test_registry_mt.c - the registry (src/shim/registry.c) under threads: readers
  * never see a torn state while a writer churns, and fork() in the middle of
  * writes leaves the child a consistent, usable copy. Kept apart from the
  * single-threaded tests because a failure here is about ordering, not rules.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_report.c - the "hipsvm-report/2" document (src/report.c, src/stats.c,
+ * test_report.c - the "hipsvm-report/2" document (src/shim/report.c, src/shim/stats.c,
  * docs/report.md): exactly the documented keys, in the documented order.
  */
 #include <criterion/criterion.h>

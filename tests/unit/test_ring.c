@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ring.c - the IH ring (src/ring.c): rules, a model, and two threads. */
+/* test_ring.c - the IH ring (src/shared/ring.c): rules, a model, and two threads. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_route.c - routing decisions and the quota ledger (src/route.c). */
+/* test_route.c - routing decisions and the quota ledger (src/shim/route.c). */
 #include <criterion/criterion.h>
 
 #include <errno.h>

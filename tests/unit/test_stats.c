@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_stats.c - the striped memory counters (src/stats.c): exact counts
+ * test_stats.c - the striped memory counters (src/shim/stats.c): exact counts
  * from any number of threads, exact live bytes, and a peak that is exact
  * for one thread (checked against a brute-force model over random traffic
  * that crosses the hand-over batch) and within the documented bound for
@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "context.h"
+#include "api.h"
 #include "stats.h"
 #include "test_rand.h"
 

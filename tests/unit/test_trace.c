@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_trace.c - trace lines and the bounded JSON writer (src/trace.c). */
+/* test_trace.c - trace lines and the bounded JSON writer (src/shim/trace.c). */
 #include <criterion/criterion.h>
 
 #include <errno.h>

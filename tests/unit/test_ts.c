@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ts.c - 48-bit timestamp comparison (src/ts.h), vectors and a model. */
+/* test_ts.c - 48-bit timestamp comparison (src/shared/ts.h), vectors and a model. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <stdlib.h>

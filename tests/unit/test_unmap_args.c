@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_unmap_args.c - the argument checks of src/unmap_args.c against the
+ * test_unmap_args.c - the argument checks of src/shim/unmap_args.c against the
  * kernel itself: seeded random calls of munmap, mmap(MAP_FIXED), mremap and
  * madvise inside a region this test owns, each predicted first and then
  * made for real. A call predicted to go ahead must not fail with EINVAL (or

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_vmm.c - the shim's pool and mapping tables (src/shim_vmm.c). */
+/* test_vmm.c - the shim's pool and mapping tables (src/shim/shim_vmm.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "context.h"
+#include "api.h"
 #include "route.h"
 
 #define HIPSVM_STATS_MAX_DEV 64

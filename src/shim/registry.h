@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "context.h"
+#include "api.h"
 
 struct hipsvm_alloc {
 	uintptr_t start;

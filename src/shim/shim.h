@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "context.h"
+#include "api.h"
 #include "shim_vmm.h"
 #include "hook.h"
 #include "policy.h"

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "context.h"
+#include "api.h"
 #include "trace.h"
 
 #define G(x) hipsvm_stats_get(&(x))

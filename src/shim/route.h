@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "context.h"
+#include "api.h"
 #include "policy.h"
 
 /* The decision tag stored with every registry entry (hipsvm_alloc.route). */

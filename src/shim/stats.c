@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "context.h"
+#include "api.h"
 
 void hipsvm_stats_reset(struct hipsvm_stats *s)
 {
