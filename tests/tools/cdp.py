@@ -34,8 +34,11 @@ class Browser:
         self.log = open(os.path.join(self.profile, "stderr.log"), "w")
         args = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
                 "--no-first-run", "--user-data-dir=" + self.profile, *extra, "about:blank"]
+        # A sanitizer runtime a test wrapper preloads is not for the browser.
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.log,
-                                     stderr=self.log, close_fds=False, preexec_fn=child_fds)
+                                     stderr=self.log, close_fds=False, preexec_fn=child_fds,
+                                     env=env)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._buf = b""
