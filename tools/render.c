@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * render.c - a "hipsvm-report/2" JSON report as text, normalised JSON or CSV.
+ * render.c - a "hipsvm-report/3" JSON report (or /2, /1) as text, normalised
+ * JSON or CSV.
  *
  * Every reader here is tolerant: unknown keys are ignored and a missing value
  * shows as 0 (or "-" for text), so that a report from an older or newer shim
@@ -14,7 +15,7 @@
 
 static const char *const dev_keys[] = { "index", "allocations", "frees", "live_bytes", "peak_bytes",
 	"quota_bytes", "checkpoints_set", "drains", "drain_timeouts", NULL };
-static const char *const drain_keys[] = { "count", "median", "max", "total", NULL };
+static const char *const drain_keys[] = { "count", "median", "max", "total", "hist_lo", NULL };
 static const char *const fault_keys[] = { "raised", "handled", "dropped", "real", NULL };
 static const char *const ctx_keys[] = { "allocations", "frees", "live_bytes", "peak_bytes",
 	"unmaps_coordinated", NULL };
@@ -114,8 +115,26 @@ static void text_header(FILE *f, const struct json *r)
 	fputs(")\n", f);
 }
 
+/* The median drain time as text. One or two drains: exact (the one, or the
+ * mean of the two, from max and total). More: the shim's histogram gives the
+ * power-of-two bucket that holds it, shown "~" with its lower bound. */
+static const char *median(const struct json *dn, char *buf, size_t cap, bool *bucket)
+{
+	uint64_t n = json_u64(dn, "count", 0), total = json_u64(dn, "total", 0);
+	char t[32];
+
+	if (n == 1)
+		return fmt_ns(json_u64(dn, "max", 0), buf, cap);
+	if (n == 2)
+		return fmt_ns(total / 2, buf, cap);
+	*bucket = true;
+	snprintf(buf, cap, "~%s", fmt_ns(json_u64(dn, "median", 0), t, sizeof(t)));
+	return buf;
+}
+
 static void text_devices(FILE *f, const struct json *devs)
 {
+	bool any_bucket = false;
 	char b1[24], b2[24], b3[24], t1[24], t2[24];
 	size_t i;
 
@@ -150,10 +169,13 @@ static void text_devices(FILE *f, const struct json *devs)
 			(unsigned long long)json_u64(fl, "real", 0),
 			(unsigned long long)json_u64(d, "checkpoints_set", 0),
 			(unsigned long long)json_u64(d, "drains", 0),
-			drains ? fmt_ns(json_u64(dn, "median", 0), t1, sizeof(t1)) : "-",
+			drains ? median(dn, t1, sizeof(t1), &any_bucket) : "-",
 			drains ? fmt_ns(json_u64(dn, "max", 0), t2, sizeof(t2)) : "-",
 			(unsigned long long)json_u64(d, "drain_timeouts", 0));
 	}
+	if (any_bucket)
+		fputs("  ~: the median drain time is at least this and under twice this (the shim keeps\n"
+		      "  a power-of-two histogram of drain times, not each one)\n", f);
 }
 
 static void text_contexts(FILE *f, const struct json *ctxs)
@@ -306,14 +328,35 @@ static void render_text(FILE *f, const struct json *r, bool color)
 
 /* ---- normalised JSON: every schema key present, in schema order ---- */
 
-static void json_obj(FILE *f, const struct json *o, const char *const *keys)
+/* '{' and the keys, the object left open. */
+static void json_members(FILE *f, const struct json *o, const char *const *keys)
 {
 	size_t i;
 
 	fputc('{', f);
 	for (i = 0; keys[i]; i++)
 		fprintf(f, "%s\"%s\":%llu", i ? "," : "", keys[i], (unsigned long long)json_u64(o, keys[i], 0));
+}
+
+static void json_obj(FILE *f, const struct json *o, const char *const *keys)
+{
+	json_members(f, o, keys);
 	fputc('}', f);
+}
+
+/* A drain histogram's counts (schema 3; none in older reports). */
+static size_t hist_n(const struct json *dn)
+{
+	const struct json *h = json_get(dn, "hist");
+
+	return json_is(h, JSON_ARR) ? h->n : 0;
+}
+
+static uint64_t hist_at(const struct json *dn, size_t i)
+{
+	const struct json *h = json_get(dn, "hist"), *v = h->items[i];
+
+	return json_is(v, JSON_NUM) && v->is_int && !v->neg ? v->u64 : 0;
 }
 
 /* "apis": one object per HIP call name, as the report has them. */
@@ -338,7 +381,7 @@ static void render_json(FILE *f, const struct json *r)
 	const struct json *devs = arr(r, "devices"), *ctxs = arr(r, "contexts"), *hook = json_get(r, "hook");
 	size_t i, k;
 
-	fputs("{\"schema\":\"hipsvm-report/2\",", f);
+	fputs("{\"schema\":\"hipsvm-report/3\",", f);
 	fprintf(f, "\"pid\":%llu,\"program\":", (unsigned long long)json_u64(r, "pid", 0));
 	json_write_str(f, json_str(r, "program", ""));
 	fprintf(f, ",\"duration_ns\":%llu,\"runtime\":", (unsigned long long)json_u64(r, "duration_ns", 0));
@@ -358,7 +401,11 @@ static void render_json(FILE *f, const struct json *r)
 			fprintf(f, "%s\"%s\":%llu", k ? "," : "", dev_keys[k],
 				(unsigned long long)json_u64(d, dev_keys[k], k == 0 ? i : 0));
 		fputs(",\"drain_ns\":", f);
-		json_obj(f, json_get(d, "drain_ns"), drain_keys);
+		json_members(f, json_get(d, "drain_ns"), drain_keys);
+		fputs(",\"hist\":[", f);
+		for (k = 0; k < hist_n(json_get(d, "drain_ns")); k++)
+			fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)hist_at(json_get(d, "drain_ns"), k));
+		fputs("]}", f);
 		fputs(",\"faults\":", f);
 		json_obj(f, json_get(d, "faults"), fault_keys);
 		fputc('}', f);
@@ -442,6 +489,10 @@ static void render_csv(FILE *f, const struct json *r)
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)json_u64(d, "index", i));
 		csv_obj(f, "device", id, "", d, dev_keys + 1);
 		csv_obj(f, "device", id, "drain_ns.", json_get(d, "drain_ns"), drain_keys);
+		for (size_t k = 0; k < hist_n(json_get(d, "drain_ns")); k++)
+			fprintf(f, "device,%s,drain_ns.hist.%llu,%llu\n", id,
+				(unsigned long long)(json_u64(json_get(d, "drain_ns"), "hist_lo", 0) + k),
+				(unsigned long long)hist_at(json_get(d, "drain_ns"), k));
 		csv_obj(f, "device", id, "faults.", json_get(d, "faults"), fault_keys);
 	}
 	for (i = 0; i < count(ctxs); i++) {
@@ -478,15 +529,15 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
 		return -EINVAL;
 	}
 	if (schema ? strncmp(schema, "hipsvm-report/", 14) != 0 : !json_get(r, "devices")) {
-		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/2\")",
+		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/3\")",
 			 schema ? schema : "missing");
 		return -EINVAL;
 	}
 	switch (fmt) {
 	case FMT_TEXT:
-		/* /1 lacks what /2 added: shown as zeros */
-		if (schema && strcmp(schema, "hipsvm-report/2") != 0 &&
-		    strcmp(schema, "hipsvm-report/1") != 0)
+		/* /1 lacks what /2 added, /2 the histograms: shown as zeros */
+		if (schema && strcmp(schema, "hipsvm-report/3") != 0 &&
+		    strcmp(schema, "hipsvm-report/2") != 0 && strcmp(schema, "hipsvm-report/1") != 0)
 			fprintf(f, "(schema %s is newer than this tool: showing the fields it knows)\n", schema);
 		render_text(f, r, color);
 		break;

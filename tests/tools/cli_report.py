@@ -27,7 +27,7 @@ def report(t, H, w, fix):
     r = t.run(H, "report", "--format", "json", f"{fix}/report_full.json")
     doc = json.loads(r.out) if r.rc == 0 else {}
     t.ok(r.rc == 0 and get(doc, "devices.1.drain_timeouts") == 1 and
-         get(doc, "devices.0.faults.dropped") == 64 and get(doc, "schema") == "hipsvm-report/2",
+         get(doc, "devices.0.faults.dropped") == 64 and get(doc, "schema") == "hipsvm-report/3",
          "report --format json: parses and keeps the counts")
     r = t.run(H, "report", "--format=json", f"{fix}/report_sparse.json")
     doc = json.loads(r.out) if r.rc == 0 else {}
@@ -65,6 +65,26 @@ def report(t, H, w, fix):
          "report: missing file, exit 2")
     r = t.run(H, "report", "--format", "xml", f"{fix}/report_full.json")
     t.ok(r.rc == 2 and r.one_error_line(), "report: unknown format, exit 2")
+
+    # The median drain time: exact for one or two drains, else the bucket.
+    doc = json.load(open(f"{fix}/report_full.json"))
+    d0 = doc["devices"][0]
+    d0["drain_ns"] = {"count": 2, "median": 1024, "max": 2000, "total": 3000}
+    d1 = doc["devices"][1]
+    d1["drain_ns"] = {"count": 5, "median": 4096, "max": 9000, "total": 30000, "hist_lo": 12,
+                      "hist": [4, 1]}
+    doc["schema"] = "hipsvm-report/3"
+    with open(f"{w}/med.json", "w") as f:
+        json.dump(doc, f)
+    r = t.run(H, "report", f"{w}/med.json")
+    rows = [ln.split(None, 1) for ln in r.out.splitlines() if " us " in ln]
+    t.ok(r.rc == 0 and any(x[0] == "0" and " 1.5 us " in x[1] for x in rows) and
+         any(x[0] == "1" and " ~4.1 us " in x[1] for x in rows) and "under twice this" in r.out,
+         "report: the median drain time exact for two drains, a labelled bucket for more")
+    r = t.run(H, "report", "-f", "csv", f"{w}/med.json")
+    t.ok(r.rc == 0 and "device,1,drain_ns.hist.12,4" in r.out.splitlines() and
+         "device,1,drain_ns.hist.13,1" in r.out.splitlines(),
+         "report --format csv: the drain histogram, one bucket a row")
 
 
 def trace_from(t, H, w, fix):
