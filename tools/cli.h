@@ -118,9 +118,15 @@ int tool_getopt(const char *cmd, int argc, char **argv, const char *shorts,
 /* render.c: the human/json/csv report from a parsed "hipsvm-report/2". */
 enum report_fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 int report_parse_fmt(const char *s, enum report_fmt *out);
-/* 0, or -EINVAL when r is not a report object (message in err). */
+/* 0, or -EINVAL when r is not a report object (message in err). f NULL:
+ * only checks. */
 int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color,
 		  char *err, size_t errcap);
+/* html.c: one self-contained HTML page of the report r (checked by
+ * report_render first) and, when events is not NULL, of the run's raw trace
+ * events. 0, or -errno with a message in err (-ENOENT/-EINVAL: the events
+ * file cannot be read or holds no event). */
+int report_html(FILE *f, const struct json *r, const char *events, char *err, size_t errcap);
 /* The one-line run summary above the text report. */
 void report_exit_line(FILE *f, const char *prog, int status, bool color);
 

@@ -66,6 +66,22 @@ def report(t, H, w, fix):
     r = t.run(H, "report", "--format", "xml", f"{fix}/report_full.json")
     t.ok(r.rc == 2 and r.one_error_line(), "report: unknown format, exit 2")
 
+    r = t.run(H, "report", "-o", f"{w}/out.txt", f"{fix}/report_full.json")
+    text = open(f"{w}/out.txt").read() if os.path.exists(f"{w}/out.txt") else ""
+    t.ok(r.rc == 0 and not r.out and "hipsvm report for /opt/demo/unmap_race" in text,
+         "report -o FILE: the report into FILE, nothing on stdout")
+    with open(f"{w}/keep.txt", "w") as f:
+        f.write("keep\n")
+    r = t.run(H, "report", "-o", f"{w}/keep.txt", f"{fix}/not_a_report.json")
+    t.ok(r.rc == 2 and open(f"{w}/keep.txt").read() == "keep\n",
+         "report -o FILE of a bad input: exit 2, FILE left as it was")
+    r = t.run(H, "report", "--events", f"{fix}/events_basic.jsonl", f"{fix}/report_full.json")
+    t.ok(r.rc == 2 and r.one_error_line(), "report --events without --html: usage error")
+    r = t.run(H, "report", "--html", f"{w}/p.html", f"{fix}/report_sparse.json")
+    page = open(f"{w}/p.html").read() if os.path.exists(f"{w}/p.html") else ""
+    t.ok(r.rc == 0 and "<svg" not in page and "need the run's events" in page and
+         "<table id=\"unmaps\">" in page,
+         "report --html of an old report without events: the unmaps, and what is missing said")
     # The median drain time: exact for one or two drains, else the bucket.
     doc = json.load(open(f"{fix}/report_full.json"))
     d0 = doc["devices"][0]
