@@ -82,14 +82,14 @@ static void list_prefixed(const char *name, size_t len, const struct option *lon
 int tool_getopt(const char *cmd, int argc, char **argv, const char *shorts,
 		const struct option *longs)
 {
+	int at = optind ? optind : 1;	/* optind 0: getopt starts over at 1 */
 	char optstr[64], names[256];
 	const char *a;
 	int c;
 
 	/* Long options are looked at before getopt_long does, for the messages
-	 * and the rule above. argv[optind] starts an element here (a bundle
-	 * of short options in progress never starts with "--"). */
-	int at = optind ? optind : 1;	/* optind 0: getopt starts over at 1 */
+	 * and the rule above. argv[at] starts an element here (a bundle of
+	 * short options in progress never starts with "--"). */
 
 	if (at < argc && (a = argv[at]) && a[0] == '-' && a[1] == '-' && a[2]) {
 		const struct option *m = NULL;

@@ -203,8 +203,9 @@ static size_t slot(const struct live_map *m, uint64_t p)
 	return h;
 }
 
-/* The context's live bytes after event i, or -1 when i does not change them.
- * A free finds its allocation (and its size and context) by address. */
+/* Applies event e to live[] (index: context + 1, host_context 0): the
+ * index it changed, or -2 when e changes none. A free finds its allocation
+ * (its size and context) by address. */
 static int live_step(struct live_map *m, const struct ev *e, uint64_t *live)
 {
 	size_t h;
@@ -243,6 +244,25 @@ static int live_step(struct live_map *m, const struct ev *e, uint64_t *live)
 	return -2;
 }
 
+static void live_polyline(FILE *f, struct live_map *m, size_t cap, const struct ev *ev, size_t n,
+			  int c, uint64_t max, uint64_t t0, uint64_t t1)
+{
+	uint64_t live[MAX_SERIES_CTX] = { 0 }, prev = 0;
+	size_t i;
+
+	memset(m->ptr, 0, cap * sizeof(*m->ptr));
+	fprintf(f, "<polyline class=\"line live\" points=\"%.1f,%.1f", px(t0, t0, t1), py(0, max));
+	for (i = 0; i < n; i++) {
+		if (live_step(m, &ev[i], live) != c)
+			continue;
+		/* a step: across at the old value, then up or down */
+		fprintf(f, " %.1f,%.1f %.1f,%.1f", px(ev[i].ts, t0, t1), py(prev, max),
+			px(ev[i].ts, t0, t1), py(live[c], max));
+		prev = live[c];
+	}
+	fprintf(f, " %.1f,%.1f\"/>", px(t1, t0, t1), py(prev, max));
+}
+
 static int live_bytes(FILE *f, const struct ev *ev, size_t n, uint64_t t0, uint64_t t1)
 {
 	uint64_t live[MAX_SERIES_CTX] = { 0 }, max[MAX_SERIES_CTX] = { 0 };
@@ -250,7 +270,7 @@ static int live_bytes(FILE *f, const struct ev *ev, size_t n, uint64_t t0, uint6
 	struct live_map m;
 	size_t cap = 16, i;
 	char id[32], t[64], ymax[32], dur[32];
-	int c, pass;
+	int c;
 
 	while (cap < 2 * n + 2)
 		cap *= 2;
@@ -264,55 +284,32 @@ static int live_bytes(FILE *f, const struct ev *ev, size_t n, uint64_t t0, uint6
 		free(m.ctx);
 		return -ENOMEM;
 	}
+	/* Once through for each context's peak (the y scale), then once per
+	 * context to draw it. */
+	for (i = 0; i < n; i++) {
+		c = live_step(&m, &ev[i], live);
+		if (c >= 0 && c < MAX_SERIES_CTX) {
+			seen[c] = true;
+			if (live[c] > max[c])
+				max[c] = live[c];
+		}
+	}
 	fputs("<h2>Live bytes per context over time</h2>", f);
-	/* Pass 0 finds each context's peak, pass 1 draws. */
-	for (pass = 0; pass < 2; pass++) {
-		memset(live, 0, sizeof(live));
-		memset(m.ptr, 0, cap * sizeof(*m.ptr));
-		for (c = 0; pass == 1 && c < MAX_SERIES_CTX; c++) {
-			if (!seen[c])
-				continue;
-			any = true;
-			if (c == 0)
-				snprintf(t, sizeof(t), "host_context");
-			else
-				snprintf(t, sizeof(t), "device:%d", c - 1);
-			snprintf(id, sizeof(id), c ? "live-device%d" : "live-host", c - 1);
-			fprintf(f, "<p>%s, peak ", t);
-			esc(f, fmt_bytes(max[c], ymax, sizeof(ymax)));
-			fputs("</p>", f);
-			frame(f, id, t, ymax, "0", fmt_ns(t1 - t0, dur, sizeof(dur)));
-			fprintf(f, "<polyline class=\"line live\" points=\"%.1f,%.1f", px(t0, t0, t1), py(0, max[c]));
-			{
-				uint64_t l2[MAX_SERIES_CTX] = { 0 }, prev = 0;
-				struct live_map m2 = m;
-
-				memset(m2.ptr, 0, cap * sizeof(*m2.ptr));
-				for (i = 0; i < n; i++) {
-					int s = live_step(&m2, &ev[i], l2);
-
-					if (s != c)
-						continue;
-					/* a step: across at the old value, then up or down */
-					fprintf(f, " %.1f,%.1f %.1f,%.1f", px(ev[i].ts, t0, t1), py(prev, max[c]),
-						px(ev[i].ts, t0, t1), py(l2[c], max[c]));
-					prev = l2[c];
-				}
-				fprintf(f, " %.1f,%.1f", px(t1, t0, t1), py(prev, max[c]));
-			}
-			fputs("\"/></svg>", f);
-		}
-		if (pass == 1)
-			break;
-		for (i = 0; i < n; i++) {
-			int s = live_step(&m, &ev[i], live);
-
-			if (s >= 0 && s < MAX_SERIES_CTX) {
-				seen[s] = true;
-				if (live[s] > max[s])
-					max[s] = live[s];
-			}
-		}
+	for (c = 0; c < MAX_SERIES_CTX; c++) {
+		if (!seen[c])
+			continue;
+		any = true;
+		if (c == 0)
+			snprintf(t, sizeof(t), "host_context");
+		else
+			snprintf(t, sizeof(t), "device:%d", c - 1);
+		snprintf(id, sizeof(id), c ? "live-device%d" : "live-host", c - 1);
+		fprintf(f, "<p>%s, peak ", t);
+		esc(f, fmt_bytes(max[c], ymax, sizeof(ymax)));
+		fputs("</p>", f);
+		frame(f, id, t, ymax, "0", fmt_ns(t1 - t0, dur, sizeof(dur)));
+		live_polyline(f, &m, cap, ev, n, c, max[c], t0, t1);
+		fputs("</svg>", f);
 	}
 	if (!any)
 		fputs("<p class=\"note\">No allocation in the events.</p>", f);

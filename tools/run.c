@@ -81,6 +81,7 @@ static const struct option run_longs[] = {
 	{ "from", required_argument, NULL, OPT_FROM },	/* trace only: last */
 	{ NULL, 0, NULL, 0 },
 };
+#define N_RUN_LONGS (sizeof(run_longs) / sizeof(run_longs[0]))
 
 static int add_env(const char *cmd, struct run_opts *o, const char *val)
 {
@@ -100,14 +101,14 @@ static int add_env(const char *cmd, struct run_opts *o, const char *val)
 
 int run_parse_args(const char *cmd, struct run_opts *o, int argc, char **argv, struct run_args *x)
 {
-	static struct option run_only[sizeof(run_longs) / sizeof(run_longs[0])];
+	/* run has no --from: its table stops before that last entry. */
+	static struct option run_only[N_RUN_LONGS];
 	bool trace = strcmp(cmd, "trace") == 0;
 	struct hipsvm_options scratch;
 	int c, rc;
 
-	/* run has no --from: the table without its last entry. */
-	memcpy(run_only, run_longs, sizeof(run_longs));
-	run_only[sizeof(run_longs) / sizeof(run_longs[0]) - 2] = run_longs[sizeof(run_longs) / sizeof(run_longs[0]) - 1];
+	memcpy(run_only, run_longs, sizeof(run_only));
+	run_only[N_RUN_LONGS - 2] = (struct option){ NULL, 0, NULL, 0 };
 	hipsvm_options_defaults(&scratch);
 	optind = 0;
 	while ((c = tool_getopt(cmd, argc, argv, "g:p:r:t:fe:qvo:h", trace ? run_longs : run_only)) != -1) {
