@@ -25,16 +25,16 @@ struct sampler {
 	uint64_t last[HIPSVM_MAX_GPUS][HIPSVM_TRACE_FAULT_KINDS];
 };
 
-/* The program's hook, once it listens. Not retried forever: a program
- * without one (no HIP, no simulator) costs a few failed connects. */
+/* The program's hook, once it listens: tried at every tick for the first
+ * second, then at every tenth (a program without one, no HIP or no
+ * simulator, costs a failed connect now and then). */
 static void sampler_connect(struct sampler *s, pid_t pid, const char *hook)
 {
 	char path[HIPSVM_HOOK_PATH_MAX];
 	int server_pid = 0;
 
-	if (s->open || s->tries >= 1000)
+	if (s->open || (s->tries++ >= 100 && s->tries % 10 != 0))
 		return;
-	s->tries++;
 	if (hipsvm_hook_resolve(hook, (int)pid, NULL, path, sizeof(path), &server_pid) != 0)
 		return;
 	hipsvm_hook_init(&s->h);
