@@ -7,6 +7,30 @@ import subprocess
 import sys
 
 
+def _drop_sanitizer_preload():
+    """Runs this script again without a sanitizer runtime in LD_PRELOAD.
+
+    scripts/test-sanitizers preloads the runtime into every test process, for
+    the programs that are not instrumented but load an instrumented library.
+    Python is neither: at its exit LeakSanitizer reports the interpreter's own
+    allocations and aborts the test. What the tests run gets its runtime as
+    before: instrumented programs link it, and hipsvm composes LD_PRELOAD."""
+    pre = os.environ.get("LD_PRELOAD", "")
+    if "libclang_rt." not in pre:
+        return
+    env = dict(os.environ)
+    rest = ":".join(p for p in pre.split(":") if p and "libclang_rt." not in p)
+    if rest:
+        env["LD_PRELOAD"] = rest
+    else:
+        env.pop("LD_PRELOAD")
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+_drop_sanitizer_preload()
+
+
 CLEAN = ("HIPSVM_SHIM_PATH", "HIPSVM_SIM_DIR", "HIPSVM_REPORT", "HIPSVM_TRACE", "HIPSVM_POLICY",
          "HIPSVM_HOOK", "HIPSVM_INHERIT", "LD_PRELOAD", "LD_LIBRARY_PATH", "NO_COLOR",
          "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID")

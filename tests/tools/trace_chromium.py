@@ -17,6 +17,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
+import tap  # noqa: E402,F401  (runs without a sanitizer preload)
 
 DEVTOOLS = "devtools://devtools/bundled/devtools_app.html"
 
