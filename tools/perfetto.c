@@ -16,23 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_ev.h"
+#include "perfetto.h"
 
-#define MAX_LANES 64
-#define TID_UNMAPS 50
-#define TID_GPU(n) (100 + (n))
-#define TID_HOST(lane) (1000 + (lane))
-#define TID_DEVMEM(n, lane) (10000 + (n) * 1000 + (lane))
-#define TID_GPULANE(n, lane) (200000 + (n) * 1000 + (lane))
-
-struct out {
-	FILE *f;
-	uint64_t t0;
-	int pid;
-	bool first;
-};
-
-static void ts_us(struct out *o, const char *key, uint64_t ns)
+void pf_ts(struct out *o, const char *key, uint64_t ns)
 {
 	uint64_t rel = ns >= o->t0 ? ns - o->t0 : 0;
 
@@ -40,13 +26,12 @@ static void ts_us(struct out *o, const char *key, uint64_t ns)
 		(unsigned long long)(rel % 1000));
 }
 
-static void dur_us(struct out *o, uint64_t ns)
+void pf_dur(struct out *o, uint64_t ns)
 {
 	fprintf(o->f, ",\"dur\":%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
-/* Every event carries "cat": some parsers of the format require it. */
-static void begin(struct out *o, const char *ph, const char *cat, const char *name, int tid)
+void pf_begin(struct out *o, const char *ph, const char *cat, const char *name, int tid)
 {
 	fputs(o->first ? "\n" : ",\n", o->f);
 	o->first = false;
@@ -55,13 +40,13 @@ static void begin(struct out *o, const char *ph, const char *cat, const char *na
 	json_write_str(o->f, name);
 }
 
-static void thread_meta(struct out *o, int tid, const char *name, int sort)
+void pf_thread_meta(struct out *o, int tid, const char *name, int sort)
 {
-	begin(o, "M", "__metadata", "thread_name", tid);
+	pf_begin(o, "M", "__metadata", "thread_name", tid);
 	fputs(",\"args\":{\"name\":", o->f);
 	json_write_str(o->f, name);
 	fputs("}}", o->f);
-	begin(o, "M", "__metadata", "thread_sort_index", tid);
+	pf_begin(o, "M", "__metadata", "thread_sort_index", tid);
 	fprintf(o->f, ",\"args\":{\"sort_index\":%d}}", sort);
 }
 
@@ -177,9 +162,9 @@ static void emit_allocs(struct out *o, const struct ev *ev, size_t n)
 			continue;
 		tid = e->ctx == -1 ? TID_HOST(e->lane) : TID_DEVMEM(e->ctx, e->lane);
 		snprintf(name, sizeof(name), "%s %s", e->api, fmt_bytes(e->size, b, sizeof(b)));
-		begin(o, "X", "alloc", name, tid);
-		ts_us(o, "ts", e->ts);
-		dur_us(o, e->end > e->ts ? e->end - e->ts : 0);
+		pf_begin(o, "X", "alloc", name, tid);
+		pf_ts(o, "ts", e->ts);
+		pf_dur(o, e->end > e->ts ? e->end - e->ts : 0);
 		snprintf(ptr, sizeof(ptr), "0x%llx", (unsigned long long)e->ptr);
 		fputs(",\"args\":{\"ptr\":", o->f);
 		json_write_str(o->f, ptr);
@@ -226,229 +211,10 @@ static void emit_live(struct out *o, const struct ev *ev, size_t n, uint64_t *li
 			snprintf(name, sizeof(name), "host_context live bytes");
 		else
 			snprintf(name, sizeof(name), "device:%d live bytes", ctx);
-		begin(o, "C", "memory", name, 0);
-		ts_us(o, "ts", e->ts);
+		pf_begin(o, "C", "memory", name, 0);
+		pf_ts(o, "ts", e->ts);
 		fprintf(o->f, ",\"args\":{\"bytes\":%llu}}", (unsigned long long)*c);
 	}
-}
-
-/* Checkpoint windows, per GPU, in time order: a set opens one (a set while
- * one is open joins it: several unmaps at once), the next clear closes it.
- * A clear without a set is not drawn: the shim drains and clears every GPU
- * of the context, but sets a checkpoint only on those whose ring held faults
- * (docs/design.md, Checkpoints), so such a GPU had no checkpoint at all.
- *
- * Windows and drains of one GPU overlap without nesting when several
- * threads unmap at once (a drain outlives the window it started in, two
- * drains cross): on one track a viewer drops or misdraws such slices. So
- * each GPU's slices are spread over lanes (GPU N, GPU N #2, ...): a slice
- * goes to the first lane where it nests in, or follows, what is there. */
-struct gslice {
-	uint64_t start, end;
-	const struct ev *drain;	/* NULL: a checkpoint window */
-	unsigned sets;
-	bool cleared;
-	char cp[24];
-	int dev, lane;
-	size_t seq;
-};
-
-struct window {
-	bool open;
-	uint64_t start;
-	unsigned sets;
-	char cp[24];
-};
-
-struct gslices {
-	struct gslice *v;
-	size_t n, cap;
-	bool oom;
-};
-
-static struct gslice *gs_add(struct gslices *g, int dev, uint64_t start, uint64_t end)
-{
-	struct gslice *x;
-
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 256;
-		struct gslice *nv = realloc(g->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			g->oom = true;
-			return NULL;
-		}
-		g->v = nv;
-		g->cap = cap;
-	}
-	x = &g->v[g->n];
-	memset(x, 0, sizeof(*x));
-	x->dev = dev;
-	x->start = start;
-	x->end = end > start ? end : start;
-	x->seq = g->n++;
-	return x;
-}
-
-static void gs_window(struct gslices *g, int dev, const struct window *w, uint64_t end, bool cleared)
-{
-	struct gslice *x = gs_add(g, dev, w->start, end);
-
-	if (!x)
-		return;
-	x->sets = w->sets;
-	x->cleared = cleared;
-	memcpy(x->cp, w->cp, sizeof(x->cp));
-}
-
-/* GPU, then start, then the longer first (the parent), then line order. */
-static int by_dev_start(const void *a, const void *b)
-{
-	const struct gslice *x = a, *y = b;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-#define LANE_DEPTH 8
-
-/* Lanes of one GPU's slices v[0..n) (sorted by by_dev_start). Each lane keeps
- * the ends of the slices open at the current start; a slice fits where,
- * after the finished ones are dropped, the innermost open one ends no
- * earlier than it does. Past MAX_LANES (or LANE_DEPTH) lane -1: not drawn. */
-static int assign_gpu_lanes(struct gslice *v, size_t n, size_t *undrawn)
-{
-	uint64_t stack[MAX_LANES][LANE_DEPTH];
-	int depth[MAX_LANES], lanes = 0, l;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		for (l = 0; l < lanes; l++) {
-			while (depth[l] && stack[l][depth[l] - 1] <= v[i].start)
-				depth[l]--;
-			if (depth[l] < LANE_DEPTH && (!depth[l] || stack[l][depth[l] - 1] >= v[i].end))
-				break;
-		}
-		if (l == lanes) {
-			if (lanes == MAX_LANES) {
-				v[i].lane = -1;
-				(*undrawn)++;
-				continue;
-			}
-			depth[lanes++] = 0;
-		}
-		stack[l][depth[l]++] = v[i].end;
-		v[i].lane = l;
-	}
-	return lanes;
-}
-
-static int gpu_tid(int dev, int lane)
-{
-	return lane ? TID_GPULANE(dev, lane) : TID_GPU(dev);
-}
-
-static void emit_gslice(struct out *o, const struct gslice *x)
-{
-	const struct ev *e = x->drain;
-	char name[64];
-
-	if (!e) {
-		begin(o, "X", "checkpoint", "checkpoint", gpu_tid(x->dev, x->lane));
-		ts_us(o, "ts", x->start);
-		dur_us(o, x->end - x->start);
-		fputs(",\"args\":{\"cp\":", o->f);
-		json_write_str(o->f, x->cp);
-		fprintf(o->f, ",\"sets\":%u,\"cleared\":%s}}", x->sets, x->cleared ? "true" : "false");
-		return;
-	}
-	snprintf(name, sizeof(name), strcmp(e->result, "ok") ? "drain (%s)" : "drain", e->result);
-	begin(o, "X", "drain", name, gpu_tid(x->dev, x->lane));
-	ts_us(o, "ts", e->ts);
-	dur_us(o, e->dur);
-	fputs(",\"args\":{\"result\":", o->f);
-	json_write_str(o->f, e->result);
-	fprintf(o->f, ",\"dur_ns\":%llu}}", (unsigned long long)e->dur);
-}
-
-/* The GPU tracks: windows and drains on lanes, fault counters, unmaps.
- * lanes[d] gets the number of lanes GPU d used. */
-static void emit_gpu(struct out *o, struct ev *ev, size_t n, uint64_t t_end, int *lanes,
-		     size_t *undrawn)
-{
-	struct window w[MAX_DEV];
-	struct gslices g = { 0 };
-	char name[64];
-	size_t i, j;
-	int d;
-
-	memset(w, 0, sizeof(w));
-	for (i = 0; i < n; i++) {
-		const struct ev *e = &ev[i];
-		struct window *x = e->dev >= 0 ? &w[e->dev] : NULL;
-
-		if (e->kind == EV_CP_SET) {
-			if (x->open) {
-				x->sets++;
-				continue;
-			}
-			x->open = true;
-			x->start = e->ts;
-			x->sets = 1;
-			trace_copy_str(x->cp, sizeof(x->cp), e->cp);
-		} else if (e->kind == EV_CP_CLEAR) {
-			if (x->open)
-				gs_window(&g, e->dev, x, e->ts, true);
-			memset(x, 0, sizeof(*x));
-		} else if (e->kind == EV_DRAIN) {
-			struct gslice *s = gs_add(&g, e->dev, e->ts, e->ts + e->dur);
-
-			if (s)
-				s->drain = e;
-		} else if (e->kind == EV_FAULTS) {
-			snprintf(name, sizeof(name), "GPU %d faults", e->dev);
-			begin(o, "C", "faults", name, 0);
-			ts_us(o, "ts", e->ts);
-			fprintf(o->f, ",\"args\":{\"raised\":%llu,\"handled\":%llu,\"dropped\":%llu,\"real\":%llu}}",
-				(unsigned long long)e->raised, (unsigned long long)e->handled,
-				(unsigned long long)e->dropped, (unsigned long long)e->real);
-		} else if (e->kind == EV_UNMAP) {
-			char b[24], addr[24];
-
-			snprintf(name, sizeof(name), "munmap %s%s", fmt_bytes(e->size, b, sizeof(b)),
-				 e->coordinated ? "" : " (uncoordinated)");
-			begin(o, "i", "unmap", name, TID_UNMAPS);
-			fputs(",\"s\":\"t\"", o->f);
-			ts_us(o, "ts", e->ts);
-			snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)e->ptr);
-			fputs(",\"args\":{\"addr\":", o->f);
-			json_write_str(o->f, addr);
-			fprintf(o->f, ",\"len\":%llu,\"coordinated\":%s}}", (unsigned long long)e->size,
-				e->coordinated ? "true" : "false");
-		}
-	}
-	/* A window never cleared lasts to the end of the trace. */
-	for (d = 0; d < MAX_DEV; d++)
-		if (w[d].open)
-			gs_window(&g, d, &w[d], t_end, false);
-	if (g.oom)
-		*undrawn += g.n;	/* counted; nothing half drawn */
-	else if (g.n)
-		qsort(g.v, g.n, sizeof(*g.v), by_dev_start);
-	for (i = 0; !g.oom && i < g.n; i = j) {
-		for (j = i; j < g.n && g.v[j].dev == g.v[i].dev; j++)
-			;
-		lanes[g.v[i].dev] = assign_gpu_lanes(&g.v[i], j - i, undrawn);
-	}
-	for (i = 0; !g.oom && i < g.n; i++)
-		if (g.v[i].lane >= 0)
-			emit_gslice(o, &g.v[i]);
-	free(g.v);
 }
 
 int trace_convert(const char *events_path, FILE *f, const struct json *report,
@@ -500,45 +266,45 @@ int trace_convert(const char *events_path, FILE *f, const struct json *report,
 	fprintf(f, ",\"t0_ns\":%llu},\n\"traceEvents\":[", (unsigned long long)o.t0);
 
 	snprintf(name, sizeof(name), "%s%s", prog ? "hipsvm: " : "hipsvm", prog ? prog : "");
-	begin(&o, "M", "__metadata", "process_name", 0);
+	pf_begin(&o, "M", "__metadata", "process_name", 0);
 	fputs(",\"args\":{\"name\":", f);
 	json_write_str(f, name);
 	fputs("}}", f);
 	/* host_context always has a track, even when it allocated nothing. */
 	for (l = 0; l < (host_lanes ? host_lanes : 1); l++) {
 		snprintf(name, sizeof(name), l ? "host_context #%d" : "host_context", l + 1);
-		thread_meta(&o, TID_HOST(l), name, l);
+		pf_thread_meta(&o, TID_HOST(l), name, l);
 		st->tracks++;
 	}
 	if (unmaps) {
-		thread_meta(&o, TID_UNMAPS, "unmaps", 300);
+		pf_thread_meta(&o, TID_UNMAPS, "unmaps", 300);
 		st->tracks++;
 	}
 	for (d = 0; d < MAX_DEV; d++) {
 		if (!gpu_seen[d])
 			continue;
 		snprintf(name, sizeof(name), "GPU %d", d);
-		thread_meta(&o, TID_GPU(d), name, 1000 + d * 1000);
+		pf_thread_meta(&o, TID_GPU(d), name, 1000 + d * 1000);
 		st->tracks++;
 		for (l = 0; l < dev_lanes[d]; l++) {
 			snprintf(name, sizeof(name), l ? "device:%d memory #%d" : "device:%d memory", d, l + 1);
-			thread_meta(&o, TID_DEVMEM(d, l), name, 1000 + d * 1000 + 1 + l);
+			pf_thread_meta(&o, TID_DEVMEM(d, l), name, 1000 + d * 1000 + 1 + l);
 			st->tracks++;
 		}
 	}
 	/* Counters start at 0 so the first step is visible. */
 	if (n) {
-		begin(&o, "C", "memory", "host_context live bytes", 0);
-		ts_us(&o, "ts", o.t0);
+		pf_begin(&o, "C", "memory", "host_context live bytes", 0);
+		pf_ts(&o, "ts", o.t0);
 		fputs(",\"args\":{\"bytes\":0}}", f);
 	}
 	emit_allocs(&o, ev, n);
 	emit_live(&o, ev, n, &live_host, live_dev);
-	emit_gpu(&o, ev, n, t_end, gpu_lanes, &st->undrawn_gpu);
+	pf_emit_gpu(&o, ev, n, t_end, gpu_lanes, &st->undrawn_gpu);
 	for (d = 0; d < MAX_DEV; d++) {
 		for (l = 1; l < gpu_lanes[d]; l++) {
 			snprintf(name, sizeof(name), "GPU %d #%d", d, l + 1);
-			thread_meta(&o, TID_GPULANE(d, l), name, 1000 + d * 1000 + 100 + l);
+			pf_thread_meta(&o, TID_GPULANE(d, l), name, 1000 + d * 1000 + 100 + l);
 			st->tracks++;
 		}
 	}
