@@ -14,7 +14,9 @@
  *   - hipsvm_parse_bool/size/u64: out untouched on failure; a number that
  *     parse_u64 accepts is the same number for parse_size; a size's value
  *     written back in decimal parses to itself;
- *   - hipsvm_options_format and hipsvm_expand_path never write past cap.
+ *   - hipsvm_options_format, hipsvm_expand_path and hipsvm_outname (output
+ *     names, with the rest of the input as their environment) never write
+ *     past cap.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +26,7 @@
 
 #include "options.h"
 #include "sim_options.h"
+#include "outname.h"
 
 #define MAX_VARS 32
 #define SENTINEL UINT64_C(0x5a5a5a5a5a5a5a5a)
@@ -174,6 +177,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memset(path, 0x5a, sizeof(path));
 		rc = hipsvm_expand_path(envp[0], 4194304, path, cap);
+		if (rc == 0 && (!cap || !memchr(path, '\0', cap)))
+			abort();
+		for (i = cap; i < sizeof(path); i++)
+			if (path[i] != (char)0x5a)
+				abort();
+	}
+	if (n > 0) {
+		/* Output names: the template and the environment both fuzzed. */
+		size_t cap = size > 2 ? (size_t)data[2] % sizeof(path) : sizeof(path);
+
+		memset(path, 0x5a, sizeof(path));
+		rc = hipsvm_outname(envp[0], 4194304, envp + 1, path, cap);
+		if (rc != 0 && rc != -EINVAL && rc != -ENAMETOOLONG)
+			abort();
 		if (rc == 0 && (!cap || !memchr(path, '\0', cap)))
 			abort();
 		for (i = cap; i < sizeof(path); i++)

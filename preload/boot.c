@@ -18,6 +18,7 @@
 #include "options.h"
 #include "policy.h"
 #include "table.h"
+#include "outname.h"
 #include "trace.h"
 
 extern char **environ;
@@ -307,8 +308,10 @@ static int open_trace(void)
 
 	if (!opts.str[HIPSVM_O_TRACE][0])
 		return -1;
-	if (hipsvm_expand_path(opts.str[HIPSVM_O_TRACE], getpid(), path, sizeof(path))) {
-		hipsvm_say("HIPSVM_TRACE: path too long; no trace");
+	fd = hipsvm_outname(opts.str[HIPSVM_O_TRACE], getpid(), environ, path, sizeof(path));
+	if (fd) {
+		hipsvm_say("HIPSVM_TRACE: %s; no trace", fd == -EINVAL ?
+			   "%e needs a variable name in braces, e.g. %e{SLURM_JOB_ID}" : "path too long");
 		return -1;
 	}
 	fd = hipsvm_trace_open(path);
@@ -442,7 +445,7 @@ static void atfork_child(void)
 	__atomic_store_n(&hipsvm_svm_bits, g.svm_bits, __ATOMIC_RELEASE);
 	memset(warn_count, 0, sizeof(warn_count));
 	hipsvm_table_reset_missing();
-	if (g.trace_fd >= 0 && strstr(opts.str[HIPSVM_O_TRACE], "%p")) {
+	if (g.trace_fd >= 0 && hipsvm_outname_per_process(opts.str[HIPSVM_O_TRACE])) {
 		/* A per-process trace: the child gets its own file. */
 		close(g.trace_fd);
 		g.trace_fd = open_trace();
@@ -453,7 +456,7 @@ int hipsvm_report_path(char *buf, size_t cap)
 {
 	if (!hipsvm_ready() || !opts.str[HIPSVM_O_REPORT][0])
 		return -ENOENT;
-	return hipsvm_expand_path(opts.str[HIPSVM_O_REPORT], getpid(), buf, cap);
+	return hipsvm_outname(opts.str[HIPSVM_O_REPORT], getpid(), environ, buf, cap);
 }
 
 __attribute__((constructor)) static void hipsvm_ctor(void)

@@ -11,9 +11,12 @@
 #include "hipsvm.h"
 #include "hipsvm_config.h"
 #include "options.h"
+#include "outname.h"
 #include "report.h"
 #include "shim.h"
 #include "table.h"
+
+extern char **environ;
 
 /* The report can reach ~50 KB (64 devices); one static buffer, taken by
  * one caller at a time. */
@@ -82,7 +85,7 @@ int hipsvm_report_write(const char *path)
 	if (!s)
 		return -ENODEV;
 	if (path)
-		rc = hipsvm_expand_path(path, getpid(), where, sizeof(where));
+		rc = hipsvm_outname(path, getpid(), environ, where, sizeof(where));
 	else
 		rc = hipsvm_report_path(where, sizeof(where));
 	if (rc)
@@ -110,7 +113,7 @@ __attribute__((destructor)) static void hipsvm_dtor(void)
 		return;
 	{
 		HIPSVM_IN_HIP();
-		rc = hipsvm_report_write(where);
+		rc = hipsvm_report_write(NULL);	/* where, expanded once: "%%p" stays "%p" */
 	}
 	if (rc)
 		hipsvm_say("cannot write the report to %s (%s)", where, hipsvm_errno_name(rc));

@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+#include <getopt.h>
 
 #include "json.h"
 
@@ -59,16 +62,26 @@ struct run_opts {
 	bool quiet;		/* no human report */
 	bool verbose;		/* print what is being run */
 	bool follow;		/* exec'd children keep the shim; report them all */
+	bool stdout_to_stderr;	/* the program's stdout goes to our stderr (trace -o -) */
+	FILE *text_out;		/* run -o: the text report goes there, not to stderr */
 	const char *format;	/* human report format: text (default) */
 	char **argv;		/* the program and its arguments */
 	/* filled by run_program */
 	char workdir[4096];	/* temp directory, removed by run_cleanup */
 	char events[4096];	/* raw event file of this run (when traced) */
 	int pid;
+	int unsaved;		/* reports that could not be saved */
 };
 /* Returns the exit code to give (the program's, or 125..127 / 1 / 2). */
 int run_program(struct run_opts *o, bool want_events);
 void run_cleanup(struct run_opts *o);
+/* run_sample.c: waitpid(pid, st, 0) that meanwhile, every period_ms, appends
+ * the GPU fault counters of the program's hook (hook: the HIPSVM_HOOK value,
+ * NULL for auto) to the raw events file as "faults" lines, for the GPUs whose
+ * counters changed. Returns what waitpid returned. */
+#define RUN_SAMPLE_MS 10
+pid_t run_wait_sampling(pid_t pid, int *st, const char *events, const char *hook,
+			unsigned period_ms);
 /* run_env.c: the program's environment (NULL-terminated in v). */
 struct run_env {
 	char **v;
@@ -78,21 +91,42 @@ int run_env_build(struct run_opts *o, const struct tool_paths *tp, bool sim, boo
 		  struct run_env *e, const char **user_report);
 const char *run_env_get(char **env, const char *name);
 void run_env_free(struct run_env *e, const struct run_opts *o);
-/* run_report.c: the report(s) the shim wrote into o->workdir, shown and saved. */
-void run_show_reports(struct run_opts *o, const char *prog, int code, int raw);
-/* Shared option parser of run and trace: returns 0 and consumes *i, 1 when
- * argv[*i] is not a run option, or EXIT_USAGE after printing the error. */
-int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, int *i);
+/* run_report.c: the report(s) the shim wrote into o->workdir, shown and saved.
+ * Returns how many could not be saved (each said on stderr). */
+int run_show_reports(struct run_opts *o, const char *prog, int code, int raw);
+/* The options of run and trace (getopt_long through tool_getopt). */
+struct run_args {
+	const char *output;	/* -o: run's text report, trace's trace */
+	const char *from;	/* trace --from */
+	bool help;
+	int first;		/* argv index of the program */
+};
+/* -1 when parsed (x->first set; x->help when --help was asked, nothing
+ * else parsed), else the exit code after saying why (EXIT_USAGE). */
+int run_parse_args(const char *cmd, struct run_opts *o, int argc, char **argv, struct run_args *x);
 extern const char run_opts_help[];
-/* A known option close to an unknown one, or NULL. */
-const char *run_opt_suggest(const char *given);
+
+/* getopt.c: getopt_long from optind, for a subcommand: shorts as getopt's
+ * optstring (without the leading '+:'), longs NULL-terminated. The option
+ * (optarg set), -1 at the first operand or after "--" (optind there), or
+ * '?' after a one-line usage error on stderr: an unknown option (with a
+ * suggestion), an ambiguous abbreviation, a plural option's singular
+ * (--gpu is not --gpus), a missing value, a value given to a flag. */
+int tool_getopt(const char *cmd, int argc, char **argv, const char *shorts,
+		const struct option *longs);
 
 /* render.c: the human/json/csv report from a parsed "hipsvm-report/2". */
 enum report_fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 int report_parse_fmt(const char *s, enum report_fmt *out);
-/* 0, or -EINVAL when r is not a report object (message in err). */
+/* 0, or -EINVAL when r is not a report object (message in err). f NULL:
+ * only checks. */
 int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color,
 		  char *err, size_t errcap);
+/* html.c: one self-contained HTML page of the report r (checked by
+ * report_render first) and, when events is not NULL, of the run's raw trace
+ * events. 0, or -errno with a message in err (-ENOENT/-EINVAL: the events
+ * file cannot be read or holds no event). */
+int report_html(FILE *f, const struct json *r, const char *events, char *err, size_t errcap);
 /* The one-line run summary above the text report. */
 void report_exit_line(FILE *f, const char *prog, int status, bool color);
 
@@ -100,6 +134,7 @@ void report_exit_line(FILE *f, const char *prog, int status, bool color);
 struct trace_stats {
 	size_t events, bad_lines, tracks;
 	size_t undrawn;		/* allocations past the lanes of their context */
+	size_t undrawn_gpu;	/* drains and windows past the lanes of their GPU */
 	uint64_t first_ns, last_ns;
 };
 /* report may be NULL (used for the process name and pid). -errno with a

@@ -18,6 +18,7 @@ static const char main_help[] =
 "  trace [-o OUT.json] -- PROGRAM [ARGS]  run PROGRAM and write a Perfetto trace\n"
 "  trace --from EVENTS.jsonl [-o OUT]     convert saved raw events to a Perfetto trace\n"
 "  report [--format text|json|csv] FILE   show a saved JSON report\n"
+"  report --html OUT.html FILE            the same as one self-contained page of charts\n"
 "  check PROGRAM                          can the shim see PROGRAM's HIP calls?\n"
 "  options                                every HIPSVM_* option and its value in force\n"
 "  help [COMMAND]                         this text, or a command's help\n"
@@ -32,7 +33,7 @@ static const char main_help[] =
 "  hipsvm trace -o trace.json -- ./unmap_race     (open it in ui.perfetto.dev)\n"
 "  hipsvm check ./my_app\n"
 "\n"
-"Documentation: docs/quickstart.md, docs/cli.md, docs/trace.md.\n";
+"Documentation: docs/quickstart.md, docs/cli.md, docs/trace.md (installed: man hipsvm).\n";
 
 static const struct {
 	const char *name;

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "options.h"
 #include "sim_options.h"
+#include "policy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,16 @@ static const char *err_text(int err)
 	case -ENAMETOOLONG: return "too long";
 	default: return "not a valid value";
 	}
+}
+
+/* The option table takes any string as a policy: the policy's own parser
+ * says whether the shim would accept it. */
+static int policy_ok(const char *v)
+{
+	struct hipsvm_policy pol;
+	char bad[64];
+
+	return *v && hipsvm_policy_parse(v, &pol, bad, sizeof(bad)) == 0 ? 0 : -EINVAL;
 }
 
 int cmd_options(int argc, char **argv)
@@ -84,6 +95,9 @@ int cmd_options(int argc, char **argv)
 					 errs[i].value, err_text(errs[i].err), d->def);
 		}
 	}
+	v = getenv("HIPSVM_POLICY");
+	if (v && policy_ok(v))
+		tool_err("HIPSVM_POLICY=%s: not a valid policy (docs/routing.md); the shim would refuse it", v);
 	for (i2 = 1; i2 < argc; i2++) {
 		const char *a = argv[i2], *eq = strchr(a, '=');
 		unsigned id = 0;
@@ -106,6 +120,8 @@ int cmd_options(int argc, char **argv)
 			return usage_err("options", "'%s': no such option", name);
 		}
 		e = hipsvm_opt_set(tabs[k].t, tabs[k].v, id, eq + 1);
+		if (!e && tabs[k].t == &hipsvm_shim_option_table && id == HIPSVM_O_POLICY)
+			e = policy_ok(eq + 1);
 		if (e) {
 			tool_err("%s: %s", a, err_text(e));
 			bad = 1;

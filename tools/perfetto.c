@@ -16,22 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_ev.h"
+#include "perfetto.h"
 
-#define MAX_LANES 64
-#define TID_UNMAPS 50
-#define TID_GPU(n) (100 + (n))
-#define TID_HOST(lane) (1000 + (lane))
-#define TID_DEVMEM(n, lane) (10000 + (n) * 1000 + (lane))
-
-struct out {
-	FILE *f;
-	uint64_t t0;
-	int pid;
-	bool first;
-};
-
-static void ts_us(struct out *o, const char *key, uint64_t ns)
+void pf_ts(struct out *o, const char *key, uint64_t ns)
 {
 	uint64_t rel = ns >= o->t0 ? ns - o->t0 : 0;
 
@@ -39,26 +26,27 @@ static void ts_us(struct out *o, const char *key, uint64_t ns)
 		(unsigned long long)(rel % 1000));
 }
 
-static void dur_us(struct out *o, uint64_t ns)
+void pf_dur(struct out *o, uint64_t ns)
 {
 	fprintf(o->f, ",\"dur\":%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
-static void begin(struct out *o, const char *ph, const char *name, int tid)
+void pf_begin(struct out *o, const char *ph, const char *cat, const char *name, int tid)
 {
 	fputs(o->first ? "\n" : ",\n", o->f);
 	o->first = false;
-	fprintf(o->f, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"name\":", ph, o->pid, tid);
+	fprintf(o->f, "{\"ph\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"name\":", ph, cat,
+		o->pid, tid);
 	json_write_str(o->f, name);
 }
 
-static void thread_meta(struct out *o, int tid, const char *name, int sort)
+void pf_thread_meta(struct out *o, int tid, const char *name, int sort)
 {
-	begin(o, "M", "thread_name", tid);
+	pf_begin(o, "M", "__metadata", "thread_name", tid);
 	fputs(",\"args\":{\"name\":", o->f);
 	json_write_str(o->f, name);
 	fputs("}}", o->f);
-	begin(o, "M", "thread_sort_index", tid);
+	pf_begin(o, "M", "__metadata", "thread_sort_index", tid);
 	fprintf(o->f, ",\"args\":{\"sort_index\":%d}}", sort);
 }
 
@@ -174,10 +162,9 @@ static void emit_allocs(struct out *o, const struct ev *ev, size_t n)
 			continue;
 		tid = e->ctx == -1 ? TID_HOST(e->lane) : TID_DEVMEM(e->ctx, e->lane);
 		snprintf(name, sizeof(name), "%s %s", e->api, fmt_bytes(e->size, b, sizeof(b)));
-		begin(o, "X", name, tid);
-		fputs(",\"cat\":\"alloc\"", o->f);
-		ts_us(o, "ts", e->ts);
-		dur_us(o, e->end > e->ts ? e->end - e->ts : 0);
+		pf_begin(o, "X", "alloc", name, tid);
+		pf_ts(o, "ts", e->ts);
+		pf_dur(o, e->end > e->ts ? e->end - e->ts : 0);
 		snprintf(ptr, sizeof(ptr), "0x%llx", (unsigned long long)e->ptr);
 		fputs(",\"args\":{\"ptr\":", o->f);
 		json_write_str(o->f, ptr);
@@ -224,106 +211,10 @@ static void emit_live(struct out *o, const struct ev *ev, size_t n, uint64_t *li
 			snprintf(name, sizeof(name), "host_context live bytes");
 		else
 			snprintf(name, sizeof(name), "device:%d live bytes", ctx);
-		begin(o, "C", name, 0);
-		ts_us(o, "ts", e->ts);
+		pf_begin(o, "C", "memory", name, 0);
+		pf_ts(o, "ts", e->ts);
 		fprintf(o->f, ",\"args\":{\"bytes\":%llu}}", (unsigned long long)*c);
 	}
-}
-
-static void emit_window(struct out *o, int dev, uint64_t start, uint64_t end, const char *cp,
-			unsigned sets, bool cleared)
-{
-	begin(o, "X", "checkpoint", TID_GPU(dev));
-	fputs(",\"cat\":\"checkpoint\"", o->f);
-	ts_us(o, "ts", start);
-	dur_us(o, end > start ? end - start : 0);
-	fputs(",\"args\":{\"cp\":", o->f);
-	json_write_str(o->f, cp);
-	fprintf(o->f, ",\"sets\":%u,\"cleared\":%s}}", sets, cleared ? "true" : "false");
-}
-
-/* Checkpoint windows, per GPU, in time order: a set opens one (a set while
- * one is open joins it: several unmaps at once), the next clear closes it.
- * A window is widened to hold every drain that started in it, so that the
- * slices nest. A clear without a set is not drawn: the shim drains and
- * clears every GPU of the context, but sets a checkpoint only on those whose
- * ring held faults (docs/design.md, Checkpoints), so such a GPU had no checkpoint at all. */
-struct window {
-	bool open;
-	uint64_t start, max_end;
-	unsigned sets;
-	char cp[24];
-};
-
-static void emit_gpu(struct out *o, struct ev *ev, size_t n, uint64_t t_end)
-{
-	struct window w[MAX_DEV];
-	char name[64];
-	size_t i;
-	int d;
-
-	memset(w, 0, sizeof(w));
-	for (i = 0; i < n; i++) {
-		const struct ev *e = &ev[i];
-		struct window *x = e->dev >= 0 ? &w[e->dev] : NULL;
-
-		if (e->kind == EV_CP_SET) {
-			if (x->open) {
-				x->sets++;
-				continue;
-			}
-			x->open = true;
-			x->start = x->max_end = e->ts;
-			x->sets = 1;
-			trace_copy_str(x->cp, sizeof(x->cp), e->cp);
-		} else if (e->kind == EV_CP_CLEAR) {
-			if (x->open)
-				emit_window(o, e->dev, x->start, x->max_end > e->ts ? x->max_end : e->ts,
-					    x->cp, x->sets, true);
-			memset(x, 0, sizeof(*x));
-		} else if (e->kind == EV_DRAIN) {
-			/* A drain starting with its window: the window starts 1 ns
-			 * earlier, so that a viewer sorting by start alone still
-			 * takes the window for the parent. */
-			if (x->open && e->ts <= x->start && e->ts)
-				x->start = e->ts - 1;
-			if (x->open && e->ts + e->dur > x->max_end)
-				x->max_end = e->ts + e->dur;
-			snprintf(name, sizeof(name), strcmp(e->result, "ok") ? "drain (%s)" : "drain", e->result);
-			begin(o, "X", name, TID_GPU(e->dev));
-			fputs(",\"cat\":\"drain\"", o->f);
-			ts_us(o, "ts", e->ts);
-			dur_us(o, e->dur);
-			fputs(",\"args\":{\"result\":", o->f);
-			json_write_str(o->f, e->result);
-			fprintf(o->f, ",\"dur_ns\":%llu}}", (unsigned long long)e->dur);
-		} else if (e->kind == EV_FAULTS) {
-			snprintf(name, sizeof(name), "GPU %d faults", e->dev);
-			begin(o, "C", name, 0);
-			ts_us(o, "ts", e->ts);
-			fprintf(o->f, ",\"args\":{\"raised\":%llu,\"handled\":%llu,\"dropped\":%llu,\"real\":%llu}}",
-				(unsigned long long)e->raised, (unsigned long long)e->handled,
-				(unsigned long long)e->dropped, (unsigned long long)e->real);
-		} else if (e->kind == EV_UNMAP) {
-			char b[24], addr[24];
-
-			snprintf(name, sizeof(name), "munmap %s%s", fmt_bytes(e->size, b, sizeof(b)),
-				 e->coordinated ? "" : " (uncoordinated)");
-			begin(o, "i", name, TID_UNMAPS);
-			fputs(",\"cat\":\"unmap\",\"s\":\"t\"", o->f);
-			ts_us(o, "ts", e->ts);
-			snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)e->ptr);
-			fputs(",\"args\":{\"addr\":", o->f);
-			json_write_str(o->f, addr);
-			fprintf(o->f, ",\"len\":%llu,\"coordinated\":%s}}", (unsigned long long)e->size,
-				e->coordinated ? "true" : "false");
-		}
-	}
-	/* A window never cleared lasts to the end of the trace. */
-	for (d = 0; d < MAX_DEV; d++)
-		if (w[d].open)
-			emit_window(o, d, w[d].start, w[d].max_end > t_end ? w[d].max_end : t_end, w[d].cp,
-				    w[d].sets, false);
 }
 
 int trace_convert(const char *events_path, FILE *f, const struct json *report,
@@ -332,7 +223,7 @@ int trace_convert(const char *events_path, FILE *f, const struct json *report,
 	struct out o = { f, 0, 1, true };
 	uint64_t t_end, live_host = 0, live_dev[MAX_DEV] = { 0 };
 	bool gpu_seen[MAX_DEV] = { false }, unmaps = false;
-	int host_lanes, dev_lanes[MAX_DEV] = { 0 }, l, d;
+	int host_lanes, dev_lanes[MAX_DEV] = { 0 }, gpu_lanes[MAX_DEV] = { 0 }, l, d;
 	const char *prog = json_str(report, "program", NULL);
 	char name[96];
 	struct ev *ev = NULL;
@@ -344,8 +235,6 @@ int trace_convert(const char *events_path, FILE *f, const struct json *report,
 	if (rc)
 		return rc;
 	o.t0 = n ? ev[0].ts : 0;
-	if (n && ev[0].kind == EV_DRAIN && o.t0)
-		o.t0--;		/* room for a window that starts with it (emit_gpu) */
 	t_end = n ? ev[n - 1].ts : 0;
 	for (i = 0; i < n; i++)
 		if (ev[i].kind == EV_DRAIN && ev[i].ts + ev[i].dur > t_end)
@@ -377,41 +266,48 @@ int trace_convert(const char *events_path, FILE *f, const struct json *report,
 	fprintf(f, ",\"t0_ns\":%llu},\n\"traceEvents\":[", (unsigned long long)o.t0);
 
 	snprintf(name, sizeof(name), "%s%s", prog ? "hipsvm: " : "hipsvm", prog ? prog : "");
-	begin(&o, "M", "process_name", 0);
+	pf_begin(&o, "M", "__metadata", "process_name", 0);
 	fputs(",\"args\":{\"name\":", f);
 	json_write_str(f, name);
 	fputs("}}", f);
 	/* host_context always has a track, even when it allocated nothing. */
 	for (l = 0; l < (host_lanes ? host_lanes : 1); l++) {
 		snprintf(name, sizeof(name), l ? "host_context #%d" : "host_context", l + 1);
-		thread_meta(&o, TID_HOST(l), name, l);
+		pf_thread_meta(&o, TID_HOST(l), name, l);
 		st->tracks++;
 	}
 	if (unmaps) {
-		thread_meta(&o, TID_UNMAPS, "unmaps", 300);
+		pf_thread_meta(&o, TID_UNMAPS, "unmaps", 300);
 		st->tracks++;
 	}
 	for (d = 0; d < MAX_DEV; d++) {
 		if (!gpu_seen[d])
 			continue;
 		snprintf(name, sizeof(name), "GPU %d", d);
-		thread_meta(&o, TID_GPU(d), name, 1000 + d * 1000);
+		pf_thread_meta(&o, TID_GPU(d), name, 1000 + d * 1000);
 		st->tracks++;
 		for (l = 0; l < dev_lanes[d]; l++) {
 			snprintf(name, sizeof(name), l ? "device:%d memory #%d" : "device:%d memory", d, l + 1);
-			thread_meta(&o, TID_DEVMEM(d, l), name, 1000 + d * 1000 + 1 + l);
+			pf_thread_meta(&o, TID_DEVMEM(d, l), name, 1000 + d * 1000 + 1 + l);
 			st->tracks++;
 		}
 	}
 	/* Counters start at 0 so the first step is visible. */
 	if (n) {
-		begin(&o, "C", "host_context live bytes", 0);
-		ts_us(&o, "ts", o.t0);
+		pf_begin(&o, "C", "memory", "host_context live bytes", 0);
+		pf_ts(&o, "ts", o.t0);
 		fputs(",\"args\":{\"bytes\":0}}", f);
 	}
 	emit_allocs(&o, ev, n);
 	emit_live(&o, ev, n, &live_host, live_dev);
-	emit_gpu(&o, ev, n, t_end);
+	pf_emit_gpu(&o, ev, n, t_end, gpu_lanes, &st->undrawn_gpu);
+	for (d = 0; d < MAX_DEV; d++) {
+		for (l = 1; l < gpu_lanes[d]; l++) {
+			snprintf(name, sizeof(name), "GPU %d #%d", d, l + 1);
+			pf_thread_meta(&o, TID_GPULANE(d, l), name, 1000 + d * 1000 + 100 + l);
+			st->tracks++;
+		}
+	}
 	fputs("\n]}\n", f);
 	free(ev);
 	if (fflush(f) != 0 || ferror(f)) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * render.c - a "hipsvm-report/2" JSON report as text, normalised JSON or CSV.
+ * render.c - a "hipsvm-report/3" JSON report (or /2, /1) as text, normalised
+ * JSON or CSV.
  *
  * Every reader here is tolerant: unknown keys are ignored and a missing value
  * shows as 0 (or "-" for text), so that a report from an older or newer shim
@@ -8,24 +9,25 @@
  * JSON and CSV outputs are driven by them so the three formats cannot drift.
  */
 #include "cli.h"
+#include "render.h"
 
 #include <errno.h>
 #include <string.h>
 
-static const char *const dev_keys[] = { "index", "allocations", "frees", "live_bytes", "peak_bytes",
+const char *const dev_keys[] = { "index", "allocations", "frees", "live_bytes", "peak_bytes",
 	"quota_bytes", "checkpoints_set", "drains", "drain_timeouts", NULL };
-static const char *const drain_keys[] = { "count", "median", "max", "total", NULL };
-static const char *const fault_keys[] = { "raised", "handled", "dropped", "real", NULL };
-static const char *const ctx_keys[] = { "allocations", "frees", "live_bytes", "peak_bytes",
+const char *const drain_keys[] = { "count", "median", "max", "total", "hist_lo", NULL };
+const char *const fault_keys[] = { "raised", "handled", "dropped", "real", NULL };
+const char *const ctx_keys[] = { "allocations", "frees", "live_bytes", "peak_bytes",
 	"unmaps_coordinated", NULL };
-static const char *const routing_keys[] = { "as_hip", "managed_local", "oversubscribed",
+const char *const routing_keys[] = { "as_hip", "managed_local", "oversubscribed",
 	"mapped_all", "quota_denied", NULL };
-static const char *const unmap_keys[] = { "tracked", "coordinated", "uncoordinated", "partial",
+const char *const unmap_keys[] = { "tracked", "coordinated", "uncoordinated", "partial",
 	"live_svm_unmapped", "live_svm_unmapped_bytes", "reentrant_skipped", "refused",
 	"freed_after_unmap", "by_hip", NULL };
-static const char *const hipmem_keys[] = { "pool_trims", "pools_destroyed", "pool_exports",
+const char *const hipmem_keys[] = { "pool_trims", "pools_destroyed", "pool_exports",
 	"vmm_reserves", "vmm_maps", "vmm_frees", NULL };
-static const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", NULL };
+const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", NULL };
 
 #define C_BOLD "\033[1m"
 #define C_WARN "\033[33m"
@@ -45,14 +47,14 @@ int report_parse_fmt(const char *s, enum report_fmt *out)
 	return 0;
 }
 
-static const struct json *arr(const struct json *r, const char *key)
+const struct json *render_arr(const struct json *r, const char *key)
 {
 	const struct json *a = json_get(r, key);
 
 	return json_is(a, JSON_ARR) ? a : NULL;
 }
 
-static size_t count(const struct json *a)
+size_t render_count(const struct json *a)
 {
 	return a ? a->n : 0;
 }
@@ -69,7 +71,7 @@ void report_exit_line(FILE *f, const char *prog, int status, bool color)
 }
 
 /* Devices of a context as "0-3" or "0,2" (compact, as taskset prints CPUs). */
-static void dev_list(const struct json *devs, char *buf, size_t cap)
+void render_dev_list(const struct json *devs, char *buf, size_t cap)
 {
 	size_t i, n = 0;
 
@@ -114,12 +116,30 @@ static void text_header(FILE *f, const struct json *r)
 	fputs(")\n", f);
 }
 
+/* The median drain time as text. One or two drains: exact (the one, or the
+ * mean of the two, from max and total). More: the shim's histogram gives the
+ * power-of-two bucket that holds it, shown "~" with its lower bound. */
+static const char *median(const struct json *dn, char *buf, size_t cap, bool *bucket)
+{
+	uint64_t n = json_u64(dn, "count", 0), total = json_u64(dn, "total", 0);
+	char t[32];
+
+	if (n == 1)
+		return fmt_ns(json_u64(dn, "max", 0), buf, cap);
+	if (n == 2)
+		return fmt_ns(total / 2, buf, cap);
+	*bucket = true;
+	snprintf(buf, cap, "~%s", fmt_ns(json_u64(dn, "median", 0), t, sizeof(t)));
+	return buf;
+}
+
 static void text_devices(FILE *f, const struct json *devs)
 {
+	bool any_bucket = false;
 	char b1[24], b2[24], b3[24], t1[24], t2[24];
 	size_t i;
 
-	if (!count(devs)) {
+	if (!render_count(devs)) {
 		fputs("\n  no GPU was used\n", f);
 		return;
 	}
@@ -150,10 +170,13 @@ static void text_devices(FILE *f, const struct json *devs)
 			(unsigned long long)json_u64(fl, "real", 0),
 			(unsigned long long)json_u64(d, "checkpoints_set", 0),
 			(unsigned long long)json_u64(d, "drains", 0),
-			drains ? fmt_ns(json_u64(dn, "median", 0), t1, sizeof(t1)) : "-",
+			drains ? median(dn, t1, sizeof(t1), &any_bucket) : "-",
 			drains ? fmt_ns(json_u64(dn, "max", 0), t2, sizeof(t2)) : "-",
 			(unsigned long long)json_u64(d, "drain_timeouts", 0));
 	}
+	if (any_bucket)
+		fputs("  ~: the median drain time is at least this and under twice this (the shim keeps\n"
+		      "  a power-of-two histogram of drain times, not each one)\n", f);
 }
 
 static void text_contexts(FILE *f, const struct json *ctxs)
@@ -161,7 +184,7 @@ static void text_contexts(FILE *f, const struct json *ctxs)
 	char b1[24], b2[24], dl[128];
 	size_t i, idle = 0;
 
-	if (!count(ctxs))
+	if (!render_count(ctxs))
 		return;
 	fprintf(f, "\n  %-14s %-9s %7s %7s %10s %10s %8s\n", "context", "GPUs", "allocs", "frees",
 		"live", "peak", "unmaps");
@@ -175,7 +198,7 @@ static void text_contexts(FILE *f, const struct json *ctxs)
 			idle++;
 			continue;
 		}
-		dev_list(json_get(c, "devices"), dl, sizeof(dl));
+		render_dev_list(json_get(c, "devices"), dl, sizeof(dl));
 		fprintf(f, "  %-14s %-9s %7llu %7llu %10s %10s %8llu\n", json_str(c, "id", "-"), dl,
 			(unsigned long long)json_u64(c, "allocations", 0),
 			(unsigned long long)json_u64(c, "frees", 0),
@@ -214,7 +237,7 @@ static void text_counters(FILE *f, const struct json *r)
 /* The lines a person should not miss, after the tables. */
 static void text_findings(FILE *f, const struct json *r, bool color)
 {
-	const struct json *devs = arr(r, "devices"), *um = json_get(r, "unmaps"),
+	const struct json *devs = render_arr(r, "devices"), *um = json_get(r, "unmaps"),
 			  *er = json_get(r, "errors"), *hook = json_get(r, "hook");
 	uint64_t tmo = 0, dropped = 0, real = 0, live = 0, n;
 	const char *on = color ? C_WARN : "", *off = color ? C_OFF : "";
@@ -222,17 +245,17 @@ static void text_findings(FILE *f, const struct json *r, bool color)
 	size_t i;
 	int shown = 0;
 
-	for (i = 0; i < count(devs); i++) {
+	for (i = 0; i < render_count(devs); i++) {
 		const struct json *d = devs->items[i];
 
 		tmo += json_u64(d, "drain_timeouts", 0);
 		dropped += json_u64(json_get(d, "faults"), "dropped", 0);
 		real += json_u64(json_get(d, "faults"), "real", 0);
-		if (!count(arr(r, "contexts")))
+		if (!render_count(render_arr(r, "contexts")))
 			live += json_u64(d, "live_bytes", 0);
 	}
-	for (i = 0; i < count(arr(r, "contexts")); i++)
-		live += json_u64(arr(r, "contexts")->items[i], "live_bytes", 0);
+	for (i = 0; i < render_count(render_arr(r, "contexts")); i++)
+		live += json_u64(render_arr(r, "contexts")->items[i], "live_bytes", 0);
 	fputc('\n', f);
 	if ((n = json_u64(um, "live_svm_unmapped", 0))) {
 		fprintf(f, "  %s! %llu unmap%s of live SVM memory (%s) that GPUs could still fault on%s\n",
@@ -297,175 +320,11 @@ static void render_text(FILE *f, const struct json *r, bool color)
 
 	fprintf(f, "%shipsvm report%s for %s\n", on, off, json_str(r, "program", "-"));
 	text_header(f, r);
-	text_devices(f, arr(r, "devices"));
-	text_contexts(f, arr(r, "contexts"));
+	text_devices(f, render_arr(r, "devices"));
+	text_contexts(f, render_arr(r, "contexts"));
 	fputc('\n', f);
 	text_counters(f, r);
 	text_findings(f, r, color);
-}
-
-/* ---- normalised JSON: every schema key present, in schema order ---- */
-
-static void json_obj(FILE *f, const struct json *o, const char *const *keys)
-{
-	size_t i;
-
-	fputc('{', f);
-	for (i = 0; keys[i]; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", keys[i], (unsigned long long)json_u64(o, keys[i], 0));
-	fputc('}', f);
-}
-
-/* "apis": one object per HIP call name, as the report has them. */
-static void apis_json(FILE *f, const struct json *apis)
-{
-	static const char *const keys[] = { "calls", "bytes", NULL };
-	size_t i, k;
-
-	for (i = 0; json_is(apis, JSON_OBJ) && i < apis->n; i++) {
-		fputs(i ? "," : "", f);
-		json_write_str(f, apis->keys[i]);
-		fputs(":{", f);
-		for (k = 0; keys[k]; k++)
-			fprintf(f, "%s\"%s\":%llu", k ? "," : "", keys[k],
-				(unsigned long long)json_u64(apis->items[i], keys[k], 0));
-		fputc('}', f);
-	}
-}
-
-static void render_json(FILE *f, const struct json *r)
-{
-	const struct json *devs = arr(r, "devices"), *ctxs = arr(r, "contexts"), *hook = json_get(r, "hook");
-	size_t i, k;
-
-	fputs("{\"schema\":\"hipsvm-report/2\",", f);
-	fprintf(f, "\"pid\":%llu,\"program\":", (unsigned long long)json_u64(r, "pid", 0));
-	json_write_str(f, json_str(r, "program", ""));
-	fprintf(f, ",\"duration_ns\":%llu,\"runtime\":", (unsigned long long)json_u64(r, "duration_ns", 0));
-	json_write_str(f, json_str(r, "runtime", "unknown"));
-	fputs(",\"policy\":", f);
-	json_write_str(f, json_str(r, "policy", ""));
-	fputs(",\n\"hook\":{\"path\":", f);
-	json_write_str(f, json_str(hook, "path", ""));
-	fputs(",\"state\":", f);
-	json_write_str(f, json_str(hook, "state", "none"));
-	fprintf(f, ",\"version\":%llu},\n\"devices\":[", (unsigned long long)json_u64(hook, "version", 0));
-	for (i = 0; i < count(devs); i++) {
-		const struct json *d = devs->items[i];
-
-		fputs(i ? ",\n  {" : "\n  {", f);
-		for (k = 0; dev_keys[k]; k++)
-			fprintf(f, "%s\"%s\":%llu", k ? "," : "", dev_keys[k],
-				(unsigned long long)json_u64(d, dev_keys[k], k == 0 ? i : 0));
-		fputs(",\"drain_ns\":", f);
-		json_obj(f, json_get(d, "drain_ns"), drain_keys);
-		fputs(",\"faults\":", f);
-		json_obj(f, json_get(d, "faults"), fault_keys);
-		fputc('}', f);
-	}
-	fputs("],\n\"contexts\":[", f);
-	for (i = 0; i < count(ctxs); i++) {
-		const struct json *c = ctxs->items[i], *dl = json_get(c, "devices");
-
-		fputs(i ? ",\n  {\"id\":" : "\n  {\"id\":", f);
-		json_write_str(f, json_str(c, "id", ""));
-		fputs(",\"devices\":[", f);
-		for (k = 0; json_is(dl, JSON_ARR) && k < dl->n; k++)
-			fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)(dl->items[k]->is_int ? dl->items[k]->u64 : 0));
-		fputc(']', f);
-		for (k = 0; ctx_keys[k]; k++)
-			fprintf(f, ",\"%s\":%llu", ctx_keys[k], (unsigned long long)json_u64(c, ctx_keys[k], 0));
-		fputc('}', f);
-	}
-	fputs("],\n\"routing\":", f);
-	json_obj(f, json_get(r, "routing"), routing_keys);
-	fputs(",\n\"hip_memory\":", f);
-	json_obj(f, json_get(r, "hip_memory"), hipmem_keys);
-	fputs(",\n\"unmaps\":", f);
-	json_obj(f, json_get(r, "unmaps"), unmap_keys);
-	fputs(",\n\"errors\":", f);
-	json_obj(f, json_get(r, "errors"), error_keys);
-	fputs(",\n\"apis\":{", f);
-	apis_json(f, json_get(r, "apis"));
-	fputs("}}\n", f);
-}
-
-/* ---- CSV: one value per row, "section,id,key,value" ---- */
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_obj(FILE *f, const char *section, const char *id, const char *prefix,
-		    const struct json *o, const char *const *keys)
-{
-	size_t i;
-
-	for (i = 0; keys[i]; i++)
-		fprintf(f, "%s,%s,%s%s,%llu\n", section, id, prefix, keys[i],
-			(unsigned long long)json_u64(o, keys[i], 0));
-}
-
-static void render_csv(FILE *f, const struct json *r)
-{
-	const struct json *devs = arr(r, "devices"), *ctxs = arr(r, "contexts"), *hook = json_get(r, "hook");
-	char id[64], dl[128];
-	size_t i;
-
-	fputs("section,id,key,value\n", f);
-	fputs("run,,program,", f);
-	csv_str(f, json_str(r, "program", ""));
-	fprintf(f, "\nrun,,pid,%llu\nrun,,duration_ns,%llu\nrun,,runtime,",
-		(unsigned long long)json_u64(r, "pid", 0), (unsigned long long)json_u64(r, "duration_ns", 0));
-	csv_str(f, json_str(r, "runtime", "unknown"));
-	fputs("\nrun,,policy,", f);
-	csv_str(f, json_str(r, "policy", ""));
-	fputs("\nhook,,path,", f);
-	csv_str(f, json_str(hook, "path", ""));
-	fputs("\nhook,,state,", f);
-	csv_str(f, json_str(hook, "state", "none"));
-	fprintf(f, "\nhook,,version,%llu\n", (unsigned long long)json_u64(hook, "version", 0));
-	for (i = 0; i < count(devs); i++) {
-		const struct json *d = devs->items[i];
-
-		snprintf(id, sizeof(id), "%llu", (unsigned long long)json_u64(d, "index", i));
-		csv_obj(f, "device", id, "", d, dev_keys + 1);
-		csv_obj(f, "device", id, "drain_ns.", json_get(d, "drain_ns"), drain_keys);
-		csv_obj(f, "device", id, "faults.", json_get(d, "faults"), fault_keys);
-	}
-	for (i = 0; i < count(ctxs); i++) {
-		const struct json *c = ctxs->items[i];
-
-		snprintf(id, sizeof(id), "%s", json_str(c, "id", "?"));
-		dev_list(json_get(c, "devices"), dl, sizeof(dl));
-		fputs("context,", f);
-		csv_str(f, id);
-		fputs(",devices,", f);
-		csv_str(f, dl);
-		fputc('\n', f);
-		csv_obj(f, "context", id, "", c, ctx_keys);
-	}
-	csv_obj(f, "routing", "", "", json_get(r, "routing"), routing_keys);
-	csv_obj(f, "unmaps", "", "", json_get(r, "unmaps"), unmap_keys);
-	csv_obj(f, "errors", "", "", json_get(r, "errors"), error_keys);
-	csv_obj(f, "hip_memory", "", "", json_get(r, "hip_memory"), hipmem_keys);
-	for (i = 0; json_is(json_get(r, "apis"), JSON_OBJ) && i < json_get(r, "apis")->n; i++) {
-		static const char *const keys[] = { "calls", "bytes", NULL };
-		const struct json *apis = json_get(r, "apis");
-
-		csv_obj(f, "api", apis->keys[i], "", apis->items[i], keys);
-	}
 }
 
 int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color,
@@ -478,15 +337,17 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
 		return -EINVAL;
 	}
 	if (schema ? strncmp(schema, "hipsvm-report/", 14) != 0 : !json_get(r, "devices")) {
-		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/2\")",
+		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/3\")",
 			 schema ? schema : "missing");
 		return -EINVAL;
 	}
+	if (!f)
+		return 0;	/* only checked */
 	switch (fmt) {
 	case FMT_TEXT:
-		/* /1 lacks what /2 added: shown as zeros */
-		if (schema && strcmp(schema, "hipsvm-report/2") != 0 &&
-		    strcmp(schema, "hipsvm-report/1") != 0)
+		/* /1 lacks what /2 added, /2 the histograms: shown as zeros */
+		if (schema && strcmp(schema, "hipsvm-report/3") != 0 &&
+		    strcmp(schema, "hipsvm-report/2") != 0 && strcmp(schema, "hipsvm-report/1") != 0)
 			fprintf(f, "(schema %s is newer than this tool: showing the fields it knows)\n", schema);
 		render_text(f, r, color);
 		break;

@@ -7,60 +7,80 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char report_help[] =
-"Usage: hipsvm report [--format text|json|csv] FILE.json\n"
+"Usage: hipsvm report [--format text|json|csv] [-o OUT] FILE.json\n"
+"       hipsvm report --html OUT.html [--events EVENTS.jsonl] FILE.json\n"
 "\n"
 "Shows a JSON report saved by 'hipsvm run --report FILE.json' (or written by\n"
 "the shim to HIPSVM_REPORT). FILE may be '-' for standard input.\n"
 "\n"
 "  -f, --format FMT   text (default): the report hipsvm run prints\n"
-"                     json: the report with every field of hipsvm-report/2\n"
+"                     json: the report with every field of hipsvm-report/3\n"
 "                           present (missing ones as 0), for scripts\n"
 "                     csv:  one value per row: section,id,key,value\n"
+"  -o, --output OUT   write there instead of standard output\n"
 "      --color        colour the text even when not writing to a terminal\n"
+"      --html OUT     one self-contained HTML page (inline SVG, nothing fetched):\n"
+"                     drain latency per GPU, unmaps and their outcome, and with\n"
+"                     --events also faults and live bytes over time\n"
+"      --events FILE  the run's raw trace events (hipsvm run --trace FILE)\n"
 "\n"
 "Fields: docs/report.md.\n";
+
+static const struct option report_longs[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "color", no_argument, NULL, 'C' },
+	{ "html", required_argument, NULL, 'H' },
+	{ "events", required_argument, NULL, 'E' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 int cmd_report(int argc, char **argv)
 {
 	enum report_fmt fmt = FMT_TEXT;
-	const char *file = NULL;
+	const char *file = NULL, *out = NULL, *html = NULL, *events = NULL;
 	char err[256], *buf;
 	struct json *r;
-	bool color = tool_color(stdout), dashdash = false;
+	bool color = tool_color(stdout), color_forced = false;
+	FILE *f = stdout;
 	size_t len;
-	int i, e;
+	int c, e;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-
-		if (!dashdash && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+	optind = 0;
+	while ((c = tool_getopt("report", argc, argv, "f:o:h", report_longs)) != -1) {
+		switch (c) {
+		case 'f':
+			if (report_parse_fmt(optarg, &fmt) != 0)
+				return usage_err("report", "unknown format '%s' (text, json or csv)", optarg);
+			break;
+		case 'o': out = optarg; break;
+		case 'C': color_forced = true; break;
+		case 'H': html = optarg; break;
+		case 'E': events = optarg; break;
+		case 'h':
 			fputs(report_help, stdout);
 			return 0;
+		default:
+			return EXIT_USAGE;
 		}
-		if (!dashdash && strcmp(a, "--") == 0) {
-			dashdash = true;
-		} else if (!dashdash && (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0)) {
-			if (++i >= argc)
-				return usage_err("report", "option '%s' needs a value", a);
-			v = argv[i];
-		} else if (!dashdash && strncmp(a, "--format=", 9) == 0) {
-			v = a + 9;
-		} else if (!dashdash && strcmp(a, "--color") == 0) {
-			color = true;
-		} else if (!dashdash && a[0] == '-' && a[1]) {
-			return usage_err("report", "unknown option '%s'", a);
-		} else if (file) {
-			return usage_err("report", "one report at a time ('%s' and '%s')", file, a);
-		} else {
-			file = a;
-		}
-		if (v && report_parse_fmt(v, &fmt) != 0)
-			return usage_err("report", "unknown format '%s' (text, json or csv)", v);
 	}
-	if (!file)
+	if (optind >= argc)
 		return usage_err("report", "no report file given");
+	if (optind + 1 < argc)
+		return usage_err("report", "one report at a time ('%s' and '%s')", argv[optind], argv[optind + 1]);
+	file = argv[optind];
+	if (html && out)
+		return usage_err("report", "--html names its own output: -o is for the other formats");
+	if (events && !html)
+		return usage_err("report", "--events goes with --html");
+	if (out || html)
+		color = false;
+	if (color_forced)
+		color = true;
 	if (fmt != FMT_TEXT)
 		color = false;
 	e = json_slurp(file, &buf, &len);
@@ -74,15 +94,42 @@ int cmd_report(int argc, char **argv)
 		tool_err("%s: not valid JSON: %s", file, err);
 		return EXIT_USAGE;
 	}
-	e = report_render(stdout, r, fmt, color, err, sizeof(err));
-	json_free(r);
+	/* Checked before the output is opened: a bad input never truncates it. */
+	e = report_render(NULL, r, fmt, false, err, sizeof(err));
 	if (e) {
 		tool_err("%s: %s", file, err);
+		json_free(r);
 		return EXIT_USAGE;
 	}
-	if (fflush(stdout) != 0) {
-		tool_err("writing the report: %s", strerror(errno));
-		return 1;
+	if (out || html) {
+		f = fopen(html ? html : out, "w");
+		if (!f) {
+			tool_err("%s: %s", html ? html : out, strerror(errno));
+			json_free(r);
+			return 1;
+		}
 	}
-	return 0;
+	if (html) {
+		e = report_html(f, r, events, err, sizeof(err));
+		if (e)
+			tool_err("%s", err);
+	} else {
+		e = report_render(f, r, fmt, color, err, sizeof(err));
+		if (e)
+			tool_err("%s: %s", file, err);
+	}
+	json_free(r);
+	if (fflush(f) != 0 && !e) {
+		tool_err("writing the report: %s", strerror(errno));
+		e = -EIO;
+	}
+	if (f != stdout && fclose(f) != 0 && !e) {
+		tool_err("%s: %s", html ? html : out, strerror(errno));
+		e = -EIO;
+	}
+	if (e && f != stdout)
+		unlink(html ? html : out);
+	if (e == -ENOENT || e == -EINVAL)
+		return EXIT_USAGE;	/* an events file missing or unreadable */
+	return e ? 1 : 0;
 }

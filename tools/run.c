@@ -9,11 +9,13 @@
  */
 #include "cli.h"
 #include "options.h"
-#include "sim_options.h"
+#include "outname.h"
 #include "policy.h"
+#include "sim_options.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <dirent.h>
 #include <limits.h>
 #include <signal.h>
@@ -42,7 +44,8 @@ const char run_opts_help[] =
 "  -e, --env NAME=VALUE    set a variable for the program (repeatable), e.g.\n"
 "                          --env HIPSVM_DRAIN_TIMEOUT_MS=50\n"
 "Output:\n"
-"  -q, --quiet             no report on stderr (the exit code still passes through)\n"
+"  -q, --quiet             no report on stderr and no simulator notes (the exit\n"
+"                          code still passes through)\n"
 "  -v, --verbose           show the environment the program gets\n";
 
 static const char run_help[] =
@@ -54,120 +57,113 @@ static const char run_help[] =
 "latency, timeouts, and unmaps of live GPU-visible (SVM) memory.\n"
 "The exit status is PROGRAM's own (128+N when signal N killed it; 127 when it\n"
 "is not found, 126 when it cannot be executed, 125 when hipsvm cannot start it).\n"
-"\n";
+"\n"
+"  -o, --output FILE       the text report into FILE instead of stderr\n";
 
-int run_parse_opt(const char *cmd, struct run_opts *o, int argc, char **argv, int *i)
+enum { OPT_SIM = 256, OPT_NOSIM, OPT_SIMMEM, OPT_HOOK, OPT_FROM };
+
+/* run's options; trace takes the same, with -o its trace and --from. */
+static const struct option run_longs[] = {
+	{ "sim", no_argument, NULL, OPT_SIM },
+	{ "no-sim", no_argument, NULL, OPT_NOSIM },
+	{ "real", no_argument, NULL, OPT_NOSIM },
+	{ "gpus", required_argument, NULL, 'g' },
+	{ "sim-mem", required_argument, NULL, OPT_SIMMEM },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "hook", required_argument, NULL, OPT_HOOK },
+	{ "report", required_argument, NULL, 'r' },
+	{ "trace", required_argument, NULL, 't' },
+	{ "follow", no_argument, NULL, 'f' },
+	{ "env", required_argument, NULL, 'e' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "from", required_argument, NULL, OPT_FROM },	/* trace only: last */
+	{ NULL, 0, NULL, 0 },
+};
+#define N_RUN_LONGS (sizeof(run_longs) / sizeof(run_longs[0]))
+
+static int add_env(const char *cmd, struct run_opts *o, const char *val)
 {
-	static const struct {
-		const char *s, *l;
-		int what;
-	} tab[] = {
-		{ NULL, "--sim", 1 }, { NULL, "--no-sim", 2 }, { NULL, "--real", 2 },
-		{ "-g", "--gpus", 3 }, { NULL, "--sim-mem", 4 }, { "-p", "--policy", 5 },
-		{ NULL, "--hook", 6 }, { "-r", "--report", 7 }, { "-t", "--trace", 8 },
-		{ "-e", "--env", 9 }, { "-q", "--quiet", 10 }, { "-v", "--verbose", 11 },
-		{ "-f", "--follow", 12 },
-	};
-	const char *a = argv[*i], *val = NULL, *eq;
-	struct hipsvm_sim_options scratch;
-	size_t k, alen;
-	int what = 0;
+	const char **ne;
 
-	eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-	alen = eq ? (size_t)(eq - a) : strlen(a);
-	for (k = 0; k < sizeof(tab) / sizeof(tab[0]); k++) {
-		if ((tab[k].s && strcmp(a, tab[k].s) == 0) ||
-		    (strlen(tab[k].l) == alen && strncmp(a, tab[k].l, alen) == 0)) {
-			what = tab[k].what;
-			break;
-		}
-	}
-	/* As getopt_long: an unambiguous prefix of a long option is that option. */
-	if (!what && strncmp(a, "--", 2) == 0 && alen > 2) {
-		int hits = 0, cand = 0;
-
-		for (k = 0; k < sizeof(tab) / sizeof(tab[0]); k++) {
-			if (strncmp(a, tab[k].l, alen) != 0)
-				continue;
-			if (!hits || tab[k].what != cand)	/* --no-sim and --real are one */
-				hits++;
-			cand = tab[k].what;
-		}
-		if (hits > 1)
-			return usage_err(cmd, "option '%.*s' is ambiguous", (int)alen, a);
-		what = cand;
-	}
-	if (!what)
+	if (!strchr(val, '=') || val[0] == '=')
+		return usage_err(cmd, "--env '%s': expected NAME=VALUE", val);
+	ne = realloc(o->env, (o->n_env + 1) * sizeof(*ne));
+	if (!ne) {
+		tool_err("out of memory");
 		return 1;
-	if (what >= 3 && what <= 9) {
-		if (eq) {
-			val = eq + 1;
-		} else if (*i + 1 < argc) {
-			val = argv[++*i];
-		} else {
-			return usage_err(cmd, "option '%s' needs a value", a);
-		}
-	} else if (eq) {
-		return usage_err(cmd, "option '%.*s' takes no value", (int)alen, a);
 	}
-	hipsvm_sim_options_defaults(&scratch);
-	switch (what) {
-	case 1: o->sim = 1; break;
-	case 2: o->sim = 0; break;
-	case 3:
-		if (hipsvm_sim_options_set(&scratch, HIPSVM_SIM_O_GPUS, val) != 0)
-			return usage_err(cmd, "--gpus '%s': expected a number from 1 to 64", val);
-		o->gpus = val;
-		break;
-	case 4:
-		if (hipsvm_sim_options_set(&scratch, HIPSVM_SIM_O_MEM, val) != 0)
-			return usage_err(cmd, "--sim-mem '%s': expected a size from 1M to 1T, e.g. 64M", val);
-		o->sim_mem = val;
-		break;
-	case 5: {
-		struct hipsvm_policy pol;
-		char bad[64] = "";
-
-		if (!*val || hipsvm_policy_parse(val, &pol, bad, sizeof(bad)) != 0)
-			return usage_err(cmd, "--policy '%s': bad item '%s' (default, managed-local, "
-					 "oversubscribe, map-all, quota=SIZE; docs/routing.md)", val, bad);
-		o->policy = val;
-		break;
-	}
-	case 6: o->hook = val; break;
-	case 7: o->report = val; break;
-	case 8: o->trace = val; break;
-	case 9: {
-		const char **ne;
-
-		if (!strchr(val, '=') || val[0] == '=')
-			return usage_err(cmd, "--env '%s': expected NAME=VALUE", val);
-		ne = realloc(o->env, (o->n_env + 1) * sizeof(*ne));
-		if (!ne) {
-			tool_err("out of memory");
-			return 1;
-		}
-		o->env = ne;
-		o->env[o->n_env++] = val;
-		break;
-	}
-	case 10: o->quiet = true; break;
-	case 11: o->verbose = true; break;
-	case 12: o->follow = true; break;
-	}
-	(*i)++;
+	o->env = ne;
+	o->env[o->n_env++] = val;
 	return 0;
 }
 
-const char *run_opt_suggest(const char *given)
+int run_parse_args(const char *cmd, struct run_opts *o, int argc, char **argv, struct run_args *x)
 {
-	static const char *const longs[] = { "--sim", "--no-sim", "--real", "--gpus", "--sim-mem",
-		"--policy", "--hook", "--report", "--trace", "--env", "--quiet", "--verbose", "--follow",
-		"--help", "--output", "--from", NULL };
-	char name[64];
+	/* run has no --from: its table stops before that last entry. */
+	static struct option run_only[N_RUN_LONGS];
+	bool trace = strcmp(cmd, "trace") == 0;
+	struct hipsvm_sim_options scratch;
+	int c, rc;
 
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(given, "="), given);
-	return tool_suggest(name, longs);
+	memcpy(run_only, run_longs, sizeof(run_only));
+	run_only[N_RUN_LONGS - 2] = (struct option){ NULL, 0, NULL, 0 };
+	hipsvm_sim_options_defaults(&scratch);
+	optind = 0;
+	while ((c = tool_getopt(cmd, argc, argv, "g:p:r:t:fe:qvo:h", trace ? run_longs : run_only)) != -1) {
+		const char *val = optarg;
+
+		switch (c) {
+		case OPT_SIM: o->sim = 1; break;
+		case OPT_NOSIM: o->sim = 0; break;
+		case 'g':
+			if (hipsvm_sim_options_set(&scratch, HIPSVM_SIM_O_GPUS, val) != 0)
+				return usage_err(cmd, "--gpus '%s': expected a number from 1 to 64", val);
+			o->gpus = val;
+			break;
+		case OPT_SIMMEM:
+			if (hipsvm_sim_options_set(&scratch, HIPSVM_SIM_O_MEM, val) != 0)
+				return usage_err(cmd, "--sim-mem '%s': expected a size from 1M to 1T, e.g. 64M", val);
+			o->sim_mem = val;
+			break;
+		case 'p': {
+			struct hipsvm_policy pol;
+			char bad[64] = "";
+
+			if (!*val || hipsvm_policy_parse(val, &pol, bad, sizeof(bad)) != 0)
+				return usage_err(cmd, "--policy '%s': bad item '%s' (default, managed-local, "
+						 "oversubscribe, map-all, quota=SIZE; docs/routing.md)", val, bad);
+			o->policy = val;
+			break;
+		}
+		case OPT_HOOK: o->hook = val; break;
+		case 'r': o->report = val; break;
+		case 't': o->trace = val; break;
+		case 'f': o->follow = true; break;
+		case 'e':
+			rc = add_env(cmd, o, val);
+			if (rc)
+				return rc;
+			break;
+		case 'q': o->quiet = true; break;
+		case 'v': o->verbose = true; break;
+		case 'o':
+			if (!*val)
+				return usage_err(cmd, "-o needs a file name");
+			x->output = val;
+			break;
+		case OPT_FROM: x->from = val; break;
+		case 'h':
+			x->help = true;
+			return 0;
+		default:
+			return EXIT_USAGE;	/* said by tool_getopt */
+		}
+	}
+	x->first = optind;
+	return -1;
 }
 
 /* PATH search as execvp does it, so that "not found" can be told apart from
@@ -225,12 +221,14 @@ static void forward(int sig)
 		kill(child_pid, sig);
 }
 
-/* Shell-like status; prints how the program ended when it did not exit 0. */
-static int wait_child(pid_t pid, const char *prog, int *raw)
+/* Shell-like status; prints how the program ended when it did not exit 0.
+ * With events (a traced run), the fault counters are sampled meanwhile. */
+static int wait_child(pid_t pid, const char *prog, int *raw, const char *events, const char *hook)
 {
 	int st, sig;
 
-	while (waitpid(pid, &st, 0) < 0) {
+	while ((events ? run_wait_sampling(pid, &st, events, hook, RUN_SAMPLE_MS) :
+		waitpid(pid, &st, 0)) < 0) {
 		if (errno != EINTR) {
 			tool_err("waitpid: %s", strerror(errno));
 			return 1;
@@ -347,6 +345,10 @@ int run_program(struct run_opts *o, bool want_events)
 		int err;
 
 		close(pfd[0]);
+		/* Our stdout carries something else (a trace): the program's
+		 * output must not mix into it. */
+		if (o->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(125);
 		execve(exe, o->argv, e.v);
 		err = errno;
 		if (write(pfd[1], &err, sizeof(err)) < 0)
@@ -370,7 +372,15 @@ int run_program(struct run_opts *o, bool want_events)
 		n = read(pfd[0], &child_errno, sizeof(child_errno));
 	} while (n < 0 && errno == EINTR);
 	close(pfd[0]);
-	code = wait_child(pid, prog, &raw);
+	if (o->trace || want_events) {
+		if (hipsvm_outname(o->trace ? o->trace : "", pid, e.v, o->events, sizeof(o->events)) ||
+		    !o->trace)
+			if ((size_t)snprintf(o->events, sizeof(o->events), "%s/events.%d.jsonl", o->workdir, pid) >=
+			    sizeof(o->events))
+				o->events[0] = '\0';
+	}
+	code = wait_child(pid, prog, &raw, n == 0 && o->events[0] ? o->events : NULL,
+			  run_env_get(e.v, "HIPSVM_HOOK"));
 
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
@@ -383,14 +393,10 @@ int run_program(struct run_opts *o, bool want_events)
 		code = child_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 		goto out;
 	}
-	if (o->trace || want_events) {
-		if (hipsvm_expand_path(o->trace ? o->trace : "", pid, o->events, sizeof(o->events)) ||
-		    !o->trace)
-			if ((size_t)snprintf(o->events, sizeof(o->events), "%s/events.%d.jsonl", o->workdir, pid) >=
-			    sizeof(o->events))
-				o->events[0] = '\0';
-	}
-	run_show_reports(o, prog, code, raw);
+	o->unsaved = run_show_reports(o, prog, code, raw);
+	/* Output lost is a failure even when the program succeeded. */
+	if (o->unsaved && code == 0)
+		code = 1;
 out:
 	run_env_free(&e, o);
 	return code;
@@ -399,45 +405,44 @@ out:
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .sim = -1 };
-	int i = 1, r, code;
+	struct run_args x = { 0 };
+	int code;
 
-	while (i < argc) {
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+	code = run_parse_args("run", &o, argc, argv, &x);
+	if (code >= 0 || x.help) {
+		if (x.help) {
 			fputs(run_help, stdout);
 			fputs(run_opts_help, stdout);
 			fputs("\nExample: hipsvm run --gpus 2 --report out.json -- ./multi_gpu_host\n", stdout);
-			free(o.env);
-			return 0;
 		}
-		if (argv[i][0] != '-')
-			break;
-		r = run_parse_opt("run", &o, argc, argv, &i);
-		if (r == 1) {
-			const char *s = run_opt_suggest(argv[i]);
-
-			free(o.env);
-			if (s)
-				return usage_err("run", "unknown option '%s', did you mean '%s'?", argv[i], s);
-			return usage_err("run", "unknown option '%s'", argv[i]);
-		}
-		if (r) {
-			free(o.env);
-			return r;
-		}
+		free(o.env);
+		return x.help ? 0 : code;
 	}
-	if (i >= argc) {
+	if (x.first >= argc) {
 		free(o.env);
 		return usage_err("run", "no program given: hipsvm run [OPTIONS] -- PROGRAM [ARGS...]");
 	}
-	o.argv = argv + i;
+	/* Opened before the program runs: a report that could not be written
+	 * afterwards would be lost. */
+	if (x.output) {
+		o.text_out = fopen(x.output, "w");
+		if (!o.text_out) {
+			tool_err("%s: %s (the text report could not be written: nothing was run)", x.output,
+				 strerror(errno));
+			free(o.env);
+			return 1;
+		}
+	}
+	o.argv = argv + x.first;
 	code = run_program(&o, false);
 	if (o.trace && o.events[0] && !o.quiet && access(o.events, F_OK) == 0)
 		tool_err("raw trace events saved to %s (convert: hipsvm trace --from %s -o trace.json)",
 			 o.events, o.events);
+	if (o.text_out && fclose(o.text_out) != 0) {
+		tool_err("%s: %s", x.output, strerror(errno));
+		if (code == 0)
+			code = 1;
+	}
 	run_cleanup(&o);
 	free(o.env);
 	return code;

@@ -124,6 +124,10 @@ int run_env_build(struct run_opts *o, const struct tool_paths *tp, bool sim,
 		return -ENOMEM;
 	if (o->follow && (!(s = kv("HIPSVM_INHERIT", "1", "", NULL)) || env_put(e, s)))
 		return -ENOMEM;
+	/* -q: the simulator's notes too, unless the environment says otherwise. */
+	if (o->quiet && !run_env_get(environ, "HIPSVM_SIM_QUIET") &&
+	    (!(s = kv("HIPSVM_SIM_QUIET", "1", "", NULL)) || env_put(e, s)))
+		return -ENOMEM;
 	for (i = 0; i < o->n_env; i++)
 		if (env_put(e, (char *)o->env[i]))
 			return -ENOMEM;

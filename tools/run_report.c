@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "options.h"
+#include "outname.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +16,8 @@
 #include <sys/wait.h>
 
 #define MAX_REPORTS 256
+
+extern char **environ;
 
 static int copy_file(const char *from, const char *to)
 {
@@ -98,49 +101,72 @@ static bool used_hip(const struct json *r)
 	       (json_is(devs, JSON_ARR) && devs->n > 0);
 }
 
-static void save(const struct run_opts *o, const char *from, int pid, bool many)
+/* The template a child's report is saved under: FILE itself when it tells
+ * processes apart (%p), else FILE with ".%p" before its ".json" (or at the
+ * end), so that following never overwrites or drops a report. */
+static void child_template(const char *file, char *out, size_t cap)
+{
+	size_t n = strlen(file);
+
+	if (hipsvm_outname_per_process(file))
+		snprintf(out, cap, "%s", file);
+	else if (n > 5 && strcmp(file + n - 5, ".json") == 0)
+		snprintf(out, cap, "%.*s.%%p.json", (int)(n - 5), file);
+	else
+		snprintf(out, cap, "%s.%%p", file);
+}
+
+/* 0, or -errno (said on stderr). */
+static int save(const struct run_opts *o, const char *tmpl, const char *from, int pid)
 {
 	char dest[PATH_MAX];
 	int e;
 
-	if (many && !strstr(o->report, "%p"))
-		return;		/* only the program's own, unless %p tells them apart */
-	if (hipsvm_expand_path(o->report, pid, dest, sizeof(dest)) != 0) {
-		tool_err("%s: path too long", o->report);
+	e = hipsvm_outname(tmpl, pid, environ, dest, sizeof(dest));
+	if (e == -EINVAL) {
+		tool_err("%s: %%e needs a variable name in braces, e.g. %%e{SLURM_JOB_ID}: report not saved",
+			 tmpl);
+	} else if (e) {
+		tool_err("%s: path too long: report not saved", tmpl);
 	} else if ((e = copy_file(from, dest)) != 0) {
 		tool_err("cannot write the report to %s: %s", dest, strerror(-e));
 	} else if (!o->quiet) {
 		tool_err("report saved to %s", dest);
 	}
+	return e;
 }
 
+/* Into run -o's file (even with -q: it was asked for), else on stderr. */
 static void render(const struct run_opts *o, const struct json *r, bool color)
 {
+	FILE *f = o->text_out ? o->text_out : stderr;
 	char err[256];
 
-	if (o->quiet)
+	if (o->quiet && !o->text_out)
 		return;
-	fputc('\n', stderr);
-	if (report_render(stderr, r, FMT_TEXT, color, err, sizeof(err)) != 0)
+	fputc('\n', f);
+	if (report_render(f, r, FMT_TEXT, o->text_out ? false : color, err, sizeof(err)) != 0)
 		tool_err("%s", err);
 }
 
-void run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
+int run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
 {
-	int pids[MAX_REPORTS];
-	char path[PATH_MAX + 64];
+	int pids[MAX_REPORTS], failed = 0;
+	char path[PATH_MAX + 64], child_tmpl[PATH_MAX];
 	bool main_found, color = tool_color(stderr), want_save = o->report && *o->report;
-	size_t n = list_reports(o->workdir, o->pid, pids, &main_found), i, hidden = 0;
+	size_t n = list_reports(o->workdir, o->pid, pids, &main_found), i, hidden = 0, renamed = 0;
 	struct json *r;
 
-	if (!o->quiet) {
+	if (o->text_out) {
+		report_exit_line(o->text_out, prog, code, false);
+	} else if (!o->quiet) {
 		fputc('\n', stderr);
 		report_exit_line(stderr, prog, code, color);
 	}
 	if (main_found && (r = load(o->workdir, o->pid, path, sizeof(path)))) {
 		render(o, r, color);
-		if (want_save)
-			save(o, path, o->pid, false);
+		if (want_save && save(o, o->report, path, o->pid))
+			failed++;
 		json_free(r);
 	} else if (WIFSIGNALED(raw)) {
 		tool_err("no report: %s was killed before the shim could write one", prog);
@@ -155,8 +181,10 @@ void run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
 		if (n && main_found && !o->quiet)
 			tool_err("note: %zu child process%s had the shim too (--follow shows %s)", n,
 				 n == 1 ? "" : "es", n == 1 ? "its report" : "their reports");
-		return;
+		return failed;
 	}
+	if (want_save)
+		child_template(o->report, child_tmpl, sizeof(child_tmpl));
 	for (i = 0; i < n; i++) {
 		r = load(o->workdir, pids[i], path, sizeof(path));
 		if (!r)
@@ -165,11 +193,20 @@ void run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
 			hidden++;
 		} else {
 			render(o, r, color);
-			if (want_save)
-				save(o, path, pids[i], true);
+			if (want_save) {
+				if (save(o, child_tmpl, path, pids[i]))
+					failed++;
+				else if (strcmp(child_tmpl, o->report) != 0)
+					renamed++;
+			}
 		}
 		json_free(r);
 	}
+	if (renamed)
+		tool_err("note: '%s' has no %%p: %s of %zu child process%s saved as %s (pid for %%p)", o->report,
+			 renamed == 1 ? "the report" : "the reports", renamed, renamed == 1 ? "" : "es",
+			 child_tmpl);
 	if (hidden && !o->quiet)
 		tool_err("%zu other process%s did not use HIP (not shown)", hidden, hidden == 1 ? "" : "es");
+	return failed;
 }

@@ -3,13 +3,17 @@
  * trace_cmd.c - hipsvm trace: a run (or saved raw events) as a Perfetto trace.
  */
 #include "cli.h"
+#include "outname.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static const char trace_help[] =
 "Usage: hipsvm trace [-o OUT.json] [RUN OPTIONS] [--] PROGRAM [ARGS...]\n"
@@ -23,7 +27,9 @@ static const char trace_help[] =
 "The first form runs PROGRAM like 'hipsvm run' (and prints the same report);\n"
 "the second converts raw events saved with 'hipsvm run --trace FILE'.\n"
 "\n"
-"  -o, --output FILE    the trace to write (default hipsvm-trace.json; '-' = stdout)\n"
+"  -o, --output FILE    the trace to write (default hipsvm-trace.%h.%p.json; '-' =\n"
+"                       stdout, and then the program's own stdout goes to stderr).\n"
+"                       %p pid, %h host, %r MPI/Slurm rank, %e{VAR} a variable\n"
 "      --from FILE      convert this raw event file instead of running a program\n"
 "      --report FILE    with --from: the run's JSON report (names the process)\n"
 "\n";
@@ -81,6 +87,9 @@ static int convert(const char *events, const char *outpath, const struct json *r
 	if (st.undrawn)
 		tool_err("note: %zu allocation%s not drawn: more than 64 were live at once in one context "
 			 "(the live-bytes counters include them)", st.undrawn, st.undrawn == 1 ? "" : "s");
+	if (st.undrawn_gpu)
+		tool_err("note: %zu drain%s or checkpoint window%s not drawn: more than 64 overlapped on one GPU",
+			 st.undrawn_gpu, st.undrawn_gpu == 1 ? "" : "s", st.undrawn_gpu == 1 ? "" : "s");
 	if (st.bad_lines)
 		tool_err("warning: %zu malformed line%s in %s skipped", st.bad_lines,
 			 st.bad_lines == 1 ? "" : "s", events);
@@ -92,6 +101,14 @@ static int convert(const char *events, const char *outpath, const struct json *r
 			 fmt_ns(st.last_ns - st.first_ns, d, sizeof(d)), st.tracks, st.tracks == 1 ? "" : "s");
 	}
 	return 0;
+}
+
+/* The -o name for this pid ("-" as it is); checked before the run. */
+static const char *expand_out(const char *out, int pid, char *buf, size_t cap)
+{
+	if (strcmp(out, "-") == 0 || hipsvm_outname(out, pid, environ, buf, cap) != 0)
+		return out;
+	return buf;
 }
 
 static struct json *load_report(const char *path)
@@ -110,57 +127,36 @@ static struct json *load_report(const char *path)
 int cmd_trace(int argc, char **argv)
 {
 	struct run_opts o = { .sim = -1 };
-	const char *out = "hipsvm-trace.json", *from = NULL;
+	const char *out = "hipsvm-trace.%h.%p.json", *from = NULL;
+	char outpath[PATH_MAX];
 	struct json *report = NULL;
 	char path[8192];
-	int i = 1, r, code;
+	struct run_args x = { 0 };
+	int i, r, code;
 
-	while (i < argc) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+	code = run_parse_args("trace", &o, argc, argv, &x);
+	if (code >= 0 || x.help) {
+		if (x.help) {
 			fputs(trace_help, stdout);
 			fputs(run_opts_help, stdout);
-			free(o.env);
-			return 0;
 		}
-		if (a[0] != '-')
-			break;
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--from") == 0) {
-			if (i + 1 >= argc) {
-				free(o.env);
-				return usage_err("trace", "option '%s' needs a value", a);
-			}
-			if (strcmp(a, "--from") == 0)
-				from = argv[i + 1];
-			else
-				out = argv[i + 1];
-			i += 2;
-			continue;
-		}
-		if (strncmp(a, "--output=", 9) == 0 || strncmp(a, "--from=", 7) == 0) {
-			if (a[2] == 'f')
-				from = a + 7;
-			else
-				out = a + 9;
-			i++;
-			continue;
-		}
-		r = run_parse_opt("trace", &o, argc, argv, &i);
-		if (r) {
-			free(o.env);
-			if (r == 1 && run_opt_suggest(a))
-				return usage_err("trace", "unknown option '%s', did you mean '%s'?", a, run_opt_suggest(a));
-			return r == 1 ? usage_err("trace", "unknown option '%s'", a) : r;
-		}
+		free(o.env);
+		return x.help ? 0 : code;
 	}
+	i = x.first;
+	from = x.from;
+	if (x.output)
+		out = x.output;
 	if (!*out) {
 		free(o.env);
 		return usage_err("trace", "-o needs a file name");
+	}
+	/* A bad name is said before anything runs. */
+	r = strcmp(out, "-") == 0 ? 0 : hipsvm_outname(out, 0, environ, outpath, sizeof(outpath));
+	if (r) {
+		free(o.env);
+		return usage_err("trace", "-o '%s': %s", out, r == -EINVAL ?
+				 "%e needs a variable name in braces, e.g. %e{SLURM_JOB_ID}" : "name too long");
 	}
 	if (from) {
 		if (i < argc) {
@@ -169,7 +165,8 @@ int cmd_trace(int argc, char **argv)
 		}
 		if (o.report)
 			report = load_report(o.report);
-		code = convert(from, out, report, o.quiet);
+		code = convert(from, expand_out(out, (int)getpid(), outpath, sizeof(outpath)), report,
+			       o.quiet);
 		json_free(report);
 		free(o.env);
 		return code;
@@ -179,13 +176,15 @@ int cmd_trace(int argc, char **argv)
 		return usage_err("trace", "no program given: hipsvm trace [-o OUT.json] -- PROGRAM [ARGS...]");
 	}
 	o.argv = argv + i;
+	o.stdout_to_stderr = strcmp(out, "-") == 0;
 	code = run_program(&o, true);
 	if (o.pid > 0) {
 		snprintf(path, sizeof(path), "%s/report.%d.json", o.workdir, o.pid);
 		report = load_report(path);
 		if (access(o.events, R_OK) != 0)
 			tool_err("no trace events were written (did the shim load? try 'hipsvm check %s')", o.argv[0]);
-		else if (convert(o.events, out, report, o.quiet) != 0 && code == 0)
+		else if (convert(o.events, expand_out(out, o.pid, outpath, sizeof(outpath)), report,
+				 o.quiet) != 0 && code == 0)
 			code = 1;
 	}
 	json_free(report);

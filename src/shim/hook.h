@@ -78,6 +78,8 @@ int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct
 
 /* Protocol version of the server, or -errno. */
 int hipsvm_hook_version(struct hipsvm_hook *h);
+/* Number of GPUs the server has, or -errno (hipsvm samples each one's counters). */
+int hipsvm_hook_gpus(struct hipsvm_hook *h);
 
 /* set <gpus> [addr len]: cp_out[g] is the checkpoint in force for each GPU
  * whose bit comes back in *set_mask (GPUs with empty rings are left out). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - writes "hipsvm-report/2" (report.h, docs/report.md). The key
+ * report.c - writes "hipsvm-report/3" (report.h, docs/report.md). The key
  * set is a contract with tools/ (`hipsvm report`): add nothing, rename
  * nothing without bumping the schema.
  */
@@ -33,6 +33,30 @@ static void mem(struct hipsvm_jw *w, const struct hipsvm_mem_view *v)
 	hipsvm_jw_ku64(w, "peak_bytes", v->peak_bytes);
 }
 
+/* The drain histogram from its first to its last non-empty bucket:
+ * "hist_lo": b, "hist": [count of bucket b, b+1, ...]; bucket b holds
+ * durations in [2^b, 2^(b+1)) ns (bucket 0 also 0 ns). Schema 3. */
+static void hist(struct hipsvm_jw *w, const struct hipsvm_dev_stats *d)
+{
+	int lo = -1, hi = -1, b;
+
+	for (b = 0; b < HIPSVM_STATS_HIST; b++) {
+		if (G(d->drain_hist[b])) {
+			if (lo < 0)
+				lo = b;
+			hi = b;
+		}
+	}
+	hipsvm_jw_ku64(w, "hist_lo", lo < 0 ? 0 : (uint64_t)lo);
+	hipsvm_jw_key(w, "hist");
+	hipsvm_jw_raw(w, "[");
+	for (b = lo; lo >= 0 && b <= hi; b++) {
+		hipsvm_jw_sep(w);
+		hipsvm_jw_u64(w, G(d->drain_hist[b]));
+	}
+	hipsvm_jw_raw(w, "]");
+}
+
 static void device(struct hipsvm_jw *w, const struct hipsvm_stats *s,
 		   const struct hipsvm_report_meta *m, unsigned i)
 {
@@ -57,6 +81,7 @@ static void device(struct hipsvm_jw *w, const struct hipsvm_stats *s,
 	hipsvm_jw_ku64(w, "median", hipsvm_stats_drain_median(d));
 	hipsvm_jw_ku64(w, "max", G(d->drain_max));
 	hipsvm_jw_ku64(w, "total", G(d->drain_total));
+	hist(w, d);
 	hipsvm_jw_raw(w, "}");
 	hipsvm_jw_key(w, "faults");
 	hipsvm_jw_raw(w, "{");

@@ -17,7 +17,7 @@
 #include "proto.h"
 #include "stats.h"
 
-#define HIPSVM_REPORT_SCHEMA "hipsvm-report/2"
+#define HIPSVM_REPORT_SCHEMA "hipsvm-report/3"
 #define HIPSVM_REPORT_PATH_MAX 256
 
 struct hipsvm_report_meta {

@@ -167,7 +167,7 @@ static void punched(void *arg, const struct hipsvm_alloc *a)
 		u->punched_bytes += bytes;
 }
 
-static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
+static void drain_clear(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
 	struct hipsvm_hook *h = &t->hook;
@@ -255,6 +255,21 @@ static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 			hipsvm_trace_emit(s->trace_fd, "cp_clear", f, 1);
 		}
 	}
+}
+
+/* Traced: after each drain, the fault counters of the GPUs drained, so
+ * that the trace shows faults over time (one more request, only then). */
+static void drain(struct hipsvm_shim *s, struct hipsvm_unmap *u)
+{
+	struct hipsvm_tls *t = &hipsvm_tls;
+	int fd;
+
+	drain_clear(s, u);
+	if (s->trace_fd < 0 || !t->open)
+		return;
+	fd = t->hook.fd;
+	hipsvm_trace_faults(s->trace_fd, &t->hook, u->gpus, NULL);
+	hipsvm_shim_conn_check(t, fd);
 }
 
 void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,

@@ -39,9 +39,4 @@ int hipsvm_reg_check(struct hipsvm_registry *r);
 void hipsvm_reg_atfork_prepare(struct hipsvm_registry *r);
 void hipsvm_reg_atfork_parent(struct hipsvm_registry *r);
 
-/* ---- hook.c (transport as in hook.h) ---- */
-
-/* Number of GPUs the server has, or -errno. */
-int hipsvm_hook_gpus(struct hipsvm_hook *h);
-
 #endif

@@ -65,6 +65,17 @@ int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, uns
 
 #include "clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
 
+/* trace_faults.c: asks the hook h for the fault counters (raised, handled,
+ * dropped, real) of the GPUs in gpus and writes one "faults" line for each
+ * to fd. With last (HIPSVM_MAX_GPUS rows), a GPU whose counters equal its
+ * row is not written and the rows are updated: a periodic sampler writes
+ * only changes. Uses h like any request (one at a time per hook); about 7
+ * KiB of stack, no malloc. 0, or -errno of the request or the write. */
+struct hipsvm_hook;
+#define HIPSVM_TRACE_FAULT_KINDS 4
+int hipsvm_trace_faults(int fd, struct hipsvm_hook *h, uint64_t gpus,
+			uint64_t (*last)[HIPSVM_TRACE_FAULT_KINDS]);
+
 /* Opens the trace file for appending, never through a link at its last
  * component (O_NOFOLLOW) and never into anything but a regular file owned by
  * our effective uid (a FIFO or a device is not waited on: O_NONBLOCK). New

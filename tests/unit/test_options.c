@@ -540,11 +540,19 @@ Test(options, every_row_is_documented)
 	free(doc);
 }
 
+/* The page's last section lists the variables of the hipsvm tool and the
+ * scripts: none of them may be an option (it would be read twice). */
+#define NOT_OPTIONS "\n## Not options"
+
 Test(options, doc_names_only_table_rows)
 {
 	char *doc = read_doc();
 	const char *p = doc;
-	unsigned found = 0;
+	char *tail = strstr(doc, NOT_OPTIONS);
+	unsigned found = 0, others = 0;
+
+	cr_assert_not_null(tail, "docs/ENVIRONMENT.md has no section '%s'", NOT_OPTIONS + 1);
+	*tail = '\0';		/* the options' part; the rest checked below */
 
 	while ((p = strstr(p, "HIPSVM_"))) {
 		const char *name = p + 7, *end = name;
@@ -577,5 +585,22 @@ Test(options, doc_names_only_table_rows)
 		found++;
 	}
 	cr_assert_gt(found, (unsigned)(HIPSVM_O_COUNT + HIPSVM_SIM_O_COUNT));
+	for (p = tail + 1; (p = strstr(p, "### HIPSVM_")); others++) {
+		const char *name = p + 11, *end = name;
+		enum hipsvm_opt_id id;
+		enum hipsvm_sim_opt_id sid;
+		char buf[96];
+
+		while (is_name_char(*end))
+			end++;
+		cr_assert_lt((size_t)(end - name), sizeof(buf));
+		memcpy(buf, name, (size_t)(end - name));
+		buf[end - name] = '\0';
+		cr_expect(hipsvm_option_lookup(buf, &id) != 0 &&
+			  hipsvm_sim_option_lookup(buf, &sid) != 0,
+			  "HIPSVM_%s is an option: its entry belongs above '%s'", buf, NOT_OPTIONS + 1);
+		p = end;
+	}
+	cr_assert_geq(others, 2u, "the tool's HIPSVM_SHIM_PATH and HIPSVM_SIM_DIR at least");
 	free(doc);
 }

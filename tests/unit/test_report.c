@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_report.c - the "hipsvm-report/2" document (src/shim/report.c, src/shim/stats.c,
+ * test_report.c - the "hipsvm-report/3" document (src/shim/report.c, src/shim/stats.c,
  * docs/report.md): exactly the documented keys, in the documented order.
  */
 #include <criterion/criterion.h>
@@ -18,17 +18,18 @@
 static struct hipsvm_stats st;
 
 static const char golden[] =
-	"{\"schema\":\"hipsvm-report/2\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
+	"{\"schema\":\"hipsvm-report/3\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
 	"\"duration_ns\":7,\"runtime\":\"sim\",\"policy\":\"quota=1:1024\","
 	"\"hook\":{\"path\":\"@hipsvm-sim.42\",\"state\":\"connected\",\"version\":1},"
 	"\"devices\":["
 	"{\"index\":0,\"allocations\":1,\"frees\":1,\"live_bytes\":0,\"peak_bytes\":100,"
 	"\"quota_bytes\":0,\"checkpoints_set\":0,\"drains\":0,\"drain_timeouts\":0,"
-	"\"drain_ns\":{\"count\":0,\"median\":0,\"max\":0,\"total\":0},"
+	"\"drain_ns\":{\"count\":0,\"median\":0,\"max\":0,\"total\":0,\"hist_lo\":0,\"hist\":[]},"
 	"\"faults\":{\"raised\":5,\"handled\":4,\"dropped\":1,\"real\":0}},"
 	"{\"index\":1,\"allocations\":1,\"frees\":0,\"live_bytes\":300,\"peak_bytes\":300,"
 	"\"quota_bytes\":1024,\"checkpoints_set\":2,\"drains\":3,\"drain_timeouts\":1,"
-	"\"drain_ns\":{\"count\":3,\"median\":512,\"max\":5000,\"total\":6600},"
+	"\"drain_ns\":{\"count\":3,\"median\":512,\"max\":5000,\"total\":6600,"
+	"\"hist_lo\":9,\"hist\":[2,0,0,1]},"
 	"\"faults\":{\"raised\":0,\"handled\":0,\"dropped\":0,\"real\":0}}],"
 	"\"contexts\":["
 	"{\"id\":\"host_context\",\"devices\":[0,1],\"allocations\":1,\"frees\":1,"
