@@ -51,9 +51,15 @@ static const struct hipsvm_option_desc table[HIPSVM_O_COUNT] = {
  * (HIPSVM_TEST_SEED, HIPSVM_TEST_SRCDIR...), not options, and not reported
  * as unknown, so that the shim stays quiet when a test runner's environment
  * reaches it; SIM_ is the simulated runtime's table, which reads and reports
- * its own variables.
+ * its own variables; the rest are the hipsvm tool's and the scripts' own
+ * variables (docs/ENVIRONMENT.md, "Not options"): a user who exports
+ * HIPSVM_KERNEL_CACHE for the kernel tests must not be told of an unknown
+ * variable by every program the shim then runs in.
  */
-static const char *const shim_others[] = { "TEST_", "SIM_", NULL };
+static const char *const shim_others[] = {
+	"TEST_", "SIM_", "SHIM_PATH", "KERNEL_CACHE", "KERNEL_VERSION", "QEMU_TIMEOUT",
+	"QEMU_CPUS", "STRESS_ROUNDS", "FUZZ_SECONDS", NULL
+};
 
 const struct hipsvm_option_table hipsvm_shim_option_table = {
 	.scope = "",

@@ -133,7 +133,8 @@ int hipsvm_option_lookup(const char *name, enum hipsvm_opt_id *id);
 /* Defaults into o. */
 void hipsvm_options_defaults(struct hipsvm_options *o);
 /* Defaults, then every HIPSVM_* variable of envp (NULL-terminated, e.g.
- * environ) but HIPSVM_SIM_* and HIPSVM_TEST_*. Unknown names are errors too
+ * environ) but HIPSVM_SIM_*, HIPSVM_TEST_* and the tool's and scripts' own
+ * variables (shim_others in options.c). Unknown names are errors too
  * (id = HIPSVM_O_COUNT). Returns the number of errors (up to max_errs are
  * described in errs). No malloc, no getenv, no stdio. */
 int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,

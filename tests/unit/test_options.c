@@ -599,6 +599,17 @@ Test(options, doc_names_only_table_rows)
 		cr_expect(hipsvm_option_lookup(buf, &id) != 0 &&
 			  hipsvm_sim_option_lookup(buf, &sid) != 0,
 			  "HIPSVM_%s is an option: its entry belongs above '%s'", buf, NOT_OPTIONS + 1);
+		{
+			/* and no program under the shim is told it is unknown */
+			struct hipsvm_options o;
+			struct hipsvm_opt_error e;
+			char var[128];
+			char *envp[] = { var, NULL };
+
+			snprintf(var, sizeof(var), "HIPSVM_%s=1", buf);
+			cr_expect_eq(hipsvm_options_load(&o, envp, &e, 1), 0,
+				     "the shim calls HIPSVM_%s unknown", buf);
+		}
 		p = end;
 	}
 	cr_assert_geq(others, 2u, "the tool's HIPSVM_SHIM_PATH and HIPSVM_SIM_DIR at least");
