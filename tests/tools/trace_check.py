@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import tap  # noqa: E402,F401  (runs without a sanitizer preload)
+import tap  # noqa: E402  (runs without a sanitizer preload)
 
 n = 0
 fails = 0
@@ -59,8 +59,8 @@ def main():
         print("usage: trace_check.py HIPSVM STRESS_BINARY", file=sys.stderr)
         return 2
     hipsvm, stress = sys.argv[1], sys.argv[2]
-    p = subprocess.run([hipsvm, "trace", "-q", "-o", "-", "--", stress, "--ops", "3000",
-                        "--threads", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    p = subprocess.run([hipsvm, "trace", "-q", "-o", "-", "--", stress] + tap.stress_args(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=240)
     err = p.stderr.decode(errors="replace")
     ok(p.returncode == 0, "trace -o - of the 4-thread stress run exits 0",

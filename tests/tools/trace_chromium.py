@@ -17,7 +17,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
-import tap  # noqa: E402,F401  (runs without a sanitizer preload)
+import tap  # noqa: E402  (runs without a sanitizer preload)
 
 DEVTOOLS = "devtools://devtools/bundled/devtools_app.html"
 
@@ -71,9 +71,8 @@ def main():
         return 77
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "stress.json")
-        p = subprocess.run([hipsvm, "trace", "-q", "-o", out, "--", stress, "--ops", "3000",
-                            "--threads", "4"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, timeout=240)
+        p = subprocess.run([hipsvm, "trace", "-q", "-o", out, "--", stress] + tap.stress_args(),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=240)
         ok(p.returncode == 0 and os.path.exists(out), "hipsvm trace of the 4-thread stress run",
            p.stderr.decode(errors="replace")[-1500:])
         text = open(out).read() if os.path.exists(out) else "{}"
