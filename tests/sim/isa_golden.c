@@ -15,19 +15,7 @@
 #include "isa/dispatch.h"
 #include "isa/isa.h"
 
-struct golden {
-	const char *name;
-	int line;
-	const char *setup, *expect, *asm_text;
-	const uint8_t *code;
-	size_t len;
-	unsigned ninsn;
-};
-
-#include "isa_golden.inc"
-
-#define MEM_BASE 0x100000u
-#define MEM_SIZE 65536u
+#include "isa_golden.h"
 
 static uint8_t gmem[MEM_SIZE];
 
