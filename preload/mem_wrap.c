@@ -306,7 +306,7 @@ HIPSVM_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAcc
 	for (i = 0; s && rc == hipSuccess && desc && i < count; i++) {
 		int d = desc[i].location.id;
 
-		if (desc[i].location.type != hipMemLocationTypeDevice || d < 0 || d >= 64)
+		if (desc[i].location.type != hipMemLocationTypeDevice || d < 0 || d >= HIPSVM_MAX_GPUS)
 			continue;
 		if (desc[i].flags == hipMemAccessFlagsProtNone)
 			clear |= UINT64_C(1) << d;

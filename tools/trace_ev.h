@@ -6,10 +6,12 @@
 #define HIPSVM_TOOLS_TRACE_EV_H
 
 #include "cli.h"
+#include "proto.h"
 
 #include <stddef.h>
 
-#define MAX_DEV 64
+/* GPUs a trace can name: the protocol's GPU sets are 64-bit masks */
+#define MAX_DEV HIPSVM_MAX_GPUS
 
 enum ev_kind { EV_ALLOC, EV_FREE, EV_UNMAP, EV_CP_SET, EV_CP_CLEAR, EV_DRAIN, EV_FAULTS };
 
@@ -29,8 +31,6 @@ struct ev {
 	ptrdiff_t prev_open;	/* alloc: older open alloc at the same address, or -1 */
 	size_t seq;		/* line order, to keep qsort stable */
 };
-
-#define MAX_DEV 64
 
 /* Every line of path that is an event, sorted by time (stable); malformed
  * lines counted in st->bad_lines, unknown kinds skipped. -errno with a message. */
