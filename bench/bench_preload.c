@@ -414,9 +414,11 @@ static int alternations = 5;
 static const char *only;	/* --only CASE: that row alone */
 
 /* limit: the target ("added" at most limit ns; for unit "x", the share of
- * the scaling without the shim that must be kept, e.g. 0.9). The verdict
- * says "within noise" when the spread of the paired differences is wider
- * than the target: such a figure proves nothing either way. */
+ * the scaling without the shim that must be kept, e.g. 0.9). Every paired
+ * difference over the target is "NOT met", every one within it "met"; for
+ * a spread that straddles the target the verdict says "within noise" when
+ * the spread is wider than the target (such a figure proves nothing either
+ * way), else it goes by the median. */
 static void row(const char *name, const char *which, const char *libdir, const char *unit,
 		double limit, const char *target)
 {
@@ -457,8 +459,8 @@ static void row(const char *name, const char *which, const char *libdir, const c
 	added = median(diff, alternations);
 	printf("%-36s %12.1f %12.1f %+12.1f  [%+7.0f,%+7.0f]  %s: %s\n", name, without, with, added,
 	       lo, hi, target,
-	       limit <= 0 ? "figure" : hi - lo > limit ? "within noise" :
-	       added <= limit ? "met" : "NOT met");
+	       limit <= 0 ? "figure" : lo > limit ? "NOT met" : hi <= limit ? "met" :
+	       hi - lo > limit ? "within noise" : added <= limit ? "met" : "NOT met");
 }
 
 /* Instructions per operation under callgrind, with and without the shim,
