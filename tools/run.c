@@ -62,6 +62,31 @@ static const char run_help[] =
 
 enum { OPT_SIM = 256, OPT_NOSIM, OPT_SIMMEM, OPT_HOOK, OPT_FROM };
 
+/*
+ * A run's events start with the run: the shim appends to the events file
+ * (the program's children write into it too), so a file left by an earlier
+ * run with the same name would be read back as part of this one (a trace
+ * two hours long). Called in the child between fork and exec, where the
+ * program's pid is already ours and nothing writes yet: an existing regular
+ * file of that name is emptied; a link, a FIFO or a device is left alone
+ * (the shim refuses those itself).
+ */
+static void run_trace_fresh(const char *name, char *const *envp)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (hipsvm_outname(name, getpid(), envp, path, sizeof(path)))
+		return;
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void)ftruncate(fd, 0);
+	close(fd);
+}
+
 /* run's options; trace takes the same, with -o its trace and --from. */
 static const struct option run_longs[] = {
 	{ "sim", no_argument, NULL, OPT_SIM },
@@ -349,6 +374,8 @@ int run_program(struct run_opts *o, bool want_events)
 		 * output must not mix into it. */
 		if (o->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(125);
+		if (o->trace)
+			run_trace_fresh(o->trace, e.v);
 		execve(exe, o->argv, e.v);
 		err = errno;
 		if (write(pfd[1], &err, sizeof(err)) < 0)

@@ -48,7 +48,7 @@ def main(t):
             for d in ("trace -o %r.%h.%p from Open MPI's rank", "two ranks, default trace names",
                       "run --report %e{VAR}.%r from Slurm", "the shim's own names",
                       "--follow --report without %p", "an unsaved report exits 1",
-                      "an unwritten trace exits 1"):
+                      "an unwritten trace exits 1", "run --trace FILE twice"):
                 t.skip(d, "the examples are not built (hipcc)")
             return t.done()
 
@@ -110,6 +110,18 @@ def main(t):
         r = t.run(hipsvm, "trace", "-q", "-o", f"{w}/no/such/dir/t.json", "--", ex, unset=CLEAN)
         t.ok(r.rc == 1 and "no/such/dir" in r.err,
              "a trace that cannot be written: exit 1 although the program succeeded")
+
+        # A second run with the same --trace name: its events are its own,
+        # not appended to the first run's.
+        ev = f"{w}/events.jsonl"
+        counts = []
+        for _ in range(2):
+            r = t.run(hipsvm, "run", "-q", "--trace", ev, "--", ex, unset=CLEAN)
+            with open(ev) as f:
+                counts.append(sum('"ev":"alloc"' in line for line in f))
+        t.ok(r.rc == 0 and counts[0] > 0 and counts[1] == counts[0],
+             "run --trace FILE twice: the second run's events replace the first's",
+             f"alloc events after each run: {counts}\n{r.describe()}")
         return t.done()
     finally:
         shutil.rmtree(w, ignore_errors=True)
