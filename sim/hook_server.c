@@ -13,6 +13,7 @@
  * unmaps: the shim calls us from inside our own munmap.
  */
 #include "sim.h"
+#include "outname.h"
 
 #include <poll.h>
 #include <signal.h>

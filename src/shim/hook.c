@@ -17,6 +17,7 @@
 #include "checkpoint.h"
 #include "hooksrv.h"
 #include "options.h"
+#include "outname.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 5000
 /* include/uapi/linux/magic.h */

@@ -479,51 +479,6 @@ size_t hipsvm_opt_format(const struct hipsvm_option_table *t, struct hipsvm_optv
 	return w.len;
 }
 
-/* Two passes, so that buf is untouched when the result does not fit. */
-static size_t expand(const char *tmpl, const char *pid, char *buf)
-{
-	size_t n = 0, plen = strlen(pid);
-
-	for (; *tmpl; tmpl++) {
-		if (tmpl[0] == '%' && tmpl[1] == 'p') {
-			if (buf)
-				memcpy(buf + n, pid, plen);
-			n += plen;
-			tmpl++;
-			continue;
-		}
-		if (tmpl[0] == '%' && tmpl[1] == '%')
-			tmpl++;
-		/* any other '%' is copied as it is */
-		if (buf)
-			buf[n] = *tmpl;
-		n++;
-	}
-	if (buf)
-		buf[n] = '\0';
-	return n;
-}
-
-int hipsvm_expand_path(const char *tmpl, int pid, char *buf, size_t cap)
-{
-	char num[16];
-	struct out w = { num, sizeof(num), 0 };
-
-	if (!tmpl || !buf)
-		return -EINVAL;
-	if (pid < 0) {
-		puts_(&w, "-");
-		put_u64(&w, (uint64_t)-(int64_t)pid, 10);
-	} else {
-		put_u64(&w, (uint64_t)pid, 10);
-	}
-	num[w.len] = '\0';
-	if (expand(tmpl, num, NULL) >= cap)
-		return -ENAMETOOLONG;
-	expand(tmpl, num, buf);
-	return 0;
-}
-
 /* ---- the shim's table ---- */
 
 static struct hipsvm_optvals shim_vals(const struct hipsvm_options *o)

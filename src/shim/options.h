@@ -150,7 +150,4 @@ int hipsvm_parse_u64(const char *s, uint64_t *out);
  * line each. Length written (NUL-terminated, truncated to cap). */
 size_t hipsvm_options_format(const struct hipsvm_options *o, char *buf, size_t cap);
 
-/* Expands %p to pid and %% to % into buf. -ENAMETOOLONG if it does not fit. */
-int hipsvm_expand_path(const char *tmpl, int pid, char *buf, size_t cap);
-
 #endif

@@ -16,10 +16,12 @@ const char *const hipsvm_rank_vars[] = {
 };
 
 #define VAR_NAME_MAX 128
+/* a host name as %h gives it (utsname allows 65 bytes with the NUL) */
+#define HIPSVM_HOST_MAX 65
 
 struct sink {
-	char *buf;
-	size_t cap, len;
+	char *buf;		/* NULL: the counting pass */
+	size_t len;
 };
 
 static void put(struct sink *s, const char *p, size_t n, bool no_slash)
@@ -27,7 +29,7 @@ static void put(struct sink *s, const char *p, size_t n, bool no_slash)
 	size_t i;
 
 	for (i = 0; i < n; i++, s->len++)
-		if (s->len + 1 < s->cap)
+		if (s->buf)
 			s->buf[s->len] = no_slash && p[i] == '/' ? '_' : p[i];
 }
 
@@ -57,43 +59,44 @@ static const char *rank_of(char *const *envp)
 	return "norank";
 }
 
-int hipsvm_outname(const char *tmpl, int pid, char *const *envp, char *buf, size_t cap)
+/* One pass over tmpl into s; names: %h %r %e{VAR} too (else only %p and %%).
+ * host is filled on first use and kept for the second pass. */
+static int pass(struct sink *s, const char *tmpl, int pid, char *const *envp, bool names,
+		char host[HIPSVM_HOST_MAX])
 {
-	struct sink s = { buf, cap, 0 };
 	char num[HIPSVM_FMT_U64_MAX + 1];
-	struct utsname u;
-	bool have_host = false;
 	const char *p, *v;
 
-	if (!tmpl || !buf || !cap)
-		return -EINVAL;
 	for (p = tmpl; *p; p++) {
-		if (p[0] != '%' || !p[1]) {
-			put(&s, p, 1, false);
+		if (p[0] != '%' || !p[1] || (!names && p[1] != 'p' && p[1] != '%')) {
+			put(s, p, 1, false);
 			continue;
 		}
 		switch (p[1]) {
 		case 'p':
 			if (pid < 0) {
-				put(&s, "-", 1, false);
+				put(s, "-", 1, false);
 				v = hipsvm_fmt_u64(num, (uint64_t)-(int64_t)pid);
 			} else {
 				v = hipsvm_fmt_u64(num, (uint64_t)pid);
 			}
-			put(&s, v, strlen(v), false);
+			put(s, v, strlen(v), false);
 			break;
 		case 'h':
-			if (!have_host) {
+			if (!host[0]) {
+				struct utsname u;
+
 				if (uname(&u) != 0)
 					strcpy(u.nodename, "localhost");
 				u.nodename[strcspn(u.nodename, ".")] = '\0';
-				have_host = true;
+				u.nodename[HIPSVM_HOST_MAX - 1] = '\0';
+				strcpy(host, u.nodename[0] ? u.nodename : "localhost");
 			}
-			put(&s, u.nodename, strlen(u.nodename), true);
+			put(s, host, strlen(host), true);
 			break;
 		case 'r':
 			v = rank_of(envp);
-			put(&s, v, strlen(v), true);
+			put(s, v, strlen(v), true);
 			break;
 		case 'e': {
 			const char *name = p + 3, *end = name;
@@ -106,25 +109,55 @@ int hipsvm_outname(const char *tmpl, int pid, char *const *envp, char *buf, size
 				return -EINVAL;
 			v = env_get(envp, name, (size_t)(end - name));
 			if (v)
-				put(&s, v, strlen(v), false);
+				put(s, v, strlen(v), false);
 			p = end - 1;	/* the loop's p++ and the one below pass the '}' */
 			break;
 		}
 		case '%':
-			put(&s, "%", 1, false);
+			put(s, "%", 1, false);
 			break;
 		default:
-			put(&s, p, 2, false);	/* another '%' is copied as it is */
+			put(s, p, 2, false);	/* another '%' is copied as it is */
 			break;
 		}
 		p++;
 	}
-	if (s.len >= cap) {
-		buf[0] = '\0';
+	return 0;
+}
+
+/* Two passes, so that buf is untouched when the result does not fit or the
+ * template is malformed. */
+static int expand(const char *tmpl, int pid, char *const *envp, bool names, char *buf,
+		  size_t cap)
+{
+	struct sink s = { NULL, 0 };
+	char host[HIPSVM_HOST_MAX] = "";
+	int err;
+
+	if (!tmpl || !buf)
+		return -EINVAL;
+	err = pass(&s, tmpl, pid, envp, names, host);
+	if (err)
+		return err;
+	if (s.len >= cap)
 		return -ENAMETOOLONG;
-	}
+	s.buf = buf;
+	s.len = 0;
+	pass(&s, tmpl, pid, envp, names, host);
 	buf[s.len] = '\0';
 	return 0;
+}
+
+int hipsvm_outname(const char *tmpl, int pid, char *const *envp, char *buf, size_t cap)
+{
+	if (!cap)
+		return -EINVAL;	/* no buffer at all: a caller's mistake, not a long name */
+	return expand(tmpl, pid, envp, true, buf, cap);
+}
+
+int hipsvm_expand_path(const char *tmpl, int pid, char *buf, size_t cap)
+{
+	return expand(tmpl, pid, NULL, false, buf, cap);
 }
 
 int hipsvm_outname_per_process(const char *tmpl)

@@ -28,9 +28,14 @@
 extern const char *const hipsvm_rank_vars[];
 
 /* Expands tmpl into buf (NUL-terminated). 0, -EINVAL (NULL tmpl or buf, a
- * %e without a well-formed {NAME}) or -ENAMETOOLONG (buf untouched past
- * cap). envp may be NULL (no variable set). */
+ * %e without a well-formed {NAME}) or -ENAMETOOLONG (the result and its NUL
+ * do not fit in cap); buf is untouched on error. envp may be NULL (no
+ * variable set). */
 int hipsvm_outname(const char *tmpl, int pid, char *const *envp, char *buf, size_t cap);
+
+/* The paths of sockets and hook files (HIPSVM_HOOK, HIPSVM_SIM_SOCKET): %p
+ * and %% only, any other '%' copied. Same returns, buf untouched on error. */
+int hipsvm_expand_path(const char *tmpl, int pid, char *buf, size_t cap);
 
 /* Whether tmpl tells processes apart by itself (holds %p). */
 int hipsvm_outname_per_process(const char *tmpl);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "outname.h"
 #include "sim_options.h"
 
 /* ---- the parsers ---- */
