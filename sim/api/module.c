@@ -260,14 +260,6 @@ SIM_API hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipMo
 	return sim_ret(hipErrorNotFound);
 }
 
-SIM_API hipError_t hipModuleGetTexRef(textureReference **ref, hipModule_t m, const char *name)
-{
-	(void)m;
-	if (!ref || !name)
-		return sim_ret(hipErrorInvalidValue);
-	return SIM_NOTSUP();
-}
-
 /* A snapshot of a live function, for a launch or a query. */
 static bool fn_get(hipFunction_t f, char *name, const struct hipsvm_kernel_info **info)
 {
