@@ -122,10 +122,6 @@ bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void 
 void sim_map_release_unmapped(uintptr_t start, uintptr_t end);
 /* Caller holds map_lock. */
 bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page);
-/* atfork child: the parent's map, without taking its lock. */
-void sim_map_abandon(void);
-/* atfork child: the parent's GPU structures, freed. */
-void sim_gpus_abandon(void);
 
 /* ---- gpu.c: GPUs, rings, page tables, the fault handler ---- */
 enum sim_ring { SIM_IH0 = 0, SIM_IH1 = 1, SIM_SOFT = 2 };
@@ -174,8 +170,6 @@ struct sim_gpu {
 	size_t used;			/* under sim.mem_lock */
 };
 
-int sim_gpus_init(void);		/* after options: allocate GPUs and rings */
-void sim_gpu_start_handlers(void);
 uint64_t sim_gpu_now(struct sim_gpu *g);	/* the clock, without ticking */
 /* Writes a fault IV (ticking the clock unless ts is given); 0 or -ENOSPC.
  * *ts_out gets the timestamp used. */
@@ -198,10 +192,7 @@ void sim_gpu_kick(struct sim_gpu *g);	/* wake the handler (a ring was enabled) *
  * a range, unmap it from the GPU. 1 and *ts when a checkpoint was recorded. */
 int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
 
-/* ---- hook.c: the hook server ---- */
-void sim_hook_start(void);
-void sim_hook_reset(void);
-/* hook_cmds.c: one request line to one reply line; the reply's length. */
+/* ---- hook/: the hook server; hook_cmds.c: one request line to one reply line; the reply's length. */
 int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);
 
 /* ---- state.c: process-wide state ---- */
@@ -238,9 +229,8 @@ void sim_set_current_device(int dev);
 /* ---- device.c ---- */
 void sim_fill_props(int dev, hipDeviceProp_t *p);
 int sim_pci_bus(int dev);	/* the PCI bus number of a visible device */
-/* ctx.c: a device's primary context handle; peer.c: forget peer state */
+/* ctx.c: a device's primary context handle */
 hipCtx_t sim_ctx_of(int dev);
-void sim_peer_reset(void);
 
 /* ---- visible.c ---- */
 /* Applies ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES (or

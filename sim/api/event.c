@@ -11,6 +11,7 @@
  * opens through hipIpcOpenEventHandle.
  */
 #include "sim.h"
+#include "runtime/step.h"
 #include "runtime/event_ipc.h"
 
 #include <stdlib.h>
@@ -30,12 +31,13 @@ static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
 static struct sim_event *events;
 
-void sim_events_reset(void)
+static void events_reset(void)
 {
 	pthread_mutex_init(&ev_lock, NULL);
 	pthread_cond_init(&ev_cond, NULL);
 	events = NULL;
 }
+SIM_STEP(events, .reset = events_reset);
 
 static bool event_live(struct sim_event *e)
 {

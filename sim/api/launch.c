@@ -16,6 +16,7 @@
  * unknown); that is said once on stderr.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <stdlib.h>
 
@@ -52,13 +53,13 @@ static __thread struct call_cfg cfg_stack[CALL_STACK];
 static __thread unsigned cfg_depth;
 static uint32_t warned_meta;
 
-void sim_launch_reset(void)
+static void launch_reset(void)
 {
 	/* Registrations are made by constructors before any fork and stay
 	 * valid in a child (same memory image); only the lock is renewed. */
 	pthread_mutex_init(&reg_lock, NULL);
-	sim_isa_reset();
 }
+SIM_STEP(launch, .reset = launch_reset);
 
 SIM_API void **__hipRegisterFatBinary(const void *data)
 {

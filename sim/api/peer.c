@@ -7,6 +7,7 @@
  * or not a pair is enabled.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #define LINK_XGMI 4	/* HSA_AMD_LINK_INFO_TYPE_XGMI */
 
@@ -107,8 +108,9 @@ SIM_API hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, i
 	}
 }
 
-void sim_peer_reset(void)
+static void peer_reset(void)
 {
 	pthread_mutex_init(&peer_lock, NULL);
 	memset(enabled, 0, sizeof(enabled));
 }
+SIM_STEP(peer, .reset = peer_reset);

@@ -21,6 +21,7 @@
  * under it.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -52,13 +53,14 @@ static struct sim_pool *def_pool[HIPSVM_MAX_GPUS], *cur_pool[HIPSVM_MAX_GPUS];
 
 /* A fork child's runtime starts over (state.c): the parent's pools name
  * allocations that this runtime no longer knows. Kept, not freed. */
-void sim_pools_reset(void)
+static void pools_reset(void)
 {
 	pthread_mutex_init(&pool_lock, NULL);
 	pools = NULL;
 	memset(def_pool, 0, sizeof(def_pool));
 	memset(cur_pool, 0, sizeof(cur_pool));
 }
+SIM_STEP(pools, .reset = pools_reset);
 
 static struct sim_pool *pool_new(int dev, bool is_default)
 {

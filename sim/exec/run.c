@@ -12,6 +12,7 @@
  * queues a stream operation that runs every workgroup.
  */
 #include "run.h"
+#include "runtime/step.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,11 +35,12 @@ static struct kcache *cache;
 /* interpreter counters, for hipsvmSimIsaStats */
 static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages;
 
-void sim_isa_reset(void)
+static void isa_reset(void)
 {
 	/* the cache itself stays valid in a fork child; only the lock is renewed */
 	pthread_mutex_init(&cache_lock, NULL);
 }
+SIM_STEP(isa, .reset = isa_reset);
 
 static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 {

@@ -50,7 +50,4 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 		     const void *kernarg, size_t kernarg_size, struct sim_stream *s,
 		     const struct sim_launch_dims *dims);
 
-/* atfork child: renews the prepared-kernel cache's lock. */
-void sim_isa_reset(void);
-
 #endif

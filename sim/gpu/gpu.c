@@ -17,6 +17,7 @@
  * filtered and handled either wholly before or wholly after a set.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <linux/futex.h>
 #include <signal.h>
@@ -359,7 +360,7 @@ static void *handler_main(void *arg)
 	return NULL;
 }
 
-int sim_gpus_init(void)
+static int gpus_init(void)
 {
 	unsigned i, r;
 
@@ -401,7 +402,7 @@ int sim_gpus_init(void)
 /* atfork child: the parent's GPUs, whose handler threads do not exist
  * here and which the fresh initialisation no longer points to. Nothing is
  * locked: no thread of this process can hold or want their locks. */
-void sim_gpus_abandon(void)
+static void gpus_abandon(void)
 {
 	unsigned i, r;
 
@@ -417,9 +418,14 @@ void sim_gpus_abandon(void)
 	}
 }
 
-void sim_gpu_start_handlers(void)
+static void gpus_start(void)
 {
 	unsigned i;
+
+	if (gpus_init() != 0) {
+		sim_warn("cannot allocate the simulated GPUs' rings; running with none");
+		sim.ngpu = 0;
+	}
 
 	for (i = 0; i < sim.ngpu; i++) {
 		struct sim_gpu *g = sim.gpu[i];
@@ -432,6 +438,7 @@ void sim_gpu_start_handlers(void)
 			sim_warn("cannot start the fault handler of GPU %u", i);
 	}
 }
+SIM_STEP(gpus, .start = gpus_start, .rank = SIM_START_GPU, .abandon = gpus_abandon);
 
 /* Caller holds pt_lock. Clears the lazily mapped pages of [start, end). */
 static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)

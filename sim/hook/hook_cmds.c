@@ -19,6 +19,7 @@
  * sleeping on the rings' futex words.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
@@ -47,12 +48,13 @@ static struct {
 	uint64_t seq;
 } hs;
 
-void sim_hook_cmds_reset(void)
+static void hook_cmds_reset(void)
 {
 	memset(&hs, 0, sizeof(hs));
 	pthread_mutex_init(&hs.zap_lock, NULL);
 	pthread_mutex_init(&hs.log_lock, NULL);
 }
+SIM_STEP(hook_cmds, .reset = hook_cmds_reset);
 
 static void log_event(const char *op, unsigned gpu, const char *extra)
 {

@@ -14,6 +14,7 @@
  * has nothing to say about it.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,11 +30,8 @@ static int inited;		/* acquire/release */
 static int atfork_registered;
 static __thread int cur_dev;
 
-void sim_streams_reset(void);
-void sim_events_reset(void);
-void sim_hook_reset(void);
-void sim_launch_reset(void);
-void sim_pools_reset(void);
+/* The steps that the subsystems registered (runtime/step.h). */
+extern const struct sim_step __start_sim_steps[], __stop_sim_steps[];
 
 void sim_warn(const char *fmt, ...)
 {
@@ -63,10 +61,12 @@ static void atfork_child(void)
 {
 	/* Only what the parent's runtime had set up; sim_init runs again
 	 * (and memsets sim) on the child's first call. */
-	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE)) {
-		sim_map_abandon();
-		sim_gpus_abandon();
-	}
+	const struct sim_step *st;
+
+	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
+		for (st = __start_sim_steps; st < __stop_sim_steps; st++)
+			if (st->abandon)
+				st->abandon();
 	pthread_mutex_init(&init_lock, NULL);
 	__atomic_store_n(&inited, 0, __ATOMIC_RELEASE);
 }
@@ -109,8 +109,9 @@ static void do_init(void)
 {
 	struct hipsvm_opt_error errs[16];
 	struct hipsvm_devinfo info[HIPSVM_MAX_GPUS];
+	const struct sim_step *st;
 	uint64_t fgs;
-	unsigned i;
+	unsigned i, rank;
 	int n;
 
 	memset(&sim, 0, sizeof(sim));
@@ -142,19 +143,13 @@ static void do_init(void)
 
 	pthread_rwlock_init(&sim.map_lock, NULL);
 	pthread_mutex_init(&sim.mem_lock, NULL);
-	sim_streams_reset();
-	sim_peer_reset();
-	sim_events_reset();
-	sim_launch_reset();
-	sim_pools_reset();
-	sim_hook_reset();
-	if (sim_gpus_init() != 0) {
-		sim_warn("cannot allocate the simulated GPUs' rings; running with none");
-		sim.ngpu = 0;
-	}
-	sim_gpu_start_handlers();
-	if (sim.opt.num[HIPSVM_SIM_O_SERVE])
-		sim_hook_start();
+	for (st = __start_sim_steps; st < __stop_sim_steps; st++)
+		if (st->reset)
+			st->reset();
+	for (rank = 0; rank <= SIM_START_LAST; rank++)
+		for (st = __start_sim_steps; st < __stop_sim_steps; st++)
+			if (st->start && st->rank == rank)
+				st->start();
 }
 
 void sim_init(void)

@@ -22,6 +22,7 @@
  * requested priority is clamped to them.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -63,7 +64,7 @@ static void stream_abandon(struct sim_stream *s)
 	free(s);
 }
 
-void sim_streams_reset(void)
+static void streams_reset(void)
 {
 	struct sim_stream *s, *next;
 	unsigned i;
@@ -81,6 +82,7 @@ void sim_streams_reset(void)
 	streams = NULL;
 	memset(null_streams, 0, sizeof(null_streams));
 }
+SIM_STEP(streams, .reset = streams_reset);
 
 static struct sim_stream *stream_new(int dev, unsigned flags, int prio, bool is_null)
 {
