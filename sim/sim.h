@@ -315,32 +315,11 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio);
 void sim_stream_set_cu_mask(struct sim_stream *s, const uint32_t *mask, unsigned words);
 unsigned sim_stream_cu_mask(const struct sim_stream *s, uint32_t *mask);
 
-/* ---- launch.c ---- */
-/* A launch's sizes: the grid in work-items, as the dispatch packet has it. */
-struct sim_launch_dims {
-	uint32_t grid[3];
-	uint32_t block[3];
-	uint32_t shmem;
-};
-void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err);
-/* Queues a launch of kernel name on stream: the pages of the allocations
- * its buffer arguments point to are touched from the stream's device. info
- * is the kernel's struct hipsvm_kernel_info (NULL: none); the arguments come
- * from args (one pointer per argument) or, when args is NULL, from a packed
- * kernarg buffer. hipErrorInvalidHandle for a bad stream. Not recorded. */
-hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
-			      const void *kernarg, size_t kernarg_size, hipStream_t stream);
-/* The same with the launch's sizes: the kernel's code is interpreted
- * (sim/exec/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
- * run it, in which case its buffers are touched as above. */
-hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
-				   const void *kernarg, size_t kernarg_size, hipStream_t stream,
-				   const struct sim_launch_dims *dims);
-/* The launch dims of a <<<grid, block, shmem>>> launch (grid in blocks). */
-struct sim_launch_dims sim_dims_blocks(dim3 grid, dim3 block, size_t shmem);
-/* The registered kernel of a host stub: its name and *info; NULL if none. */
-const char *sim_func_lookup(const void *host_fn, const void **info);
-void sim_launch_notice(void);	/* once, with HIPSVM_SIM_EXEC=touch: kernels are not run */
+/* ---- launch.c (a launch itself goes to sim/exec/exec.h) ---- */
+struct hipsvm_kernel_info;
+/* The registered kernel of a host stub: its name and *info (NULL when its
+ * code object has no metadata for it); NULL if none. */
+const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info **info);
 
 /* ---- futex helpers (gpu.c) ---- */
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);

@@ -5,6 +5,7 @@
  * simulator changes is memory size, XNACK, APU mode and the PCI location.
  */
 #include "sim.h"
+#include "exec/exec.h"
 
 #include <stdio.h>
 
@@ -30,8 +31,8 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	p->sharedMemPerBlock = 65536;
 	p->regsPerBlock = 65536;
 	p->warpSize = 64;
-	p->maxThreadsPerBlock = 1024;
-	p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = 1024;
+	p->maxThreadsPerBlock = SIM_BLOCK_MAX;
+	p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = SIM_BLOCK_MAX;
 	p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 2147483647;
 	p->clockRate = 1700000;
 	p->memoryClockRate = 1600000;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "codeobj/codeobj.h"
+#include "exec/exec.h"
 
 #define MOD_MAGIC 0x4d4f444cu	/* "MODL" */
 #define FN_MAGIC 0x46554e43u	/* "FUNC" */
@@ -280,15 +281,14 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 				uint32_t bx, uint32_t by, uint32_t bz, uint32_t shmem, hipStream_t stream,
 				void **params, void **extra, hipEvent_t start, hipEvent_t stop)
 {
-	const struct hipsvm_kernel_info *info;
-	const void *kernarg = NULL;
-	size_t kernarg_size = 0;
 	char name[256];
+	struct sim_launch l = {
+		.name = name, .args = params, .dims = { { gx, gy, gz }, { bx, by, bz }, shmem },
+	};
 	hipError_t r;
-	struct sim_launch_dims dims = { { gx, gy, gz }, { bx, by, bz }, shmem };
 
 	sim_init();
-	if (!f || !fn_get(f, name, &info))
+	if (!f || !fn_get(f, name, &l.info))
 		return hipErrorInvalidImage;
 	if (params && extra)
 		return hipErrorInvalidValue;
@@ -298,14 +298,14 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 		if (extra[0] != HIP_LAUNCH_PARAM_BUFFER_POINTER ||
 		    extra[2] != HIP_LAUNCH_PARAM_BUFFER_SIZE || extra[4] != HIP_LAUNCH_PARAM_END)
 			return hipErrorNotInitialized;
-		kernarg = extra[1];
-		kernarg_size = extra[3] ? *(const size_t *)extra[3] : 0;
+		l.kernarg = extra[1];
+		l.kernarg_size = extra[3] ? *(const size_t *)extra[3] : 0;
 	}
-	if ((uint64_t)bx * by * bz > 1024)
-		return hipErrorInvalidConfiguration;
+	if ((r = sim_exec_check_block(l.dims.block)) != hipSuccess)
+		return r;
 	if (start && (r = hipEventRecord(start, stream)) != hipSuccess)
 		return r;
-	r = sim_launch_enqueue_dims(name, info, params, kernarg, kernarg_size, stream, &dims);
+	r = sim_exec_launch(&l, stream);
 	if (r == hipSuccess && stop)
 		r = hipEventRecord(stop, stream);
 	return r;
@@ -363,7 +363,7 @@ SIM_API hipError_t sim_hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 static void attrs_of(hipFuncAttributes *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->maxThreadsPerBlock = 1024;
+	a->maxThreadsPerBlock = SIM_BLOCK_MAX;
 	a->maxDynamicSharedSizeBytes = 65536;
 	a->binaryVersion = 90;
 	a->ptxVersion = 90;
@@ -371,7 +371,7 @@ static void attrs_of(hipFuncAttributes *a)
 
 SIM_API hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
 {
-	const void *info;
+	const struct hipsvm_kernel_info *info;
 
 	sim_init();
 	if (!attr)

@@ -12,6 +12,7 @@
  * which can only lower these numbers.
  */
 #include "sim.h"
+#include "exec/exec.h"
 
 #include <stdlib.h>
 
@@ -42,7 +43,7 @@ static hipError_t max_active(int *num, int block, size_t lds)
 {
 	if (!num)
 		return hipErrorInvalidValue;
-	if (block <= 0 || block > 1024 || lds > CU_LDS)
+	if (block <= 0 || block > SIM_BLOCK_MAX || lds > CU_LDS)
 		return hipErrorInvalidValue;
 	*num = blocks_per_cu(block, lds);
 	return hipSuccess;
@@ -50,7 +51,7 @@ static hipError_t max_active(int *num, int block, size_t lds)
 
 static hipError_t potential(int *grid, int *block, size_t lds, int limit)
 {
-	int b = 1024;
+	int b = SIM_BLOCK_MAX;
 
 	if (!grid || !block)
 		return hipErrorInvalidValue;
@@ -65,7 +66,7 @@ static hipError_t potential(int *grid, int *block, size_t lds, int limit)
 
 static bool host_fn_known(const void *f)
 {
-	const void *info;
+	const struct hipsvm_kernel_info *info;
 
 	return f && sim_func_lookup(f, &info);
 }
@@ -148,7 +149,7 @@ static hipError_t coop_check(dim3 grid, dim3 block, unsigned shmem)
 	uint64_t threads = (uint64_t)block.x * block.y * block.z;
 	uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
 
-	if (!threads || threads > 1024 || !blocks)
+	if (!threads || threads > SIM_BLOCK_MAX || !blocks)
 		return hipErrorInvalidConfiguration;
 	if (blocks > (uint64_t)blocks_per_cu((int)threads, shmem) * NCU)
 		return hipErrorCooperativeLaunchTooLarge;
@@ -287,32 +288,23 @@ SIM_API hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
 
 SIM_API hipError_t hipLaunchByPtr(const void *f)
 {
-	const void *info;
-	const char *name;
-	dim3 b;
+	struct sim_launch l = { .args = NULL };
+	hipError_t e;
 
 	sim_init();
 	if (!call.configured)
 		return sim_ret(hipErrorMissingConfiguration);
 	call.configured = false;
-	b = call.block;
 	/* hipLaunchKernel's checks, in its order */
-	name = sim_func_lookup(f, &info);
-	if (!name)
+	l.name = sim_func_lookup(f, &l.info);
+	if (!l.name)
 		return sim_ret(hipErrorInvalidDeviceFunction);
-	if ((uint64_t)call.grid.x * b.x > UINT32_MAX || (uint64_t)call.grid.y * b.y > UINT32_MAX ||
-	    (uint64_t)call.grid.z * b.z > UINT32_MAX)
-		return sim_ret(hipErrorInvalidConfiguration);
-	if (!b.x || !b.y || !b.z || !call.grid.x || !call.grid.y || !call.grid.z)
-		return sim_ret(hipErrorInvalidValue);
-	if ((uint64_t)b.x * b.y * b.z > 1024)
-		return sim_ret(hipErrorInvalidConfiguration);
-	{
-		struct sim_launch_dims dims = sim_dims_blocks(call.grid, b, call.shmem);
-
-		return sim_ret(sim_launch_enqueue_dims(name, info, NULL, call.buf, call.len,
-						       call.stream, &dims));
-	}
+	e = sim_exec_dims_blocks(call.grid, call.block, call.shmem, &l.dims);
+	if (e != hipSuccess)
+		return sim_ret(e);
+	l.kernarg = call.buf;
+	l.kernarg_size = call.len;
+	return sim_ret(sim_exec_launch(&l, call.stream));
 }
 
 /* ---- kernel names (for tracers) ---- */
@@ -326,7 +318,7 @@ SIM_API const char *hipKernelNameRef(const hipFunction_t f)
 
 SIM_API const char *hipKernelNameRefByPtr(const void *host_fn, hipStream_t stream)
 {
-	const void *info;
+	const struct hipsvm_kernel_info *info;
 
 	if (!host_fn || hipGetStreamDeviceId(stream) < 0)
 		return NULL;

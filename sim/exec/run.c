@@ -189,16 +189,18 @@ static bool say_fallback(const struct hipsvm_kernel_info *info, const char *name
 	return false;
 }
 
-bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, void **args,
-		     const void *kernarg, size_t kernarg_size, struct sim_stream *s,
-		     const struct sim_launch_dims *dims)
+bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 {
+	const struct hipsvm_kernel_info *info = l->info;
+	const struct sim_launch_dims *dims = &l->dims;
+	const char *name = l->name;
+	void **args = l->args;
+	const void *kernarg = l->kernarg;
+	size_t kernarg_size = l->kernarg_size;
 	const struct kcache *c;
 	struct isa_op *o;
 	size_t len;
 
-	if (!strcmp(sim.opt.str[HIPSVM_SIM_O_EXEC], "touch") || !info || !dims)
-		return false;
 	if (!info->has_code)
 		return say_fallback(info, name, "no machine code found for it");
 	if (!args && !kernarg && info->nargs)
@@ -208,8 +210,8 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 		return say_fallback(info, name, "out of memory");
 	if (!c->ok)
 		return say_fallback(info, name, c->why);
-	if ((uint64_t)dims->block[0] * dims->block[1] * dims->block[2] > 1024)
-		return say_fallback(info, name, "more than 1024 work-items per group");
+	/* the group limit was checked at the launch's entry point
+	 * (sim_exec_check_block), in ROCm's order */
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return say_fallback(info, name, "out of memory");
