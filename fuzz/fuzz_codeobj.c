@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	rc = hipsvm_codeobj_load_blob(buf, size, &co);
+	rc = hipsvm_codeobj_load_blob(buf, size, NULL, &co);
 	if (rc != 0) {
 		if ((rc != -EINVAL && rc != -ENOENT && rc != -ENOTSUP && rc != -ENOMEM) ||
 		    co != (struct hipsvm_codeobj *)0x1) {

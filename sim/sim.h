@@ -204,6 +204,9 @@ struct sim_state {
 	struct sim_gpu *gpu[HIPSVM_MAX_GPUS];
 	struct hipsvm_ctxset ctx;
 	bool xnack, retry_cam, apu;
+	/* the devices' target ID, "gfx90a:sramecc+:xnack+": gcnArchName and
+	 * the code object choice (codeobj_target.h) both read it */
+	char target[32];
 	uint64_t ts_start;
 	uint32_t ring_size;
 	pthread_rwlock_t map_lock;

@@ -110,7 +110,7 @@ static hipError_t load_image(hipModule_t *out, const void *image)
 			0x48495046u, 1, image, NULL
 		};
 
-		err = hipsvm_codeobj_load(&w, &co);
+		err = hipsvm_codeobj_load(&w, sim.target, &co);
 	}
 	if (err)
 		return load_err(err);
@@ -162,7 +162,7 @@ SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
 		free(buf);
 		return sim_ret(hipErrorInvalidKernelFile);
 	}
-	err = hipsvm_codeobj_load_blob(buf, (size_t)st.st_size, &co);
+	err = hipsvm_codeobj_load_blob(buf, (size_t)st.st_size, sim.target, &co);
 	if (err) {
 		free(buf);
 		return sim_ret(load_err(err));

@@ -249,7 +249,7 @@ static inline int load_exact(const void *data, size_t size, struct hipsvm_codeob
 		abort();
 	if (size)
 		memcpy(copy, data, size);
-	err = hipsvm_codeobj_load_blob(copy, size, out);
+	err = hipsvm_codeobj_load_blob(copy, size, NULL, out);
 	free(copy);
 	return err;
 }

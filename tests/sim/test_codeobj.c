@@ -194,7 +194,7 @@ Test(codeobj_real, through_wrapper)
 	wrap.version = 1;
 	wrap.binary = rb.fatbin;
 	wrap.unused = NULL;
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), 0);
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), 0);
 	check_kernels(co);
 	cr_assert_eq(hipsvm_codeobj_find(co, "_Z8k_hiddenPi.kd"),
 		     hipsvm_codeobj_find(co, "_Z8k_hiddenPi"), "lookup by .symbol");
@@ -230,7 +230,7 @@ Test(codeobj_real, blob_bundle_and_raw_elf)
 	wrap.magic = 0x48495046;
 	wrap.version = 1;
 	wrap.binary = elf;
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), 0);
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), 0);
 	check_kernels(co);
 	hipsvm_codeobj_free(co);
 	free(elf);
