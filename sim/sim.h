@@ -252,6 +252,16 @@ hipError_t sim_notsup(const char *fn, uint32_t *once);
 /* ---- errors.c ---- */
 hipError_t sim_ret(hipError_t e);	/* records e as the last error, returns it */
 
+/*
+ * The entry and the exit of an API body, as hipamd's HIP_INIT_API and
+ * HIP_RETURN: the runtime initialised once per process (again in a fork
+ * child), and the answer recorded by the last-error rule (errors.c) before
+ * it is returned. A body that returns without SIM_RETURN leaves the last
+ * error alone, as ROCm's do where they return directly.
+ */
+#define SIM_INIT_API() sim_init()
+#define SIM_RETURN(e) return sim_ret(e)
+
 /* ---- stream.c ---- */
 struct sim_stream;
 struct sim_op {

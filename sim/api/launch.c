@@ -152,7 +152,7 @@ SIM_API hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shme
 					      hipStream_t stream)
 {
 	if (cfg_depth == CALL_STACK)
-		return sim_ret(hipErrorInvalidConfiguration);
+		SIM_RETURN(hipErrorInvalidConfiguration);
 	cfg_stack[cfg_depth++] = (struct call_cfg){ grid, block, shmem, stream };
 	return hipSuccess;
 }
@@ -163,7 +163,7 @@ SIM_API hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *sh
 	struct call_cfg *c;
 
 	if (cfg_depth == 0)
-		return sim_ret(hipErrorMissingConfiguration);
+		SIM_RETURN(hipErrorMissingConfiguration);
 	c = &cfg_stack[--cfg_depth];
 	if (grid)
 		*grid = c->grid;
@@ -194,7 +194,7 @@ const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info
 	struct sim_func *f;
 	struct hipsvm_codeobj *co;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&reg_lock);
 	for (f = funcs; f && f->host_fn != host_fn; f = f->next)
 		;
@@ -215,12 +215,12 @@ SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void *
 	struct sim_launch l = { .args = args };
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	l.name = sim_func_lookup(fn, &l.info);
 	if (!l.name)
-		return sim_ret(hipErrorInvalidDeviceFunction);
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
 	e = sim_exec_dims_blocks(grid, block, shmem, &l.dims);
 	if (e != hipSuccess)
-		return sim_ret(e);
-	return sim_ret(sim_exec_launch(&l, stream));
+		SIM_RETURN(e);
+	SIM_RETURN(sim_exec_launch(&l, stream));
 }

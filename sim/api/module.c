@@ -100,7 +100,7 @@ static hipError_t load_image(hipModule_t *out, const void *image)
 	struct hipsvm_codeobj *co = NULL;
 	int err;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || !image)
 		return hipErrorInvalidValue;
 	/* An image is what a fat binary wrapper points at: an offload bundle
@@ -119,7 +119,7 @@ static hipError_t load_image(hipModule_t *out, const void *image)
 
 SIM_API hipError_t hipModuleLoadData(hipModule_t *out, const void *image)
 {
-	return sim_ret(load_image(out, image));
+	SIM_RETURN(load_image(out, image));
 }
 
 /* JIT options do not apply to a finished code object; ROCm ignores them. */
@@ -129,7 +129,7 @@ SIM_API hipError_t hipModuleLoadDataEx(hipModule_t *out, const void *image, unsi
 	(void)n;
 	(void)opts;
 	(void)values;
-	return sim_ret(load_image(out, image));
+	SIM_RETURN(load_image(out, image));
 }
 
 SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
@@ -140,34 +140,34 @@ SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
 	ssize_t got;
 	int fd, err;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || !fname)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	fd = open(fname, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return sim_ret(hipErrorFileNotFound);
+		SIM_RETURN(hipErrorFileNotFound);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > MAX_IMAGE) {
 		close(fd);
-		return sim_ret(hipErrorInvalidKernelFile);
+		SIM_RETURN(hipErrorInvalidKernelFile);
 	}
 	buf = malloc((size_t)st.st_size);
 	if (!buf) {
 		close(fd);
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	}
 	got = read(fd, buf, (size_t)st.st_size);
 	close(fd);
 	if (got != st.st_size) {
 		free(buf);
-		return sim_ret(hipErrorInvalidKernelFile);
+		SIM_RETURN(hipErrorInvalidKernelFile);
 	}
 	err = hipsvm_codeobj_load_blob(buf, (size_t)st.st_size, sim.target, &co);
 	if (err) {
 		free(buf);
-		return sim_ret(load_err(err));
+		SIM_RETURN(load_err(err));
 	}
-	return sim_ret(add_module(out, co, buf));
+	SIM_RETURN(add_module(out, co, buf));
 }
 
 SIM_API hipError_t hipModuleUnload(hipModule_t m)
@@ -176,7 +176,7 @@ SIM_API hipError_t hipModuleUnload(hipModule_t m)
 	struct ihipModuleSymbol_t **fp, *f;
 	bool found = false;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&mod_lock);
 	for (mp = &mods; m && *mp; mp = &(*mp)->next) {
 		if (*mp == m) {
@@ -199,7 +199,7 @@ SIM_API hipError_t hipModuleUnload(hipModule_t m)
 	}
 	pthread_mutex_unlock(&mod_lock);
 	if (!found)	/* ROCm: not a loaded module */
-		return sim_ret(hipErrorNotFound);
+		SIM_RETURN(hipErrorNotFound);
 	/* Launches already queued hold the kernel's name and the ranges to
 	 * touch, not the module. */
 	hipsvm_codeobj_free(m->co);
@@ -215,9 +215,9 @@ SIM_API hipError_t hipModuleGetFunction(hipFunction_t *out, hipModule_t m, const
 	struct ihipModuleSymbol_t *f;
 	hipError_t r = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || !name)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&mod_lock);
 	if (!m || !mod_live(m) || !*name) {
 		r = hipErrorNotFound;
@@ -246,19 +246,19 @@ SIM_API hipError_t hipModuleGetFunction(hipFunction_t *out, hipModule_t m, const
 	*out = f;
 out:
 	pthread_mutex_unlock(&mod_lock);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 SIM_API hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t m,
 				      const char *name)
 {
-	sim_init();
+	SIM_INIT_API();
 	(void)m;
 	if (!dptr || !bytes)	/* ROCm: nothing asked, nothing to do */
 		return hipSuccess;
 	if (!name)
 		return hipErrorInvalidValue;
-	return sim_ret(hipErrorNotFound);
+	SIM_RETURN(hipErrorNotFound);
 }
 
 /* A snapshot of a live function, for a launch or a query. */
@@ -287,7 +287,7 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 	};
 	hipError_t r;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!f || !fn_get(f, name, &l.info))
 		return hipErrorInvalidImage;
 	if (params && extra)
@@ -318,9 +318,9 @@ SIM_API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsig
 {
 	if ((uint64_t)gx * bx > UINT32_MAX || (uint64_t)gy * by > UINT32_MAX ||
 	    (uint64_t)gz * bz > UINT32_MAX)
-		return sim_ret(hipErrorInvalidConfiguration);
-	return sim_ret(module_launch(f, gx * bx, gy * by, gz * bz, bx, by, bz, shmem, stream, params,
-				     extra, NULL, NULL));
+		SIM_RETURN(hipErrorInvalidConfiguration);
+	SIM_RETURN(module_launch(f, gx * bx, gy * by, gz * bz, bx, by, bz, shmem, stream, params,
+				 extra, NULL, NULL));
 }
 
 /* The extended forms take the grid in work-items (global sizes). */
@@ -335,9 +335,9 @@ SIM_API hipError_t sim_ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 					 hipEvent_t start, hipEvent_t stop, uint32_t flags)
 {
 	(void)flags;
-	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
-				     extra, start,
-				     stop));
+	SIM_RETURN(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
+				 extra, start,
+				 stop));
 }
 
 hipError_t sim_hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
@@ -350,9 +350,9 @@ SIM_API hipError_t sim_hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 					 hipStream_t stream, void **params, void **extra,
 					 hipEvent_t start, hipEvent_t stop)
 {
-	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
-				     extra, start,
-				     stop));
+	SIM_RETURN(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
+				 extra, start,
+				 stop));
 }
 
 /* ---- function attributes ---- */
@@ -373,11 +373,11 @@ SIM_API hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const vo
 {
 	const struct hipsvm_kernel_info *info;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!attr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!func || !sim_func_lookup(func, &info))
-		return sim_ret(hipErrorInvalidDeviceFunction);
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
 	attrs_of(attr);
 	return hipSuccess;
 }
@@ -388,11 +388,11 @@ SIM_API hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib,
 	hipFuncAttributes a;
 	char name[256];
 
-	sim_init();
+	SIM_INIT_API();
 	if (!value || !f)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!fn_get(f, name, &info))
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	attrs_of(&a);
 	switch (attrib) {
 	case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = a.maxThreadsPerBlock; break;
@@ -408,7 +408,7 @@ SIM_API hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib,
 	case HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
 		*value = a.preferredShmemCarveout; break;
 	default:
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	}
 	return hipSuccess;
 }
@@ -419,7 +419,7 @@ SIM_API hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, 
 	(void)func;
 	(void)attr;
 	(void)value;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
@@ -427,7 +427,7 @@ SIM_API hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t cfg)
 {
 	(void)func;
 	(void)cfg;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
@@ -435,7 +435,7 @@ SIM_API hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfi
 {
 	(void)func;
 	(void)cfg;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 

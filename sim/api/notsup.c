@@ -13,10 +13,10 @@
 
 hipError_t sim_notsup(const char *fn, uint32_t *once)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim.quiet && !__atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
 		sim_warn("%s: not supported by the simulated runtime (hipErrorNotSupported)", fn);
-	return sim_ret(hipErrorNotSupported);
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 #define NOTSUP_AS(name) ({ static uint32_t once_; sim_notsup(name, &once_); })
@@ -25,7 +25,7 @@ hipError_t sim_notsup(const char *fn, uint32_t *once)
 	SIM_API hipError_t name params					\
 	{								\
 		if (invalid)						\
-			return sim_ret(hipErrorInvalidValue);		\
+			SIM_RETURN(hipErrorInvalidValue);		\
 		return SIM_NOTSUP();					\
 	}
 #include "api/notsup.def"
@@ -39,7 +39,7 @@ SIM_API hipError_t hipGLGetDevices(unsigned int *count, int *devices, unsigned i
 	if (list == hipGLDeviceListNextFrame)
 		return SIM_NOTSUP();
 	if (!count || !devices || max == 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	return SIM_NOTSUP();
 }
 
@@ -51,7 +51,7 @@ hipError_t sim_create_surface(hipSurfaceObject_t *out, const hipResourceDesc *de
 SIM_API hipError_t sim_create_surface(hipSurfaceObject_t *out, const hipResourceDesc *desc)
 {
 	if (!out || !desc)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	return NOTSUP_AS("hipCreateSurfaceObject");
 }
 
@@ -60,7 +60,7 @@ hipError_t sim_destroy_surface(hipSurfaceObject_t s)
 SIM_API hipError_t sim_destroy_surface(hipSurfaceObject_t s)
 {
 	if (!s)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	return NOTSUP_AS("hipDestroySurfaceObject");
 }
 
@@ -80,12 +80,12 @@ SIM_API void __hipRegisterSurface(void **module, void *var, char *host_var, char
 
 SIM_API hipError_t hipProfilerStart(void)
 {
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipProfilerStop(void)
 {
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }

@@ -74,12 +74,12 @@ static bool host_fn_known(const void *f)
 SIM_API hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *num, const void *f,
 								int block, size_t lds)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!num)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!host_fn_known(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(max_active(num, block, lds));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(max_active(num, block, lds));
 }
 
 SIM_API hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num, const void *f,
@@ -93,21 +93,21 @@ SIM_API hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *nu
 SIM_API hipError_t hipOccupancyMaxPotentialBlockSize(int *grid, int *block, const void *f,
 						     size_t lds, int limit)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!grid || !block)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!host_fn_known(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(potential(grid, block, lds, limit));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(potential(grid, block, lds, limit));
 }
 
 SIM_API hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *num, hipFunction_t f,
 								      int block, size_t lds)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!num || !sim_module_fn_live(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(max_active(num, block, lds));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(max_active(num, block, lds));
 }
 
 SIM_API hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -120,10 +120,10 @@ SIM_API hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 SIM_API hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *grid, int *block, hipFunction_t f,
 							   size_t lds, int limit)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!grid || !block || !sim_module_fn_live(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(potential(grid, block, lds, limit));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(potential(grid, block, lds, limit));
 }
 
 SIM_API hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *block,
@@ -161,11 +161,11 @@ SIM_API hipError_t hipLaunchCooperativeKernel(const void *f, dim3 grid, dim3 blo
 {
 	hipError_t r;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!host_fn_known(f))
-		return sim_ret(hipErrorInvalidDeviceFunction);
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
 	if ((r = coop_check(grid, block, shmem)) != hipSuccess)
-		return sim_ret(r);
+		SIM_RETURN(r);
 	return hipLaunchKernel(f, grid, block, args, shmem, stream);
 }
 
@@ -184,7 +184,7 @@ static hipError_t multi(hipLaunchParams *list, int n, bool coop)
 	int i, j;
 	hipError_t r;
 
-	sim_init();
+	SIM_INIT_API();
 	if (n > (int)sim.ngpu || !list)
 		return hipErrorInvalidValue;
 	for (i = 0; i < n; i++) {
@@ -215,14 +215,14 @@ SIM_API hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *list, 
 							 unsigned int flags)
 {
 	(void)flags;
-	return sim_ret(multi(list, n, true));
+	SIM_RETURN(multi(list, n, true));
 }
 
 SIM_API hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *list, int n,
 						      unsigned int flags)
 {
 	(void)flags;
-	return sim_ret(multi(list, n, false));
+	SIM_RETURN(multi(list, n, false));
 }
 
 SIM_API hipError_t hipExtLaunchKernel(const void *f, dim3 grid, dim3 block, void **args,
@@ -265,7 +265,7 @@ static __thread struct {
 
 SIM_API hipError_t hipConfigureCall(dim3 grid, dim3 block, size_t shmem, hipStream_t stream)
 {
-	sim_init();
+	SIM_INIT_API();
 	call.configured = true;
 	call.grid = grid;
 	call.block = block;
@@ -277,9 +277,9 @@ SIM_API hipError_t hipConfigureCall(dim3 grid, dim3 block, size_t shmem, hipStre
 
 SIM_API hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!arg || offset > ARGBUF || size > ARGBUF - offset)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	memcpy(call.buf + offset, arg, size);
 	if (offset + size > call.len)
 		call.len = offset + size;
@@ -291,20 +291,20 @@ SIM_API hipError_t hipLaunchByPtr(const void *f)
 	struct sim_launch l = { .args = NULL };
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!call.configured)
-		return sim_ret(hipErrorMissingConfiguration);
+		SIM_RETURN(hipErrorMissingConfiguration);
 	call.configured = false;
 	/* hipLaunchKernel's checks, in its order */
 	l.name = sim_func_lookup(f, &l.info);
 	if (!l.name)
-		return sim_ret(hipErrorInvalidDeviceFunction);
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
 	e = sim_exec_dims_blocks(call.grid, call.block, call.shmem, &l.dims);
 	if (e != hipSuccess)
-		return sim_ret(e);
+		SIM_RETURN(e);
 	l.kernarg = call.buf;
 	l.kernarg_size = call.len;
-	return sim_ret(sim_exec_launch(&l, call.stream));
+	SIM_RETURN(sim_exec_launch(&l, call.stream));
 }
 
 /* ---- kernel names (for tracers) ---- */

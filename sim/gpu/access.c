@@ -63,7 +63,7 @@ SIM_API void hipsvmSimQuiesce(void)
 {
 	unsigned i;
 
-	sim_init();
+	SIM_INIT_API();
 	for (i = 0; i < sim.ngpu; i++)
 		sim_gpu_quiesce(sim.gpu[i]);
 }
@@ -72,7 +72,7 @@ SIM_API int hipsvmSimIsMapped(int device, const void *ptr)
 {
 	struct sim_gpu *g;
 
-	sim_init();
+	SIM_INIT_API();
 	g = sim_gpu(device);
 	if (!g)
 		return -EINVAL;
@@ -84,7 +84,7 @@ SIM_API hipError_t hipsvmSimAccess(int device, const void *ptr, size_t size, int
 	uintptr_t p, end;
 	struct sim_gpu *g;
 
-	sim_init();
+	SIM_INIT_API();
 	g = sim_gpu(device);
 	if (!g)
 		return hipErrorInvalidDevice;
@@ -101,7 +101,7 @@ SIM_API int hipsvmSimGetStats(int device, struct hipsvm_sim_stats *out)
 {
 	struct sim_gpu *g;
 
-	sim_init();
+	SIM_INIT_API();
 	g = sim_gpu(device);
 	if (!g || !out)
 		return -EINVAL;

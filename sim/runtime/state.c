@@ -190,13 +190,13 @@ void sim_init(void)
 
 SIM_API int hipsvmSimGpuCount(void)
 {
-	sim_init();
+	SIM_INIT_API();
 	return (int)sim.ngpu;
 }
 
 SIM_API const char *hipsvmSimSocketPath(void)
 {
-	sim_init();
+	SIM_INIT_API();
 	return sim.socket_name;
 }
 
@@ -204,7 +204,7 @@ SIM_API int hipsvmSimSvmOrder(int *out, int max)
 {
 	unsigned i;
 
-	sim_init();
+	SIM_INIT_API();
 	for (i = 0; i < sim.ctx.host.nsvm && (int)i < max; i++)
 		out[i] = sim.ctx.host.svm_dev[i];
 	return (int)i;

@@ -363,7 +363,7 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 {
 	struct sim_stream *s;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || (flags != hipStreamDefault && flags != hipStreamNonBlocking))
 		return hipErrorInvalidValue;
 	if (!sim.ngpu)
@@ -381,17 +381,17 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 
 SIM_API hipError_t hipStreamCreate(hipStream_t *s)
 {
-	return sim_ret(sim_stream_create(s, hipStreamDefault, 0));
+	SIM_RETURN(sim_stream_create(s, hipStreamDefault, 0));
 }
 
 SIM_API hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags)
 {
-	return sim_ret(sim_stream_create(s, flags, 0));
+	SIM_RETURN(sim_stream_create(s, flags, 0));
 }
 
 SIM_API hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int flags, int prio)
 {
-	return sim_ret(sim_stream_create(s, flags, prio <= -1 ? -1 : prio >= 1 ? 1 : 0));
+	SIM_RETURN(sim_stream_create(s, flags, prio <= -1 ? -1 : prio >= 1 ? 1 : 0));
 }
 
 SIM_API hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
@@ -447,9 +447,9 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 	struct sim_stream *s = (struct sim_stream *)h, **pp;
 	bool found = false;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!h || h == hipStreamPerThread)	/* ROCm: InvalidHandle, InvalidResourceHandle */
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	pthread_mutex_lock(&reg_lock);
 	for (pp = &streams; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
@@ -460,7 +460,7 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 	}
 	pthread_mutex_unlock(&reg_lock);
 	if (!found)
-		return sim_ret(hipErrorContextIsDestroyed);
+		SIM_RETURN(hipErrorContextIsDestroyed);
 	stream_free(s);
 	return hipSuccess;
 }
@@ -469,36 +469,36 @@ SIM_API hipError_t hipStreamSynchronize(hipStream_t h)
 {
 	struct sim_stream *s;
 
-	sim_init();
+	SIM_INIT_API();
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
-	return sim_ret(sim_stream_sync(s));
+		SIM_RETURN(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
+	SIM_RETURN(sim_stream_sync(s));
 }
 
 SIM_API hipError_t hipStreamQuery(hipStream_t h)
 {
 	struct sim_stream *s;
 
-	sim_init();
+	SIM_INIT_API();
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
+		SIM_RETURN(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
 	fence(s);
-	return sim_ret(stream_busy(s) ? hipErrorNotReady : hipSuccess);
+	SIM_RETURN(stream_busy(s) ? hipErrorNotReady : hipSuccess);
 }
 
 SIM_API hipError_t hipStreamGetFlags(hipStream_t h, unsigned int *flags)
 {
 	struct sim_stream *s;
 
-	sim_init();
+	SIM_INIT_API();
 	/* ROCm: the null stream has no flags to report */
 	if (!flags || !h)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(hipErrorContextIsDestroyed);
+		SIM_RETURN(hipErrorContextIsDestroyed);
 	*flags = s->flags;
 	return hipSuccess;
 }
@@ -507,16 +507,16 @@ SIM_API hipError_t hipStreamGetPriority(hipStream_t h, int *prio)
 {
 	struct sim_stream *s;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!prio)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!h) {		/* ROCm: the null stream is normal priority */
 		*prio = 0;
 		return hipSuccess;
 	}
 	s = sim_stream_get(h);
 	if (!s)
-		return sim_ret(hipErrorContextIsDestroyed);
+		SIM_RETURN(hipErrorContextIsDestroyed);
 	*prio = s->priority;
 	return hipSuccess;
 }
