@@ -251,6 +251,8 @@ hipError_t sim_notsup(const char *fn, uint32_t *once);
 
 /* ---- errors.c ---- */
 hipError_t sim_ret(hipError_t e);	/* records e as the last error, returns it */
+/* The calling thread's last error; clear: reset it to hipSuccess. */
+hipError_t sim_last_error(bool clear);
 
 /*
  * The entry and the exit of an API body, as hipamd's HIP_INIT_API and
@@ -322,6 +324,13 @@ void sim_streams_destroy_device(int dev);
  * not (or no longer) a stream. */
 struct sim_stream *sim_stream_lookup(hipStream_t h, bool *destroyed);
 unsigned sim_stream_flags(const struct sim_stream *s);
+int sim_stream_priority(const struct sim_stream *s);
+/* hipErrorNotReady while s (or, for the null stream, a blocking stream it
+ * waits for) has work queued; hipSuccess when idle. */
+hipError_t sim_stream_query(struct sim_stream *s);
+/* Unregisters the stream of handle h and frees it once its pending work is
+ * done; false when h is not (or no longer) a stream. */
+bool sim_stream_destroy(hipStream_t h);
 /* hipStreamCreateWithFlags' checks and creation (not recorded). */
 hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio);
 /* The CU mask a stream was created with (at most 4 words); words kept. */

@@ -51,4 +51,8 @@ hipError_t sim_exec_dims_blocks(dim3 grid, dim3 block, size_t shmem,
  * Not recorded as the last error. */
 hipError_t sim_exec_launch(const struct sim_launch *l, hipStream_t stream);
 
+struct hipsvm_sim_isa_stats;
+/* The interpreter's counters since the process started (hipsvmSimIsaStats). */
+void sim_isa_stats(struct hipsvm_sim_isa_stats *out);
+
 #endif

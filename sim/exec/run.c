@@ -251,15 +251,12 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	return true;
 }
 
-SIM_API int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out)
+void sim_isa_stats(struct hipsvm_sim_isa_stats *out)
 {
-	if (!out)
-		return -1;
 	out->dispatches = __atomic_load_n(&st_dispatches, __ATOMIC_RELAXED);
 	out->fallbacks = __atomic_load_n(&st_fallbacks, __ATOMIC_RELAXED);
 	out->wave_insns = __atomic_load_n(&st_insns, __ATOMIC_RELAXED);
 	out->waves = __atomic_load_n(&st_waves, __ATOMIC_RELAXED);
 	out->ns = __atomic_load_n(&st_ns, __ATOMIC_RELAXED);
 	out->page_walks = __atomic_load_n(&st_pages, __ATOMIC_RELAXED);
-	return 0;
 }

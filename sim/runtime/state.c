@@ -187,25 +187,3 @@ void sim_init(void)
 	}
 	pthread_mutex_unlock(&init_lock);
 }
-
-SIM_API int hipsvmSimGpuCount(void)
-{
-	SIM_INIT_API();
-	return (int)sim.ngpu;
-}
-
-SIM_API const char *hipsvmSimSocketPath(void)
-{
-	SIM_INIT_API();
-	return sim.socket_name;
-}
-
-SIM_API int hipsvmSimSvmOrder(int *out, int max)
-{
-	unsigned i;
-
-	SIM_INIT_API();
-	for (i = 0; i < sim.ctx.host.nsvm && (int)i < max; i++)
-		out[i] = sim.ctx.host.svm_dev[i];
-	return (int)i;
-}

@@ -379,30 +379,6 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 	return hipSuccess;
 }
 
-SIM_API hipError_t hipStreamCreate(hipStream_t *s)
-{
-	SIM_RETURN(sim_stream_create(s, hipStreamDefault, 0));
-}
-
-SIM_API hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags)
-{
-	SIM_RETURN(sim_stream_create(s, flags, 0));
-}
-
-SIM_API hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int flags, int prio)
-{
-	SIM_RETURN(sim_stream_create(s, flags, prio <= -1 ? -1 : prio >= 1 ? 1 : 0));
-}
-
-SIM_API hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
-{
-	if (least)
-		*least = 1;
-	if (greatest)
-		*greatest = -1;
-	return hipSuccess;
-}
-
 static void stream_free(struct sim_stream *s)
 {
 	/* Pending work completes first, as on a GPU. */
@@ -442,14 +418,11 @@ void sim_streams_destroy_device(int dev)
 	}
 }
 
-SIM_API hipError_t hipStreamDestroy(hipStream_t h)
+bool sim_stream_destroy(hipStream_t h)
 {
 	struct sim_stream *s = (struct sim_stream *)h, **pp;
 	bool found = false;
 
-	SIM_INIT_API();
-	if (!h || h == hipStreamPerThread)	/* ROCm: InvalidHandle, InvalidResourceHandle */
-		SIM_RETURN(hipErrorInvalidHandle);
 	pthread_mutex_lock(&reg_lock);
 	for (pp = &streams; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
@@ -459,66 +432,20 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 		}
 	}
 	pthread_mutex_unlock(&reg_lock);
-	if (!found)
-		SIM_RETURN(hipErrorContextIsDestroyed);
-	stream_free(s);
-	return hipSuccess;
+	if (found)
+		stream_free(s);
+	return found;
 }
 
-SIM_API hipError_t hipStreamSynchronize(hipStream_t h)
+hipError_t sim_stream_query(struct sim_stream *s)
 {
-	struct sim_stream *s;
-
-	SIM_INIT_API();
-	s = sim_stream_get(h);
-	if (!s)
-		SIM_RETURN(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
-	SIM_RETURN(sim_stream_sync(s));
-}
-
-SIM_API hipError_t hipStreamQuery(hipStream_t h)
-{
-	struct sim_stream *s;
-
-	SIM_INIT_API();
-	s = sim_stream_get(h);
-	if (!s)
-		SIM_RETURN(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
 	fence(s);
-	SIM_RETURN(stream_busy(s) ? hipErrorNotReady : hipSuccess);
+	return stream_busy(s) ? hipErrorNotReady : hipSuccess;
 }
 
-SIM_API hipError_t hipStreamGetFlags(hipStream_t h, unsigned int *flags)
+int sim_stream_priority(const struct sim_stream *s)
 {
-	struct sim_stream *s;
-
-	SIM_INIT_API();
-	/* ROCm: the null stream has no flags to report */
-	if (!flags || !h)
-		SIM_RETURN(hipErrorInvalidValue);
-	s = sim_stream_get(h);
-	if (!s)
-		SIM_RETURN(hipErrorContextIsDestroyed);
-	*flags = s->flags;
-	return hipSuccess;
-}
-
-SIM_API hipError_t hipStreamGetPriority(hipStream_t h, int *prio)
-{
-	struct sim_stream *s;
-
-	SIM_INIT_API();
-	if (!prio)
-		SIM_RETURN(hipErrorInvalidValue);
-	if (!h) {		/* ROCm: the null stream is normal priority */
-		*prio = 0;
-		return hipSuccess;
-	}
-	s = sim_stream_get(h);
-	if (!s)
-		SIM_RETURN(hipErrorContextIsDestroyed);
-	*prio = s->priority;
-	return hipSuccess;
+	return s->priority;
 }
 
 /* The null stream's implicit barrier (memcpy.c: a synchronous copy or fill
