@@ -76,6 +76,7 @@ enum sim_role {
 	SIM_ROLE_IPC,		/* opened from an IPC handle: hipIpcCloseMemHandle frees it */
 	SIM_ROLE_ARRAY,		/* an array's storage: owner = the array */
 	SIM_ROLE_SYMBOL,	/* a device variable's storage */
+	SIM_ROLE_COUNT,
 };
 
 struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
@@ -97,8 +98,10 @@ hipError_t sim_alloc_adopt(void *base, size_t size, size_t maplen, enum hipsvm_k
 struct sim_alloc *sim_map_take(const void *p, unsigned role);
 /* Sets role and owner of the allocation starting at p (under the lock). */
 bool sim_alloc_set_role(const void *p, unsigned role, void *owner);
-/* pool.c: a pool allocation freed with hipFree leaves its pool. */
-void sim_pool_forget(struct sim_alloc *a);
+/* What the owner of a role does when hipFree frees one of its allocations,
+ * before it is destroyed (pool.c: a pool allocation leaves its pool); set by
+ * the owner's reset step, NULL for none. */
+extern void (*sim_role_forget[SIM_ROLE_COUNT])(struct sim_alloc *a);
 /* hipMallocAsync (pool NULL: the stream's device's current pool) and
  * hipFreeAsync's bookkeeping. HIP errors, as ROCm answers them. */
 hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream);
@@ -343,7 +346,7 @@ struct hipsvm_kernel_info;
  * code object has no metadata for it); NULL if none. */
 const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info **info);
 
-/* ---- futex helpers (gpu.c) ---- */
+/* ---- thread.c: threads and futex helpers ---- */
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);
 /* pthread_create with every signal blocked, named; returns once the thread
  * runs (thread.c says why). 0 or the pthread error. */

@@ -51,6 +51,8 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_pool *pools;
 static struct sim_pool *def_pool[HIPSVM_MAX_GPUS], *cur_pool[HIPSVM_MAX_GPUS];
 
+static void pool_forget(struct sim_alloc *a);
+
 /* A fork child's runtime starts over (state.c): the parent's pools name
  * allocations that this runtime no longer knows. Kept, not freed. */
 static void pools_reset(void)
@@ -59,6 +61,7 @@ static void pools_reset(void)
 	pools = NULL;
 	memset(def_pool, 0, sizeof(def_pool));
 	memset(cur_pool, 0, sizeof(cur_pool));
+	sim_role_forget[SIM_ROLE_POOL] = pool_forget;
 }
 SIM_STEP(pools, .reset = pools_reset);
 
@@ -211,7 +214,7 @@ static void *pool_alloc(struct sim_pool *p, size_t size)
 	return (void *)b->p;
 }
 
-void sim_pool_forget(struct sim_alloc *a)
+static void pool_forget(struct sim_alloc *a)
 {
 	struct blk *b = a->owner;
 	struct sim_pool *p;

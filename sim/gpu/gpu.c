@@ -29,26 +29,6 @@
 
 #define SIM_PASID 1
 
-void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(timeout_ns / 1000000000u),
-		.tv_nsec = (long)(timeout_ns % 1000000000u),
-	};
-	int saved = errno;
-
-	/* EAGAIN (the word moved) and ETIMEDOUT are the wait's business: a
-	 * HIP call that waited must not hand them to the program, whose
-	 * errno would then depend on the scheduler. */
-	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-	errno = saved;
-}
-
-void sim_futex_wake(uint32_t *addr)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-}
-
 uint64_t sim_gpu_now(struct sim_gpu *g)
 {
 	return (sim.ts_start + __atomic_load_n(&g->clock, __ATOMIC_RELAXED)) & HIPSVM_TS_MASK;
