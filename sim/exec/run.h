@@ -2,7 +2,7 @@
 /*
  * run.h - what exec/ shares inside: the interpreter's memory backend on a
  * simulated GPU (guard.c), interpreted launches (run.c) and the buffer-touch
- * model (touch.c), between which exec.c chooses.
+ * model (touch.c), between which run.c chooses.
  *
  * Locking: the prepared-kernel cache has its own mutex (a leaf). A dispatch
  * runs on its stream's worker thread plus up to three helper threads; it

@@ -2,7 +2,7 @@
 /*
  * touch.c - the buffer-touch model: a launch whose code is not interpreted
  * (HIPSVM_SIM_EXEC=touch, no code, an instruction the interpreter lacks;
- * exec.c decides) finds which arguments are global buffers (the code
+ * run.c decides) finds which arguments are global buffers (the code
  * object's metadata, sim/codeobj/codeobj.h) and touches every page of the
  * simulator allocations they point into, on the stream's device, from the
  * stream's worker thread: the faults a kernel would raise, in stream order.
