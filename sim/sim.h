@@ -345,6 +345,10 @@ struct hipsvm_kernel_info;
 /* The registered kernel of a host stub: its name and *info (NULL when its
  * code object has no metadata for it); NULL if none. */
 const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info **info);
+/* module.c: a module function's kernel name (buf: 256 bytes), and whether
+ * the handle is a live module function */
+const char *sim_module_fn_name(hipFunction_t f, char *buf);
+bool sim_module_fn_live(hipFunction_t f);
 
 /* ---- thread.c: threads and futex helpers ---- */
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);

@@ -6,6 +6,7 @@
  * the interpreter or touches its buffers.
  */
 #include "sim.h"
+#include "api/exports.h"
 #include "runtime/step.h"
 
 #include <stdlib.h>

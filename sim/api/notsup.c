@@ -10,6 +10,7 @@
  * every group.
  */
 #include "sim.h"
+#include "api/exports.h"
 
 hipError_t sim_notsup(const char *fn, uint32_t *once)
 {

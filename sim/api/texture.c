@@ -6,6 +6,7 @@
  * data and is built as ROCm builds it.
  */
 #include "sim.h"
+#include "api/exports.h"
 
 SIM_API hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w,
 						  enum hipChannelFormatKind f)
