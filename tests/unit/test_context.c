@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "context.h"
-#include "context_test.h"
+#include "sim/context.h"
+#include "sim/context_test.h"
 
 #define SVM(fgs, at) { .svm_capable = true, .fine_grained_system = (fgs), .atomics = (at) }
 
