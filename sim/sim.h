@@ -23,11 +23,11 @@
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>
 
-#include "checkpoint.h"
-#include "clock.h"
-#include "ctx_model.h"
-#include "sim_options.h"
-#include "proto.h"
+#include "shared/checkpoint.h"
+#include "shim/clock.h"
+#include "simcore/ctx_model.h"
+#include "simcore/sim_options.h"
+#include "shared/proto.h"
 #include "hipsvm_sim.h"
 
 #define SIM_API __attribute__((visibility("default")))

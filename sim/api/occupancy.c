@@ -21,7 +21,6 @@
 #define WAVE 64
 #define NCU 104
 
-struct ihipModuleSymbol_t;
 
 static int blocks_per_cu(int block, size_t lds)
 {

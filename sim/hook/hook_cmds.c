@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
-#include "hooksrv.h"
+#include "shared/hooksrv.h"
 
 struct zap {
 	uintptr_t start, end;

@@ -14,7 +14,7 @@
  */
 #include "sim.h"
 #include "runtime/step.h"
-#include "outname.h"
+#include "shim/outname.h"
 
 #include <poll.h>
 #include <signal.h>
