@@ -14,6 +14,7 @@
 #include "hip_abi.h"
 #include "shim.h"
 #include "table.h"
+#include "ucx.h"
 
 #define REAL(name, type) ((type)hipsvm_real(HIPSVM_ROW_##name))
 
@@ -29,6 +30,7 @@ static inline int run(struct hipsvm_shim *s, struct hipsvm_call *c, bool alloc)
 {
 	int rc;
 
+	hipsvm_ucx_join();
 	{
 		HIPSVM_IN_HIP();
 		rc = alloc ? hipsvm_shim_alloc(s, c) : hipsvm_shim_free(s, c);

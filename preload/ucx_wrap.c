@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucx_wrap.c - the unmap hooks when UCX's memory hooks are in the process
+ * too (docs/limits.md, "UCX beside the shim").
+ *
+ * UCX's ucm (loaded by Open MPI's UCX PML, or by any UCX user) hooks the
+ * same calls, so that its registration cache hears of unmaps. In its
+ * default mode (reloc) it rewrites every loaded object's GOT entry for
+ * munmap & co. to its own function, which calls the function it found with
+ * dlsym(RTLD_NEXT) from its own library: libc's when the shim comes first
+ * in the search order, or when UCX was dlopen'ed (as Open MPI does). The
+ * shim's hooks then never run, and no unmap is coordinated. In bistro mode
+ * it patches the code of the function RTLD_NEXT finds: libc's (then the
+ * shim still runs first), or, with UCX preloaded before the shim, the
+ * shim's own exported munmap, whose body then never runs.
+ *
+ * UCX's own extension point covers every case: a handler of its native
+ * events with a negative priority runs before UCX calls the original
+ * function, and UCX calls it only while the event's result is still the
+ * failure value. So once libucm is loaded, the shim adds such a handler
+ * (UCM_EVENT_FLAG_NO_INSTALL: it never makes UCX install a hook it would
+ * not have installed); for a range it tracks, the handler runs the shim's
+ * coordinated unmap and stores the result, and UCX then skips its own call.
+ * UCX has already sent its VM_UNMAPPED event by then: its cache hears of the
+ * unmap as before. Ranges the shim does not track are left to UCX. When the
+ * shim's own hook runs first (bistro on libc), its real call enters UCX's
+ * hook with the shim's guard up, and the handler stands aside.
+ *
+ * libucm is looked for at each HIP allocation or free (run() in wrap.h)
+ * until it is found, and only when the set of loaded objects changed.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <sys/mman.h>
+
+#include "boot.h"
+#include "shim.h"
+#include "ucx.h"
+#include "unmap.h"
+
+#if HIPSVM_HAVE_UCM
+#include <ucm/api/ucm.h>
+
+typedef ucs_status_t (*set_handler_fn)(int, int, ucm_event_callback_t, void *);
+
+/* Before the original (< 0), after every other handler that wants the
+ * memory still mapped. */
+#define SHIM_PRIORITY (-1)
+#define EVENTS (UCM_EVENT_MUNMAP | UCM_EVENT_MMAP | UCM_EVENT_MREMAP | UCM_EVENT_MADVISE | \
+		UCM_EVENT_SHMDT)
+
+static int joined;			/* atomic: 1 once the handler is in */
+/* inside the handler on this thread: a call it makes that comes back
+ * through UCX's hook (bistro on libc) is UCX's to finish */
+static __thread int in_handler __attribute__((tls_model("initial-exec")));
+static unsigned long long seen_adds;	/* dlpi_adds when last looked */
+
+/* Runs the call through the shim when it may take tracked memory; false
+ * leaves it to UCX. */
+static bool through_shim(struct hipsvm_unmap_call *c, long *r)
+{
+	if (hipsvm_tls.guard || in_handler || !hipsvm_ready())
+		return false;	/* the shim's own real call, or no shim */
+	if (c->op != HIPSVM_UNMAP_SHMDT && (!c->takes || hipsvm_unmap_untracked(c->addr, c->len)))
+		return false;
+	in_handler = 1;
+	*r = hipsvm_unmap_call_run(c);
+	in_handler = 0;
+	return true;
+}
+
+static void on_event(ucm_event_type_t type, ucm_event_t *ev, void *arg)
+{
+	struct hipsvm_unmap_call c = { .takes = true };
+	long r;
+
+	(void)arg;
+	switch (type) {
+	case UCM_EVENT_MUNMAP:
+		if (ev->munmap.result != -1)
+			return;
+		c.op = HIPSVM_UNMAP_MUNMAP;
+		c.addr = ev->munmap.address;
+		c.len = ev->munmap.size;
+		if (through_shim(&c, &r))
+			ev->munmap.result = (int)r;
+		return;
+	case UCM_EVENT_MMAP:
+		if (ev->mmap.result != MAP_FAILED || !(ev->mmap.flags & MAP_FIXED))
+			return;
+		c.op = HIPSVM_UNMAP_MMAP_FIXED;
+		c.addr = ev->mmap.address;
+		c.len = ev->mmap.size;
+		c.prot = ev->mmap.prot;
+		c.flags = ev->mmap.flags;
+		c.fd = ev->mmap.fd;
+		c.off = ev->mmap.offset;
+		if (through_shim(&c, &r))
+			ev->mmap.result = (void *)r;
+		return;
+	case UCM_EVENT_MREMAP:
+		/* UCX passes no new address: MREMAP_FIXED is not its to forward */
+		if (ev->mremap.result != MAP_FAILED || (ev->mremap.flags & MREMAP_FIXED))
+			return;
+		c.op = HIPSVM_UNMAP_MREMAP;
+		c.addr = ev->mremap.address;
+		c.len = ev->mremap.old_size;
+		c.new_size = ev->mremap.new_size;
+		c.flags = ev->mremap.flags;
+		if (through_shim(&c, &r))
+			ev->mremap.result = (void *)r;
+		return;
+	case UCM_EVENT_MADVISE:
+		if (ev->madvise.result != -1)
+			return;
+		c.op = HIPSVM_UNMAP_MADVISE;
+		c.addr = ev->madvise.addr;
+		c.len = ev->madvise.length;
+		c.advice = ev->madvise.advice;
+		c.takes = hipsvm_madvise_drops_pages(c.advice);
+		if (through_shim(&c, &r))
+			ev->madvise.result = (int)r;
+		return;
+	case UCM_EVENT_SHMDT:
+		if (ev->shmdt.result != -1)
+			return;
+		c.op = HIPSVM_UNMAP_SHMDT;
+		c.addr = (void *)ev->shmdt.shmaddr;
+		if (through_shim(&c, &r))
+			ev->shmdt.result = (int)r;
+		return;
+	default:
+		return;
+	}
+}
+
+static int first_adds(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_adds;
+	return 1;
+}
+
+void hipsvm_ucx_join(void)
+{
+	unsigned long long adds = 0;
+	set_handler_fn set;
+	void *h;
+	int saved;
+
+	if (__builtin_expect(__atomic_load_n(&joined, __ATOMIC_ACQUIRE), 1))
+		return;
+	saved = errno;
+	dl_iterate_phdr(first_adds, &adds);
+	if (adds == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED))
+		goto out;
+	__atomic_store_n(&seen_adds, adds, __ATOMIC_RELAXED);
+	h = dlopen("libucm.so.0", RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		goto out;
+	set = (set_handler_fn)dlsym(h, "ucm_set_event_handler");
+	/* two threads may both get here: only one adds the handler */
+	if (set && !__atomic_exchange_n(&joined, 1, __ATOMIC_ACQ_REL) &&
+	    set(EVENTS | UCM_EVENT_FLAG_NO_INSTALL, SHIM_PRIORITY, on_event, NULL) != UCS_OK)
+		__atomic_store_n(&joined, 0, __ATOMIC_RELEASE);
+	/* the handle stays open: UCX's handler list holds our function */
+out:
+	errno = saved;
+}
+
+#else
+
+void hipsvm_ucx_join(void)
+{
+}
+
+#endif
