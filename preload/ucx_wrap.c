@@ -4,15 +4,16 @@
  * too (docs/limits.md, "UCX beside the shim").
  *
  * UCX's ucm (loaded by Open MPI's UCX PML, or by any UCX user) hooks the
- * same calls, so that its registration cache hears of unmaps. In its
- * default mode (reloc) it rewrites every loaded object's GOT entry for
- * munmap & co. to its own function, which calls the function it found with
- * dlsym(RTLD_NEXT) from its own library: libc's when the shim comes first
- * in the search order, or when UCX was dlopen'ed (as Open MPI does). The
- * shim's hooks then never run, and no unmap is coordinated. In bistro mode
- * it patches the code of the function RTLD_NEXT finds: libc's (then the
- * shim still runs first), or, with UCX preloaded before the shim, the
- * shim's own exported munmap, whose body then never runs.
+ * same calls, so that its registration cache hears of unmaps, and finds the
+ * function to forward to with dlsym(RTLD_NEXT) from its own library: with
+ * the shim preloaded (before or after libucm) that is the shim's munmap.
+ * In reloc mode it rewrites the GOT entries of every loaded object to its
+ * own function, which then calls the shim's: both see every unmap. In
+ * bistro mode (UCX 1.13's default on x86-64) it overwrites the start of the
+ * function it found, the shim's exported munmap, with a jump to its own,
+ * which then makes the system call itself: the shim's body never runs, and
+ * no unmap is coordinated (tests/jobs/ucx.py shows both, 0 tracked unmaps
+ * in bistro mode without what follows).
  *
  * UCX's own extension point covers every case: a handler of its native
  * events with a negative priority runs before UCX calls the original
@@ -22,9 +23,12 @@
  * not have installed); for a range it tracks, the handler runs the shim's
  * coordinated unmap and stores the result, and UCX then skips its own call.
  * UCX has already sent its VM_UNMAPPED event by then: its cache hears of the
- * unmap as before. Ranges the shim does not track are left to UCX. When the
- * shim's own hook runs first (bistro on libc), its real call enters UCX's
- * hook with the shim's guard up, and the handler stands aside.
+ * unmap as before. Ranges the shim does not track are left to UCX. In reloc
+ * mode the handler so does what UCX's forward to the shim would have done.
+ * Were a bistro patch ever on libc's function instead (a shim that UCX's
+ * lookup does not find), the shim's hook would run first and its real call
+ * come back to the handler with the shim's guard up: the handler then
+ * stands aside.
  *
  * libucm is looked for at each HIP allocation or free (run() in wrap.h)
  * until it is found, and only when the set of loaded objects changed.
