@@ -257,15 +257,17 @@ static bool numeric(const char *s, long *v)
 	return !*end && errno == 0 && *v >= 0 && *v < INT_MAX;
 }
 
-static bool all_numeric;
-
+/* Numbered ranks first, by number; then the others by host and pid. */
 static int cmp_rank(const void *a, const void *b)
 {
 	const struct job_rank *x = a, *y = b;
 	long u, v;
+	bool nu = numeric(x->rank, &u), nv = numeric(y->rank, &v);
 	int c;
 
-	if (all_numeric && numeric(x->rank, &u) && numeric(y->rank, &v) && u != v)
+	if (nu != nv)
+		return nu ? -1 : 1;
+	if (nu && u != v)
 		return (u > v) - (u < v);
 	if ((c = strcmp(x->host, y->host)) != 0)
 		return c;
@@ -348,6 +350,34 @@ static void check_gpus(struct job *j)
 	}
 }
 
+static int cmp_by_rank(const void *a, const void *b)
+{
+	const struct job_rank *x = *(const struct job_rank *const *)a, *y = *(const struct job_rank *const *)b;
+	int c = strcmp(x->rank, y->rank);
+
+	return c ? c : strcmp(x->file, y->file);
+}
+
+/* A rank named by more than one report, once each. */
+static void check_repeated(struct job *j)
+{
+	const struct job_rank **by = malloc(j->n * sizeof(*by));
+	size_t i;
+
+	if (!by)
+		return;
+	for (i = 0; i < j->n; i++)
+		by[i] = &j->rk[i];
+	qsort(by, j->n, sizeof(*by), cmp_by_rank);
+	for (i = 0; i + 1 < j->n; i++)
+		if (*by[i]->rank && strcmp(by[i]->rank, by[i + 1]->rank) == 0 &&
+		    (i == 0 || strcmp(by[i - 1]->rank, by[i]->rank) != 0))
+			warn(j, "rank %s is in more than one report (%s, %s%s): two jobs, or a rerun, "
+			     "in one directory?", by[i]->rank, by[i]->file, by[i + 1]->file,
+			     i + 2 < j->n && strcmp(by[i + 2]->rank, by[i]->rank) == 0 ? ", ..." : "");
+	free(by);
+}
+
 static void check(struct job *j)
 {
 	size_t i, k;
@@ -377,19 +407,12 @@ static void check(struct job *j)
 	if (k)
 		warn(j, "%zu report%s no host or rank (older than schema 4): %s by pid", k,
 		     k == 1 ? " has" : "s have", k == 1 ? "its row goes" : "their rows go");
-	all_numeric = j->n > 0;
 	for (i = 0; i < j->n; i++)
-		if (!numeric(j->rk[i].rank, &v))
-			all_numeric = false;
-		else if (v > hi)
+		if (numeric(j->rk[i].rank, &v) && v > hi)
 			hi = v;
 	qsort(j->rk, j->n, sizeof(*j->rk), cmp_rank);
-	for (i = 0; i + 1 < j->n; i++)
-		if (*j->rk[i].rank && strcmp(j->rk[i].rank, j->rk[i + 1].rank) == 0 &&
-		    (i == 0 || strcmp(j->rk[i - 1].rank, j->rk[i].rank) != 0))
-			warn(j, "rank %s is in more than one report (%s, %s, ...): two jobs, or a rerun, "
-			     "in one directory?", j->rk[i].rank, j->rk[i].file, j->rk[i + 1].file);
-	if (all_numeric && hi >= 0 && (size_t)hi < SIZE_MAX / 2 && (seen = calloc((size_t)hi + 1, 1))) {
+	check_repeated(j);
+	if (hi >= 0 && (size_t)hi < j->n * 4 + 1024 && (seen = calloc((size_t)hi + 1, 1))) {
 		char list[256] = "";
 		size_t n = 0, missing = 0;
 
