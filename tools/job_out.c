@@ -5,6 +5,7 @@
  * that they cannot drift.
  */
 #include "job.h"
+#include "render.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -185,21 +186,6 @@ void job_json(FILE *f, const struct job *j)
 			(unsigned long long)j->rk[s->outlier].v[m]);
 	}
 	fputs("}}\n", f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static void csv_row(FILE *f, const char *sec, const char *id, const char *key, const char *val)

@@ -23,5 +23,7 @@ void render_dev_list(const struct json *devs, char *buf, size_t cap);
 
 void render_json(FILE *f, const struct json *r);
 void render_csv(FILE *f, const struct json *r);
+/* s as one CSV field: quoted when it holds a comma, a quote or a line break. */
+void csv_str(FILE *f, const char *s);
 
 #endif

@@ -126,7 +126,7 @@ void render_json(FILE *f, const struct json *r)
 
 /* ---- CSV: one value per row, "section,id,key,value" ---- */
 
-static void csv_str(FILE *f, const char *s)
+void csv_str(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, f);
