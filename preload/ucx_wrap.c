@@ -31,14 +31,20 @@
  * stands aside.
  *
  * libucm is looked for at each HIP allocation or free (run() in wrap.h)
- * until it is found, and only when the set of loaded objects changed.
+ * until it is found, and only when the set of loaded objects changed (a
+ * dl_iterate_phdr call, about 180 instructions). Only in a process that may
+ * use UCX: one started by a launcher (a rank variable, outname.h), with a
+ * UCX_ variable, or with MPI or UCX among the objects it started with.
+ * Others pay one load per call.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "boot.h"
+#include "outname.h"
 #include "shim.h"
 #include "ucx.h"
 #include "unmap.h"
@@ -54,7 +60,7 @@ typedef ucs_status_t (*set_handler_fn)(int, int, ucm_event_callback_t, void *);
 #define EVENTS (UCM_EVENT_MUNMAP | UCM_EVENT_MMAP | UCM_EVENT_MREMAP | UCM_EVENT_MADVISE | \
 		UCM_EVENT_SHMDT)
 
-static int joined;			/* atomic: 1 once the handler is in */
+int hipsvm_ucx_joined;		/* ucx.h */
 /* inside the handler on this thread: a call it makes that comes back
  * through UCX's hook (bistro on libc) is UCX's to finish */
 static __thread int in_handler __attribute__((tls_model("initial-exec")));
@@ -139,6 +145,42 @@ static void on_event(ucm_event_type_t type, ucm_event_t *ev, void *arg)
 	}
 }
 
+extern char **environ;
+
+static int mpi_or_ucx_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	static const char *const names[] = { "/libmpi", "/libucp.", "/libucs.", "/libucm.", NULL };
+	size_t i;
+
+	(void)size;
+	for (i = 0; names[i]; i++)
+		if (info->dlpi_name && strstr(info->dlpi_name, names[i])) {
+			*(int *)data = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* Could this process come to load UCX? Asked once. */
+static bool may_use_ucx(void)
+{
+	char **e;
+	int i, found = 0;
+
+	for (e = environ; e && *e; e++) {
+		if (!strncmp(*e, "UCX_", 4))
+			return true;
+		for (i = 0; hipsvm_rank_vars[i]; i++) {
+			size_t n = strlen(hipsvm_rank_vars[i]);
+
+			if (!strncmp(*e, hipsvm_rank_vars[i], n) && (*e)[n] == '=')
+				return true;
+		}
+	}
+	dl_iterate_phdr(mpi_or_ucx_loaded, &found);
+	return found != 0;
+}
+
 static int first_adds(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -146,16 +188,20 @@ static int first_adds(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-void hipsvm_ucx_join(void)
+void hipsvm_ucx_join_slow(void)
 {
 	unsigned long long adds = 0;
 	set_handler_fn set;
 	void *h;
 	int saved;
 
-	if (__builtin_expect(__atomic_load_n(&joined, __ATOMIC_ACQUIRE), 1))
+	if (__builtin_expect(__atomic_load_n(&hipsvm_ucx_joined, __ATOMIC_ACQUIRE), 1))
 		return;
 	saved = errno;
+	if (!__atomic_load_n(&seen_adds, __ATOMIC_RELAXED) && !may_use_ucx()) {
+		__atomic_store_n(&hipsvm_ucx_joined, 2, __ATOMIC_RELEASE);
+		goto out;
+	}
 	dl_iterate_phdr(first_adds, &adds);
 	if (adds == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED))
 		goto out;
@@ -165,9 +211,9 @@ void hipsvm_ucx_join(void)
 		goto out;
 	set = (set_handler_fn)dlsym(h, "ucm_set_event_handler");
 	/* two threads may both get here: only one adds the handler */
-	if (set && !__atomic_exchange_n(&joined, 1, __ATOMIC_ACQ_REL) &&
+	if (set && __atomic_exchange_n(&hipsvm_ucx_joined, 1, __ATOMIC_ACQ_REL) != 1 &&
 	    set(EVENTS | UCM_EVENT_FLAG_NO_INSTALL, SHIM_PRIORITY, on_event, NULL) != UCS_OK)
-		__atomic_store_n(&joined, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&hipsvm_ucx_joined, 0, __ATOMIC_RELEASE);
 	/* the handle stays open: UCX's handler list holds our function */
 out:
 	errno = saved;
@@ -175,7 +221,9 @@ out:
 
 #else
 
-void hipsvm_ucx_join(void)
+int hipsvm_ucx_joined = 2;	/* built without UCX's header: never */
+
+void hipsvm_ucx_join_slow(void)
 {
 }
 
