@@ -88,7 +88,10 @@ def main():
                     d = f"{w}/{k}.{v}.{r}"
                     os.mkdir(d)
                     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    res = joblib.run(launcher(k) + [WRAP] + program(v, d), env, w)
+                    argv = launcher(k) + [WRAP] + program(v, d)
+                    # srun: once the node is idle again (not timed), and again
+                    # when Slurm says the node is not ready
+                    res = cl.srun(argv, w) if k == "srun" else joblib.run(argv, env, w)
                     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                     cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
                     if res.rc != 0:

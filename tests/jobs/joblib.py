@@ -194,8 +194,9 @@ JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 ReturnToService=2
-SlurmctldTimeout=30
-SlurmdTimeout=60
+SlurmctldTimeout=120
+SlurmdTimeout=300
+MessageTimeout=60
 NodeName={node} NodeAddr=127.0.0.1 NodeHostname=localhost CPUs=8 RealMemory=1000 State=UNKNOWN
 PartitionName=test Nodes={node} Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:4
 """
@@ -237,15 +238,32 @@ class Cluster:
                                                    stderr=subprocess.STDOUT,
                                                    stdin=subprocess.DEVNULL,
                                                    start_new_session=True))
+        return self.wait_idle()
+
+    def wait_idle(self):
+        """The node registered and idle (the last job's end completed)."""
         t0 = time.monotonic()
         while time.monotonic() - t0 < UP_TIMEOUT:
             if any(p.poll() is not None for p in self.procs):
                 return False
-            r = run(["sinfo", "-h", "-N", "-o", "%T"], self.env, self.d, timeout=20)
-            if r.rc == 0 and r.out.strip() in ("idle", "idle*") and "*" not in r.out:
+            r = run(["sinfo", "-h", "-N", "-o", "%T"], self.env, self.d, timeout=60)
+            if r.rc == 0 and r.out.strip() == "idle":
                 return True
             time.sleep(0.5)
         return False
+
+    def srun(self, argv, cwd, tries=3):
+        """srun argv once the node is idle; again (after a wait for idle)
+        when Slurm says the node is not ready, which a loaded machine sees
+        when slurmd answers late: that is the cluster's state, not the job's."""
+        for i in range(tries):
+            self.wait_idle()
+            r = run(argv, self.env, cwd)
+            if r.rc == 0 or not any(m in r.err for m in (
+                    "are still not ready", "Something is wrong with the boot", "Unable to contact")):
+                return r
+            note(f"srun: the node was not ready (try {i + 1} of {tries})")
+        return r
 
     def logs(self):
         out = []

@@ -17,7 +17,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import joblib  # noqa: E402
-from joblib import RANKS, Cluster, check_job_view, check_ranks, in_own_netns, run  # noqa: E402
+from joblib import RANKS, Cluster, check_job_view, check_ranks, in_own_netns  # noqa: E402
 import tap  # noqa: E402
 
 def main(t):
@@ -49,7 +49,7 @@ def main(t):
                     "--export=ALL,GPUS_PER_RANK=2,GPU_VAR=ROCR_VISIBLE_DEVICES,OMPI_MCA_pml=ob1",
                     wrap, H, "run", "-q", "-g", "8", "-r", f"{d}/rep.%h.%r.json",
                     "-t", f"{d}/trace.%h.%r.jsonl", "--", prog, "--gpus", "2"]
-            r = run(argv, cl.env, w)
+            r = cl.srun(argv, w)
             oks = [ln for ln in r.out.splitlines() if ln.endswith(" ok")]
             t.ok(r.rc == 0 and len(oks) == RANKS,
                  f"srun -n {RANKS}: every rank saw its GPUs, exchanged through MPI, checked its "
