@@ -72,6 +72,7 @@ def main():
     variants = ["bare", "preload", "hipsvm"]
     env = joblib.base_env()
     env["OMPI_MCA_btl"] = "self,vader"
+    joblib.stop_on_sigterm()
     w = tempfile.mkdtemp(prefix="hipsvm-bench-jobs.")
     cl = None
     try:

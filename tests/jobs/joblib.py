@@ -1,6 +1,7 @@
 # joblib.py - what the launcher tests share: running a launcher with a bound
 # and a clean end, reading what each rank left, and checking that nothing
 # collided or was lost. Standard library only.
+import ctypes
 import glob
 import json
 import os
@@ -64,6 +65,20 @@ def kill_group(p, grace=10):
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def _die_with_parent():
+    """In a daemon's child before exec: SIGKILL when the test dies, however
+    it dies (meson's timeout, a SIGKILL): no daemon outlives it."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def stop_on_sigterm():
+    """SIGTERM (meson's timeout) ends the test through its finally: blocks."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
 
 def free_port():
@@ -237,7 +252,8 @@ class Cluster:
                 self.procs.append(subprocess.Popen(argv, env=self.env, stdout=out,
                                                    stderr=subprocess.STDOUT,
                                                    stdin=subprocess.DEVNULL,
-                                                   start_new_session=True))
+                                                   start_new_session=True,
+                                                   preexec_fn=_die_with_parent))
         return self.wait_idle()
 
     def wait_idle(self):
@@ -275,8 +291,25 @@ class Cluster:
                 pass
         return "\n".join(out)
 
+    def sweep(self):
+        """SIGKILL to every other process of this network namespace: all of
+        them are this test's (slurmstepd daemonizes out of slurmd's group and
+        would wait for a slurmd that is gone). Only inside the namespace of
+        in_own_netns(), never in the machine's."""
+        if os.environ.get("HIPSVM_JOBS_NETNS") != "1":
+            return
+        mine = os.readlink("/proc/self/ns/net")
+        keep = {os.getpid(), os.getppid()}
+        for pid in (int(x) for x in os.listdir("/proc") if x.isdigit()):
+            try:
+                if pid not in keep and os.readlink(f"/proc/{pid}/ns/net") == mine:
+                    os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def stop(self):
-        """SIGTERM, then SIGKILL to whatever is left of each daemon's group."""
+        """SIGTERM, then SIGKILL to whatever is left of each daemon's group,
+        then to anything else left in the namespace."""
         for p in self.procs:
             if p.poll() is None:
                 try:
@@ -296,4 +329,5 @@ class Cluster:
                 p.wait(timeout=STOP_GRACE)
             except subprocess.TimeoutExpired:
                 pass
+        self.sweep()
         return all(p.poll() is not None for p in self.procs)

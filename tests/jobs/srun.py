@@ -33,6 +33,7 @@ def main(t):
         t.skip("jobs / srun", "no network namespace of its own (unshare --net): the cluster's "
                "ports would be open to the machine")
         return t.done()
+    joblib.stop_on_sigterm()
     w = tempfile.mkdtemp(prefix="hipsvm-srun.")
     env = joblib.base_env()
     env["OMPI_MCA_btl"] = "self,vader"     # a comma: not in --export's list
