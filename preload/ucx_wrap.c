@@ -44,8 +44,8 @@
 #include <sys/mman.h>
 
 #include "boot.h"
-#include "outname.h"
-#include "shim.h"
+#include "shim/outname.h"
+#include "shim/shim.h"
 #include "ucx.h"
 #include "unmap.h"
 

@@ -9,16 +9,16 @@
  * fixed table, so that a fork child can close the ones it inherited: the
  * child must never talk on its parent's connection.
  */
-#include "shim.h"
+#include "shim/shim.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "outname.h"
-#include "report.h"
-#include "trace.h"
+#include "shim/outname.h"
+#include "shim/report.h"
+#include "shim/trace.h"
 
 extern char **environ;
 
