@@ -190,6 +190,8 @@ bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);
 int sim_gpu_access_page(struct sim_gpu *g, uintptr_t addr, bool write, const uint32_t *stop);
 void sim_gpu_quiesce(struct sim_gpu *g);
 void sim_gpu_kick(struct sim_gpu *g);	/* wake the handler (a ring was enabled) */
+/* g's counters and state (hipsvmSimGetStats, the hook's stats request) */
+void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out);
 /* The hook's "set" on one GPU, atomically with respect to the fault handler
  * (under pt_lock, as the kernel's SVM lock): record the checkpoint and, for
  * a range, unmap it from the GPU. 1 and *ts when a checkpoint was recorded. */

@@ -493,3 +493,27 @@ void sim_gpu_quiesce(struct sim_gpu *g)
 		usleep(20);
 }
 
+void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->faults_raised = __atomic_load_n(&g->raised, __ATOMIC_RELAXED);
+	out->faults_handled = __atomic_load_n(&g->handled, __ATOMIC_RELAXED);
+	out->faults_mapped = __atomic_load_n(&g->mapped, __ATOMIC_RELAXED);
+	out->faults_dropped = __atomic_load_n(&g->dropped, __ATOMIC_RELAXED);
+	out->faults_real = __atomic_load_n(&g->real, __ATOMIC_RELAXED);
+	out->faults_stale_handled = __atomic_load_n(&g->stale, __ATOMIC_RELAXED);
+	out->ring_overflows = __atomic_load_n(&g->overflows, __ATOMIC_RELAXED);
+	out->drains = __atomic_load_n(&g->cp.stats.drains, __ATOMIC_RELAXED);
+	out->drain_timeouts = __atomic_load_n(&g->cp.stats.drain_timeouts, __ATOMIC_RELAXED);
+	out->sets = __atomic_load_n(&g->sets, __ATOMIC_RELAXED);
+	out->clears = __atomic_load_n(&g->clears, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&g->pt_lock);
+	out->pages_mapped = g->pages;
+	out->last_set_ts = g->last_set_ts;
+	pthread_mutex_unlock(&g->pt_lock);
+	out->clock = sim_gpu_now(g);
+	out->checkpoint_ts = hipsvm_cp_get(&g->cp);
+	pthread_mutex_lock(&sim.mem_lock);
+	out->mem_used = g->used;
+	pthread_mutex_unlock(&sim.mem_lock);
+}

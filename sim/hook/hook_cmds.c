@@ -240,7 +240,7 @@ static void be_stats(void *be, const struct hipsvm_cmd *c, struct hipsvm_out *o)
 
 	memset(&sum, 0, sizeof(sum));
 	for (i = 0; i < sim.ngpu; i++) {
-		hipsvmSimGetStats((int)i, &s[i]);
+		sim_gpu_stats(sim.gpu[i], &s[i]);
 		sum.sets += s[i].sets;
 		sum.clears += s[i].clears;
 		sum.faults_raised += s[i].faults_raised;
