@@ -443,21 +443,23 @@ static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 	if (!a)
 		a = sim_map_ceil(start);
 	for (; a && a->base < end; a = sim_map_next(a)) {
-		uintptr_t lo, hi, p;
+		uintptr_t lo, hi;
+		size_t p, n;
 		uint64_t *bits = a->bits[g->index];
 
 		if (!bits || a->base + a->size <= start)
 			continue;
 		lo = start > a->base ? start : a->base;
 		hi = end < a->base + a->size ? end : a->base + a->size;
-		for (p = lo & ~(uintptr_t)(SIM_PAGE - 1); p < hi; p += SIM_PAGE) {
-			size_t i = page_index(a, p);
-			uint64_t m = UINT64_C(1) << (i % 64);
+		/* by words of the bitmap: a 4 GiB range is 16K words, not 1M pages */
+		p = page_index(a, lo & ~(uintptr_t)(SIM_PAGE - 1));
+		for (n = page_index(a, (hi + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1)); p < n;) {
+			size_t b = p % 64, k = n - p < 64 - b ? n - p : 64 - b;
+			uint64_t m = k == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << k) - 1) << b;
 
-			if (bits[i / 64] & m) {
-				bits[i / 64] &= ~m;
-				g->pages--;
-			}
+			g->pages -= (unsigned)__builtin_popcountll(bits[p / 64] & m);
+			bits[p / 64] &= ~m;
+			p += k;
 		}
 	}
 	pthread_rwlock_unlock(&sim.map_lock);

@@ -8,8 +8,9 @@
  * atomically with respect to the fault handler. The range is remembered so
  * that "drain" can invalidate it again once the CPU unmap has happened (a
  * fault strictly newer than the checkpoint may have mapped a page in
- * between) and log whether the CPU unmap had already happened (mincore
- * answers ENOMEM). The pages that the CPU unmap took leave their allocation
+ * between) and log whether the CPU unmap had already happened (the
+ * kernel is asked which pieces of the range it maps: O(pieces), never
+ * O(pages), so that a drain of 4 GiB costs what one of a page does). The pages that the CPU unmap took leave their allocation
  * then: a fault on them is real from then on, even once another mapping
  * reuses the address, and hipFree does not unmap them again.
  *
@@ -79,17 +80,6 @@ static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 	pthread_mutex_unlock(&hs.zap_lock);
 }
 
-static bool cpu_unmapped(uintptr_t start, uintptr_t end)
-{
-	unsigned char v;
-	uintptr_t p;
-
-	for (p = start & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
-		if (mincore((void *)p, SIM_PAGE, &v) == 0 || errno != ENOMEM)
-			return false;
-	return true;
-}
-
 /* After a drain on g: invalidate every remembered range of g once more and
  * forget g in it. Returns "unmapped"/"mapped" for the log, NULL if none. */
 static const char *zap_drain(struct sim_gpu *g, bool invalidate)
@@ -115,10 +105,8 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 			 * of the drain; a range still (partly) mapped may be
 			 * another unmapper's whose CPU unmap is yet to come,
 			 * so the next GPU looks again. */
-			if (!z->gone) {
-				sim_map_release_unmapped(z->start, z->end);
-				z->gone = cpu_unmapped(z->start, z->end);
-			}
+			if (!z->gone)
+				z->gone = sim_map_release_unmapped(z->start, z->end);
 			sim_gpu_unmap_range(g, z->start, z->end);
 			word = z->gone ? "unmapped" : "mapped";
 		}
