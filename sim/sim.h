@@ -195,7 +195,10 @@ int sim_gpu_raise(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
 int sim_gpu_write_fault(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
 			bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out);
 /* The page-table side of an unmap: forget [start, end) on GPU g. */
-void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
+/* Clears g's lazily mapped pages of [start, end), unless no page was mapped
+ * on any GPU since the count was since (sim_gpu_map_events). */
+void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end, uint64_t since);
+uint64_t sim_gpu_map_events(void);
 /* Map the whole range on GPU g (prefetch, eager mappings). */
 void sim_gpu_map_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
 bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);
