@@ -113,25 +113,31 @@ int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
 	for (;;) {
 		struct hipsvm_devmap_slot *free_slot = NULL, *s = NULL;
 		uint64_t free_key = EMPTY, k = EMPTY;
-		unsigned i, j;
+		unsigned i, j, gi = 0;
 
 		/* Every mapped generation's window: an entry of the same
 		 * address is replaced where it is (there is at most one); else
-		 * the first free slot, oldest generation first, so that the
-		 * young ones stay sparse and their windows short. */
+		 * the first free slot of the oldest generation that is at most
+		 * half full. */
 		for (i = 0; i < m->ngens; i++) {
 			struct hipsvm_devmap_slot *g = __atomic_load_n(&m->gen[i], __ATOMIC_ACQUIRE);
+			bool open;
 
 			if (!g)
 				break;
+			open = !free_slot && __atomic_load_n(&m->live[i], __ATOMIC_RELAXED) <
+						     (UINT64_C(1) << (m->log2cap + i - 1));
 			for (j = 0; j < HIPSVM_DEVMAP_PROBE; j++) {
 				s = window(m, i, g, h, j);
 				k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-				if (k == key)
+				if (k == key) {
+					gi = ~0u;	/* a replacement: the counts stay */
 					goto claim;
-				if ((k == EMPTY || k == TOMB) && !free_slot) {
+				}
+				if ((k == EMPTY || k == TOMB) && open && !free_slot) {
 					free_slot = s;
 					free_key = k;
+					gi = i;
 				}
 				if (k == EMPTY)
 					break;
@@ -149,6 +155,8 @@ claim:
 						__ATOMIC_RELAXED)) {
 			fill(s, a);
 			__atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
+			if (gi != ~0u)
+				__atomic_fetch_add(&m->live[gi], 1, __ATOMIC_RELAXED);
 			return 0;
 		}
 		/* another thread took the slot first: look again */
@@ -189,6 +197,7 @@ int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc
 			a.kind = LD(s->kind);
 			if (__atomic_compare_exchange_n(&s->key, &k, TOMB, false, __ATOMIC_ACQ_REL,
 							__ATOMIC_RELAXED)) {
+				__atomic_fetch_sub(&m->live[i], 1, __ATOMIC_RELAXED);
 				*out = a;
 				return 0;
 			}

@@ -13,8 +13,12 @@
  * The table is a list of generations, each twice the size of the one before
  * (the first 2^log2cap slots, the last 2^(log2cap + HIPSVM_DEVMAP_GENS - 1)).
  * An entry lives within HIPSVM_DEVMAP_PROBE slots of its home in one
- * generation; an insert that finds no free slot near its home in any
- * generation maps the next one. Nothing moves once written, so a reader never
+ * generation. A generation takes new entries only while it is at most half
+ * full (a count per generation): a search for an absent address, which
+ * every insert makes (an entry for the same address is replaced) and which
+ * ends at the first empty slot, then looks at about 2.5 slots per
+ * generation, not at full windows. An insert that finds no free slot near
+ * its home in a generation that takes entries maps the next one. Nothing moves once written, so a reader never
  * sees an entry in flight between two tables; a lookup looks at each
  * generation's window in turn (and stops early in each at an empty slot).
  * Generations are mapped on demand (MAP_NORESERVE, touched where used) and
@@ -63,6 +67,7 @@ struct hipsvm_devmap_slot {
 struct hipsvm_devmap {
 	/* atomic; generation i has 2^(log2cap + i) slots, NULL until mapped */
 	struct hipsvm_devmap_slot *gen[HIPSVM_DEVMAP_GENS];
+	uint64_t live[HIPSVM_DEVMAP_GENS];	/* atomic: entries in each */
 	unsigned log2cap;
 	unsigned ngens;		/* how many generations may be mapped at most */
 };
