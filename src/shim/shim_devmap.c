@@ -87,6 +87,19 @@ static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)
 	ST(s->kind, (uint8_t)a->kind);
 }
 
+/* The entries of a generation, counted in the slots whose index is a
+ * multiple of SAMPLE only: the hash spreads entries evenly, so that is the
+ * load to within a few percent, and the shared count is written by one
+ * insert or removal in SAMPLE, not by every one (threads that each write
+ * it at every pair would pass its cache line between them). */
+#define SAMPLE 16
+
+static void count(struct hipsvm_devmap *m, unsigned i, const struct hipsvm_devmap_slot *s, int d)
+{
+	if (((size_t)(s - m->gen[i]) & (SAMPLE - 1)) == 0)
+		__atomic_fetch_add(&m->sampled[i], (uint64_t)(int64_t)d, __ATOMIC_RELAXED);
+}
+
 /* Maps generation i unless another thread did: true if it is there now. */
 static bool grow(struct hipsvm_devmap *m, unsigned i)
 {
@@ -125,13 +138,13 @@ int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
 
 			if (!g)
 				break;
-			open = !free_slot && __atomic_load_n(&m->live[i], __ATOMIC_RELAXED) <
-						     (UINT64_C(1) << (m->log2cap + i - 1));
+			open = !free_slot && __atomic_load_n(&m->sampled[i], __ATOMIC_RELAXED) *
+							     SAMPLE * 2 < (UINT64_C(1) << (m->log2cap + i));
 			for (j = 0; j < HIPSVM_DEVMAP_PROBE; j++) {
 				s = window(m, i, g, h, j);
 				k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 				if (k == key) {
-					gi = ~0u;	/* a replacement: the counts stay */
+					gi = ~0u;	/* a replacement: the count stays */
 					goto claim;
 				}
 				if ((k == EMPTY || k == TOMB) && open && !free_slot) {
@@ -156,7 +169,7 @@ claim:
 			fill(s, a);
 			__atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
 			if (gi != ~0u)
-				__atomic_fetch_add(&m->live[gi], 1, __ATOMIC_RELAXED);
+				count(m, gi, s, 1);
 			return 0;
 		}
 		/* another thread took the slot first: look again */
@@ -197,7 +210,7 @@ int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc
 			a.kind = LD(s->kind);
 			if (__atomic_compare_exchange_n(&s->key, &k, TOMB, false, __ATOMIC_ACQ_REL,
 							__ATOMIC_RELAXED)) {
-				__atomic_fetch_sub(&m->live[i], 1, __ATOMIC_RELAXED);
+				count(m, i, s, -1);
 				*out = a;
 				return 0;
 			}

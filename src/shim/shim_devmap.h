@@ -14,10 +14,12 @@
  * (the first 2^log2cap slots, the last 2^(log2cap + HIPSVM_DEVMAP_GENS - 1)).
  * An entry lives within HIPSVM_DEVMAP_PROBE slots of its home in one
  * generation. A generation takes new entries only while it is at most half
- * full (a count per generation): a search for an absent address, which
- * every insert makes (an entry for the same address is replaced) and which
- * ends at the first empty slot, then looks at about 2.5 slots per
- * generation, not at full windows. An insert that finds no free slot near
+ * full: the search for an absent address, which every insert makes (an
+ * entry for the same address is replaced) and which ends at the first
+ * empty slot, then looks at about 2.5 slots per generation, where
+ * generations filled to their windows' ends made it read whole windows.
+ * The fill is counted on a sample of the slots (shim_devmap.c), so that
+ * threads seldom write the count. An insert that finds no free slot near
  * its home in a generation that takes entries maps the next one. Nothing moves once written, so a reader never
  * sees an entry in flight between two tables; a lookup looks at each
  * generation's window in turn (and stops early in each at an empty slot).
@@ -67,7 +69,7 @@ struct hipsvm_devmap_slot {
 struct hipsvm_devmap {
 	/* atomic; generation i has 2^(log2cap + i) slots, NULL until mapped */
 	struct hipsvm_devmap_slot *gen[HIPSVM_DEVMAP_GENS];
-	uint64_t live[HIPSVM_DEVMAP_GENS];	/* atomic: entries in each */
+	uint64_t sampled[HIPSVM_DEVMAP_GENS];	/* atomic: entries in sampled slots */
 	unsigned log2cap;
 	unsigned ngens;		/* how many generations may be mapped at most */
 };
