@@ -371,7 +371,8 @@ void hipsvm_out_str(struct hipsvm_out *o, const char *s)
 	if (o->overflow)
 		return;
 	for (; *s; s++) {
-		if (len + 2 > o->cap) {
+		/* as hipsvm_out_mem: room for this byte, the "\n" and the NUL */
+		if (len + 3 > o->cap) {
 			o->overflow = true;
 			return;
 		}

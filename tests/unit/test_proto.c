@@ -339,6 +339,15 @@ Test(proto, exact_bytes)
 	hipsvm_out_kv(&o, "n", 0);
 	cr_assert_gt(hipsvm_out_end(&o), 0);
 	cr_assert_str_eq(buf, "ok set 0=0x1f00 9=none 10=nodev 63=0x0 n=0\n");
+	/* a line of 16 bytes does not fit in 16 (the NUL): found by fuzz_proto
+	 * in the first form of the one-pass string writer */
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_RING;
+	c.gpu = 1;
+	c.ring = HIPSVM_RING_SOFT;
+	cr_assert_eq(hipsvm_proto_format(&c, buf, 16), -ENOSPC);
+	cr_assert_eq(hipsvm_proto_format(&c, buf, 17), 16);
+	cr_assert_str_eq(buf, "ring 1 soft off\n");
 }
 
 /* The number parser (rewritten without a division per digit) against
