@@ -52,7 +52,7 @@
 
 #include <stdint.h>
 
-#include "registry.h"
+#include "shim/registry.h"
 
 #define HIPSVM_DEVMAP_PROBE 16
 #define HIPSVM_DEVMAP_GENS 16
