@@ -31,6 +31,9 @@
 #define ISA_NSGPR 128		/* s0..s101, flat_scr, xnack, vcc, ttmp, m0, exec */
 #define ISA_NVGPR 256
 #define ISA_NAGPR 256
+/* Registers past the architectural VGPRs: DPP and SDWA operands are
+ * staged there (valu.c), so every operation reads them as plain VGPRs. */
+#define ISA_VTMP 3
 
 /* special SGPR slots in isa_wave.s[] (the operand encoding's numbers) */
 #define ISA_FLAT_SCR_LO 102
@@ -53,6 +56,12 @@ enum isa_err {
 	ISA_E_ABORT = 4,	/* stopped from outside (another wave faulted) */
 };
 
+enum isa_ext { ISA_EXT_DPP = 1, ISA_EXT_SDWA = 2 };
+
+/* SDWA operand selects and the destination's unused bits */
+enum isa_sdwa_sel { SEL_BYTE0, SEL_BYTE1, SEL_BYTE2, SEL_BYTE3, SEL_WORD0, SEL_WORD1, SEL_DWORD };
+enum isa_sdwa_unused { UNUSED_PAD, UNUSED_SEXT, UNUSED_PRESERVE };
+
 enum isa_fmt {
 	F_SOP2 = 1, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
 	F_VOP2, F_VOP1, F_VOPC, F_VOP3, F_VOP3P, F_DS, F_FLAT, F_MUBUF,
@@ -71,6 +80,13 @@ struct isa_insn {
 	uint16_t src[3];
 	uint32_t lit;
 	uint8_t abs, neg, omod, clamp, opsel, opsel_hi;
+	/* VOP1/VOP2/VOPC with a DPP or SDWA dword (src0 249/250 in the
+	 * encoding; src[0] then holds the real operand). abs/neg/clamp/omod
+	 * above carry the dword's modifiers. */
+	uint8_t ext;		/* 0, ISA_EXT_DPP, ISA_EXT_SDWA */
+	uint8_t row_mask, bank_mask, bound_ctrl;	/* DPP */
+	uint16_t dpp_ctrl;
+	uint8_t sel[2], sext, dst_sel, dst_unused;	/* SDWA (sext: bit per source) */
 	/* memory fields */
 	int32_t offset;		/* SMEM/FLAT/MUBUF offset, DS offset0, SOPP/SOPK simm16 */
 	uint8_t offset1;	/* DS offset1 */
@@ -116,7 +132,7 @@ enum isa_wave_state { W_RUN, W_BARRIER, W_DONE };
 
 struct isa_wave {
 	uint32_t s[ISA_NSGPR];
-	uint32_t v[ISA_NVGPR][ISA_LANES];
+	uint32_t v[ISA_NVGPR + ISA_VTMP][ISA_LANES];
 	uint32_t acc[ISA_NAGPR][ISA_LANES];	/* AGPRs (v_accvgpr_read/write) */
 	uint64_t pc;		/* byte offset into env->code */
 	bool scc;

@@ -76,10 +76,38 @@ static bool fclass(double x, bool is_snan, uint32_t mask)
 	return mask >> bit & 1;
 }
 
+/* a half's bits with VOP3/SDWA/DPP abs and neg, as a float */
+static float m16bits(const struct isa_insn *in, unsigned i, uint32_t v)
+{
+	if (in->abs >> i & 1)
+		v &= 0x7fffu;
+	if (in->neg >> i & 1)
+		v ^= 0x8000u;
+	return isa_h2f(v);
+}
+
+/* v_cmp_class_f16: the same classes, from the half's own bits (a half
+ * denormal is a normal float) */
+static bool fclass16(uint32_t h, uint32_t mask)
+{
+	unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff, bit;
+	bool neg = h & 0x8000;
+
+	if (e == 31)
+		bit = m ? ((m & 0x200) ? 1 : 0) : neg ? 2 : 9;
+	else if (e)
+		bit = neg ? 3 : 8;
+	else if (m)
+		bit = neg ? 4 : 7;
+	else
+		bit = neg ? 5 : 6;
+	return mask >> bit & 1;
+}
+
 static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
 {
-	unsigned op = in->op, dst = in->fmt == F_VOPC ? ISA_VCC_LO : in->dst;
-	bool cmpx = (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) || (op >= 0xb0 && op < 0xc0) ||
+	unsigned op = in->op, dst = in->fmt == F_VOPC ? in->sdst : in->dst;
+	bool cmpx = (op >= 0x30 && op < 0x40) || op == 0x15 || (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) || (op >= 0xb0 && op < 0xc0) ||
 		    (op >= 0xd0 && op < 0xe0) || (op >= 0xf0) || op == 0x11 || op == 0x13;
 	uint64_t r = 0;
 
@@ -101,6 +129,28 @@ static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 
 			if (fclass(m64(in, 0, v), ((v >> 51) & 0xfff) == 0xffe && (v & 0x7ffffffffffffull),
 				   s->a[1][l]))
+				r |= 1ull << l;
+		}
+	} else if (op == 0x14 || op == 0x15) {		/* v_cmp(x)_class_f16 */
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t v = s->a[0][l] & 0xffff;
+
+			v = in->abs & 1 ? v & 0x7fffu : v;
+			v = in->neg & 1 ? v ^ 0x8000u : v;
+			if (fclass16(v, s->a[1][l]))
+				r |= 1ull << l;
+		}
+	} else if (op >= 0x20 && op < 0x40) {		/* f16 */
+		read32(w, in, 0, s->a[0]);
+		read32(w, in, 1, s->a[1]);
+		LANES(ex) {
+			uint32_t a = s->a[0][l] & 0xffff, b = s->a[1][l] & 0xffff;
+
+			a = in->fmt == F_VOP3 && (in->opsel & 1) ? s->a[0][l] >> 16 : a;
+			b = in->fmt == F_VOP3 && (in->opsel & 2) ? s->a[1][l] >> 16 : b;
+			if (fcmp(op, m16bits(in, 0, a), m16bits(in, 1, b)))
 				r |= 1ull << l;
 		}
 	} else if (op >= 0x40 && op < 0x60) {		/* f32 */
@@ -163,7 +213,7 @@ static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 
 static bool vopc_has(unsigned op)
 {
-	return (op >= 0x10 && op <= 0x13) || (op >= 0x40 && op < 0x80) || (op >= 0xa0 && op <= 0xff);
+	return (op >= 0x10 && op <= 0x15) || (op >= 0x20 && op < 0x40) || (op >= 0x40 && op < 0x80) || (op >= 0xa0 && op <= 0xff);
 }
 
 /* Lane moves: readfirstlane, readlane, writelane. */
@@ -196,6 +246,8 @@ static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, 
 {
 	uint64_t r[ISA_LANES];
 
+	if (isa_vop3p16_has(in->op))
+		return isa_vop3p16(w, in, s, ex);
 	if (in->op == 0x58 || in->op == 0x59) {
 		/* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
 		unsigned d = in->dst - 256;
@@ -248,12 +300,25 @@ static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, 
 	return 0;
 }
 
+/* The instructions a DPP or SDWA dword may extend: those with 32-bit (or
+ * 16-bit) sources and result, not the lane moves. */
+static bool ext_ok(const struct isa_insn *in)
+{
+	unsigned op = in->op;
+
+	if (in->fmt == F_VOPC)
+		return op < 0x60 || (op >= 0xa0 && op < 0xe0);
+	return op != 0x142 && !isa_valu_op64_has(op);
+}
+
 bool isa_valu_has(const struct isa_insn *in)
 {
 	unsigned op = in->op;
 
+	if (in->ext && !ext_ok(in))
+		return false;
 	if (in->fmt == F_VOP3P)
-		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59;
+		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59 || isa_vop3p16_has(op);
 	if (op < 0x100)
 		return vopc_has(op);
 	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a ||
@@ -261,32 +326,163 @@ bool isa_valu_has(const struct isa_insn *in)
 	       isa_valu_op64_has(op);
 }
 
-int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+/* One vector ALU instruction on the lanes of ex; pc untouched. */
+static int valu_lanes(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
 {
 	struct srcs s;
+
+	if (in->fmt == F_VOP3P)
+		return vop3p(w, in, &s, ex);
+	if (in->op < 0x100)
+		return vopc(w, in, &s, ex);
+	if (in->op == 0x140)	/* v_nop */
+		return 0;
+	if (in->op == 0x142 || in->op == 0x289 || in->op == 0x28a)
+		return lanes_op(w, in, ex);
+	if (isa_valu_op64_has(in->op))
+		return isa_valu_op64(w, in, &s, ex);
+	/* VOP1 reads one source, VOP2 two; VOP3 as its opcode range says */
+	unsigned n = in->fmt == F_VOP1 || (in->op >= 0x140 && in->op < 0x1c0) ? 1 :
+		     in->fmt == F_VOP2 || in->op < 0x140 ? 2 : 3;
+
+	for (unsigned i = 0; i < 3; i++)
+		s.p[i] = i < n ? src32(w, in, i, s.a[i]) : s.a[i];
+	return isa_valu_op32(w, in, &s, ex);
+}
+
+/*
+ * DPP: lane l of src0 is read from another lane of the same VGPR. Rows are
+ * 16 lanes, banks 4 lanes of a row; a lane whose row or bank is off in
+ * row_mask/bank_mask is not written. A lane whose source lane is out of
+ * range (past its row for the row shifts, past the wave for the wave
+ * shifts, row 0 for row_bcast:15, rows 0-1 for row_bcast:31) or off in
+ * EXEC reads 0 with bound_ctrl set, and is not written without it.
+ * Returns the source lane, or -1 for out of range.
+ */
+static int dpp_lane(unsigned ctrl, unsigned l)
+{
+	unsigned row = l & ~15u, r = l & 15, n = ctrl & 15;
+
+	if (ctrl <= 0xff)				/* quad_perm */
+		return (int)((l & ~3u) | ((ctrl >> (2 * (l & 3))) & 3));
+	if (ctrl >= 0x101 && ctrl <= 0x10f)		/* row_shl */
+		return r + n < 16 ? (int)(l + n) : -1;
+	if (ctrl >= 0x111 && ctrl <= 0x11f)		/* row_shr */
+		return r >= n ? (int)(l - n) : -1;
+	if (ctrl >= 0x121 && ctrl <= 0x12f)		/* row_ror */
+		return (int)(row | ((r - n) & 15));
+	switch (ctrl) {
+	case 0x130: return l < 63 ? (int)l + 1 : -1;	/* wave_shl:1 */
+	case 0x134: return (int)((l + 1) & 63);	/* wave_rol:1 */
+	case 0x138: return l > 0 ? (int)l - 1 : -1;	/* wave_shr:1 */
+	case 0x13c: return (int)((l - 1) & 63);	/* wave_ror:1 */
+	case 0x140: return (int)(row | (15 - r));	/* row_mirror */
+	case 0x141: return (int)((l & ~7u) | (7 - (l & 7)));	/* row_half_mirror */
+	case 0x142: return l >= 16 ? (int)row - 1 : -1;	/* row_bcast:15 */
+	default: return l >= 32 ? 31 : -1;		/* row_bcast:31 */
+	}
+}
+
+static int dpp(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+{
+	struct isa_insn x = *in;
+	uint32_t *t = w->v[ISA_NVGPR];
+	const uint32_t *src = w->v[in->src[0] - 256];
+	uint64_t en = 0;
+
+	LANES(ex) {
+		int from;
+
+		if (!(in->row_mask >> (l >> 4) & 1) || !(in->bank_mask >> ((l >> 2) & 3) & 1))
+			continue;
+		from = dpp_lane(in->dpp_ctrl, (unsigned)l);
+		if (from >= 0 && (ex >> from & 1)) {
+			t[l] = src[from];
+		} else if (in->bound_ctrl) {
+			t[l] = 0;
+		} else {
+			continue;
+		}
+		en |= 1ull << l;
+	}
+	x.src[0] = 256 + ISA_NVGPR;
+	return valu_lanes(w, &x, en);
+}
+
+/* SDWA: each source is its selected byte or word, zero- or sign-extended;
+ * the result's low byte or word goes to the destination's selected one,
+ * the other bits zero (pad), the sign of the result's selected part
+ * above it (sext), or the destination's own (preserve). */
+static uint32_t sdwa_src(uint32_t v, unsigned sel, bool sext)
+{
+	if (sel <= SEL_BYTE3) {
+		v = (v >> (8 * sel)) & 0xff;
+		return sext ? (uint32_t)(int32_t)(int8_t)v : v;
+	}
+	if (sel <= SEL_WORD1) {
+		v = (v >> (16 * (sel - SEL_WORD0))) & 0xffff;
+		return sext ? (uint32_t)(int32_t)(int16_t)v : v;
+	}
+	return v;
+}
+
+static uint32_t sdwa_dst(uint32_t r, uint32_t old, unsigned sel, unsigned unused)
+{
+	unsigned sh, bits;
+	uint32_t mask, v;
+
+	if (sel == SEL_DWORD)
+		return r;
+	sh = sel <= SEL_BYTE3 ? 8 * sel : 16 * (sel - SEL_WORD0);
+	bits = sel <= SEL_BYTE3 ? 8 : 16;
+	mask = ((1u << bits) - 1) << sh;
+	v = (r << sh) & mask;
+	if (unused == UNUSED_PRESERVE)
+		return v | (old & ~mask);
+	if (unused == UNUSED_SEXT && (r >> (bits - 1) & 1) && sh + bits < 32)
+		v |= ~0u << (sh + bits);
+	return v;
+}
+
+static int sdwa(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+{
+	struct isa_insn x = *in;
+	unsigned n = in->fmt == F_VOP1 ? 1 : 2, d = in->dst - 256;
+	uint32_t *td = w->v[ISA_NVGPR + 2];
+	int err;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t *t = w->v[ISA_NVGPR + i];
+
+		read32(w, in, i, t);
+		LANES(ex)
+			t[l] = sdwa_src(t[l], in->sel[i], in->sext >> i & 1);
+		x.src[i] = (uint16_t)(256 + ISA_NVGPR + i);
+	}
+	if (in->fmt == F_VOPC || in->dst_sel == SEL_DWORD)
+		return valu_lanes(w, &x, ex);
+	/* the old value too: v_mac reads its destination */
+	memcpy(td, w->v[d], sizeof(w->v[0]));
+	x.dst = (uint16_t)(256 + ISA_NVGPR + 2);
+	err = valu_lanes(w, &x, ex);
+	if (!err)
+		LANES(ex)
+			w->v[d][l] = sdwa_dst(td[l], w->v[d][l], in->dst_sel, in->dst_unused);
+	return err;
+}
+
+int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
 	uint64_t ex = isa_exec(w);
 	int err;
 
 	(void)env;
-	if (in->fmt == F_VOP3P)
-		err = vop3p(w, in, &s, ex);
-	else if (in->op < 0x100)
-		err = vopc(w, in, &s, ex);
-	else if (in->op == 0x140)	/* v_nop */
-		err = 0;
-	else if (in->op == 0x142 || in->op == 0x289 || in->op == 0x28a)
-		err = lanes_op(w, in, ex);
-	else if (isa_valu_op64_has(in->op))
-		err = isa_valu_op64(w, in, &s, ex);
-	else {
-		/* VOP1 reads one source, VOP2 two; VOP3 as its opcode range says */
-		unsigned n = in->fmt == F_VOP1 || (in->op >= 0x140 && in->op < 0x1c0) ? 1 :
-			     in->fmt == F_VOP2 || in->op < 0x140 ? 2 : 3;
-
-		for (unsigned i = 0; i < 3; i++)
-			s.p[i] = i < n ? src32(w, in, i, s.a[i]) : s.a[i];
-		err = isa_valu_op32(w, in, &s, ex);
-	}
+	if (in->ext == ISA_EXT_DPP)
+		err = dpp(w, in, ex);
+	else if (in->ext == ISA_EXT_SDWA)
+		err = sdwa(w, in, ex);
+	else
+		err = valu_lanes(w, in, ex);
 	if (!err)
 		w->pc += 4u * in->words;
 	return err;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * valu.h - what the vector ALU's two files share (valu.c: dispatch,
- * comparisons, lane moves, packed math; valu_ops.c: the 32- and 64-bit
- * result operations): the sources of one instruction for all lanes, the
+ * comparisons, lane moves, packed math, DPP and SDWA; valu_ops.c: the 32-
+ * and 64-bit result operations; valu16.c: the 16-bit ones): the sources of one instruction for all lanes, the
  * float modifiers, and the masked writes. Internal to sim/isa/.
  */
 #ifndef HIPSVM_SIM_ISA_VALU_H
@@ -101,7 +101,7 @@ static inline float out32(const struct isa_insn *in, float r)
 {
 	static const float om[4] = { 1.0f, 2.0f, 4.0f, 0.5f };
 
-	if (in->fmt == F_VOP3) {
+	if (in->fmt == F_VOP3 || in->ext == ISA_EXT_SDWA) {
 		r *= om[in->omod];
 		if (in->clamp)
 			r = r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;	/* NaN -> 0 */
@@ -125,7 +125,7 @@ static inline double out64(const struct isa_insn *in, double r)
 
 static inline void write32(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *r)
 {
-	if (dst < 256 || dst - 256 >= ISA_NVGPR)
+	if (dst < 256 || dst - 256 >= ISA_NVGPR + ISA_VTMP)
 		return;
 	LANES(ex)
 		w->v[dst - 256][l] = r[l];
@@ -155,5 +155,15 @@ int isa_valu_op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s,
 int isa_valu_op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
 bool isa_valu_op32_has(unsigned op, bool clamp, unsigned opsel);
 bool isa_valu_op64_has(unsigned op);
+
+/* valu16.c: half precision and 16-bit integer operations (called by
+ * isa_valu_op32 for its opcodes), the packed VOP3P ones, and the half
+ * conversions the comparisons use. */
+int isa_valu_op16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
+bool isa_valu_op16_has(unsigned op, bool clamp, unsigned opsel);
+int isa_vop3p16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
+bool isa_vop3p16_has(unsigned op);
+float isa_h2f(uint32_t v);
+uint32_t isa_f2h(float x);
 
 #endif
