@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * valu.c - vector ALU instructions, in the VOP3 opcode space (isa.h).
+ * valu.c - vector comparisons, lane moves and VOP3P, in the VOP3 opcode
+ * space (isa.h); the conventions of every vector ALU handler.
  *
  * Each instruction reads its sources for all 64 lanes first, then computes
  * the active lanes (EXEC) and writes them: a VGPR that is both source and
@@ -15,7 +16,7 @@
  * v_div_fixup returns the IEEE quotient of its operands: see
  * docs/simulator.md for what that changes.
  */
-#include "valu.h"
+#include "operand.h"
 
 static bool fcmp(unsigned c, double a, double b)
 {
@@ -104,13 +105,14 @@ static bool fclass16(uint32_t h, uint32_t mask)
 	return mask >> bit & 1;
 }
 
-static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	unsigned op = in->op, dst = in->fmt == F_VOPC ? in->sdst : in->dst;
-	bool cmpx = (op >= 0x30 && op < 0x40) || op == 0x15 || (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) || (op >= 0xb0 && op < 0xc0) ||
-		    (op >= 0xd0 && op < 0xe0) || (op >= 0xf0) || op == 0x11 || op == 0x13;
-	uint64_t r = 0;
+	bool cmpx = isa_ops[in->row].flags & O_CMPX;
+	uint64_t r = 0, ex = isa_exec(w);
+	struct srcs sb, *s = &sb;
 
+	(void)env;
 	if (op == 0x10 || op == 0x11) {			/* v_cmp(x)_class_f32 */
 		read32(w, in, 0, s->a[0]);
 		read32(w, in, 1, s->a[1]);
@@ -211,16 +213,13 @@ static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 	return 0;
 }
 
-static bool vopc_has(unsigned op)
-{
-	return (op >= 0x10 && op <= 0x15) || (op >= 0x20 && op < 0x40) || (op >= 0x40 && op < 0x80) || (op >= 0xa0 && op <= 0xff);
-}
-
 /* Lane moves: readfirstlane, readlane, writelane. */
-static int lanes_op(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+int isa_h_lanes(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	unsigned src = in->src[0];
+	uint64_t ex = isa_exec(w);
 
+	(void)env;
 	if (in->op == 0x142 || in->op == 0x289) {
 		unsigned lane = 0;
 		uint32_t v;
@@ -242,31 +241,33 @@ static int lanes_op(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
 /* VOP3P: the packed f32 operations of gfx90a and v_pk_mov_b32. Each half of
  * a 64-bit operand pair is chosen by op_sel (low result) and op_sel_hi
  * (high result). */
-static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+/* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
+int isa_h_accvgpr(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	uint64_t r[ISA_LANES];
+	unsigned d = in->dst - 256;
+	uint64_t ex = isa_exec(w);
+	uint32_t buf[ISA_LANES];
 
-	if (isa_vop3p16_has(in->op))
-		return isa_vop3p16(w, in, s, ex);
-	if (in->op == 0x58 || in->op == 0x59) {
-		/* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
-		unsigned d = in->dst - 256;
+	(void)env;
+	if (in->op == 0x58) {
+		unsigned a = in->src[0] >= 256 ? in->src[0] - 256u : 0;
 
-		if (in->op == 0x58) {
-			unsigned a = in->src[0] >= 256 ? in->src[0] - 256u : 0;
+		LANES(ex) w->v[d][l] = w->acc[a][l];
+	} else {
+		const uint32_t *v = src32(w, in, 0, buf);
 
-			LANES(ex) w->v[d][l] = w->acc[a][l];
-		} else {
-			const uint32_t *v = src32(w, in, 0, s->a[0]);
-
-			LANES(ex) w->acc[d][l] = v[l];
-		}
-		return 0;
+		LANES(ex) w->acc[d][l] = v[l];
 	}
-	if (in->op < 0x30 || in->op > 0x33)
-		return -ISA_E_DECODE;
-	unsigned nsrc = in->op == 0x30 ? 3 : 2;
+	return 0;
+}
 
+int isa_h_vop3p(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	uint64_t r[ISA_LANES], ex = isa_exec(w);
+	unsigned nsrc = in->op == 0x30 ? 3 : 2;
+	struct srcs sb, *s = &sb;
+
+	(void)env;
 	for (unsigned i = 0; i < nsrc; i++)
 		read64(w, in, i, false, s->q[i]);
 	LANES(ex) {
@@ -300,54 +301,28 @@ static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, 
 	return 0;
 }
 
-/* The instructions a DPP or SDWA dword may extend: those with 32-bit (or
- * 16-bit) sources and result, not the lane moves. */
-static bool ext_ok(const struct isa_insn *in)
+/* v_nop */
+int isa_h_vnop(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	unsigned op = in->op;
-
-	if (in->fmt == F_VOPC)
-		return op < 0x60 || (op >= 0xa0 && op < 0xe0);
-	return op != 0x142 && !isa_valu_op64_has(op);
+	(void)w;
+	(void)env;
+	(void)in;
+	return 0;
 }
 
-bool isa_valu_has(const struct isa_insn *in)
+/* The row's own handler on the staged operands, for the lanes of en (EXEC
+ * for the call; a cmpx's new EXEC stays). */
+static int run_row(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *x,
+		   uint64_t en)
 {
-	unsigned op = in->op;
+	uint64_t ex = isa_exec(w);
+	int err;
 
-	if (in->ext && !ext_ok(in))
-		return false;
-	if (in->fmt == F_VOP3P)
-		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59 || isa_vop3p16_has(op);
-	if (op < 0x100)
-		return vopc_has(op);
-	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a ||
-	       isa_valu_op32_has(op, in->clamp, in->fmt == F_VOP3 ? in->opsel : 0) ||
-	       isa_valu_op64_has(op);
-}
-
-/* One vector ALU instruction on the lanes of ex; pc untouched. */
-static int valu_lanes(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
-{
-	struct srcs s;
-
-	if (in->fmt == F_VOP3P)
-		return vop3p(w, in, &s, ex);
-	if (in->op < 0x100)
-		return vopc(w, in, &s, ex);
-	if (in->op == 0x140)	/* v_nop */
-		return 0;
-	if (in->op == 0x142 || in->op == 0x289 || in->op == 0x28a)
-		return lanes_op(w, in, ex);
-	if (isa_valu_op64_has(in->op))
-		return isa_valu_op64(w, in, &s, ex);
-	/* VOP1 reads one source, VOP2 two; VOP3 as its opcode range says */
-	unsigned n = in->fmt == F_VOP1 || (in->op >= 0x140 && in->op < 0x1c0) ? 1 :
-		     in->fmt == F_VOP2 || in->op < 0x140 ? 2 : 3;
-
-	for (unsigned i = 0; i < 3; i++)
-		s.p[i] = i < n ? src32(w, in, i, s.a[i]) : s.a[i];
-	return isa_valu_op32(w, in, &s, ex);
+	isa_swrite64(w, ISA_EXEC_LO, en);
+	err = isa_ops[x->row].fn(w, env, x);
+	if (!(isa_ops[x->row].flags & O_CMPX))
+		isa_swrite64(w, ISA_EXEC_LO, ex);
+	return err;
 }
 
 /*
@@ -383,9 +358,10 @@ static int dpp_lane(unsigned ctrl, unsigned l)
 	}
 }
 
-static int dpp(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+int isa_h_dpp(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct isa_insn x = *in;
+	uint64_t ex = isa_exec(w);
 	uint32_t *t = w->v[ISA_NVGPR];
 	const uint32_t *src = w->v[in->src[0] - 256];
 	uint64_t en = 0;
@@ -406,7 +382,7 @@ static int dpp(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
 		en |= 1ull << l;
 	}
 	x.src[0] = 256 + ISA_NVGPR;
-	return valu_lanes(w, &x, en);
+	return run_row(w, env, &x, en);
 }
 
 /* SDWA: each source is its selected byte or word, zero- or sign-extended;
@@ -444,9 +420,10 @@ static uint32_t sdwa_dst(uint32_t r, uint32_t old, unsigned sel, unsigned unused
 	return v;
 }
 
-static int sdwa(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+int isa_h_sdwa(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct isa_insn x = *in;
+	uint64_t ex = isa_exec(w);
 	unsigned n = in->fmt == F_VOP1 ? 1 : 2, d = in->dst - 256;
 	uint32_t *td = w->v[ISA_NVGPR + 2];
 	int err;
@@ -460,30 +437,13 @@ static int sdwa(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
 		x.src[i] = (uint16_t)(256 + ISA_NVGPR + i);
 	}
 	if (in->fmt == F_VOPC || in->dst_sel == SEL_DWORD)
-		return valu_lanes(w, &x, ex);
+		return run_row(w, env, &x, ex);
 	/* the old value too: v_mac reads its destination */
 	memcpy(td, w->v[d], sizeof(w->v[0]));
 	x.dst = (uint16_t)(256 + ISA_NVGPR + 2);
-	err = valu_lanes(w, &x, ex);
+	err = run_row(w, env, &x, ex);
 	if (!err)
 		LANES(ex)
 			w->v[d][l] = sdwa_dst(td[l], w->v[d][l], in->dst_sel, in->dst_unused);
-	return err;
-}
-
-int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
-{
-	uint64_t ex = isa_exec(w);
-	int err;
-
-	(void)env;
-	if (in->ext == ISA_EXT_DPP)
-		err = dpp(w, in, ex);
-	else if (in->ext == ISA_EXT_SDWA)
-		err = sdwa(w, in, ex);
-	else
-		err = valu_lanes(w, in, ex);
-	if (!err)
-		w->pc += 4u * in->words;
 	return err;
 }

@@ -18,7 +18,7 @@
  * the high half, unless VOP3 op_sel bit 3 asks for the high half (the low
  * half then stays). VOP3 op_sel bits 0-2 read the sources' high halves.
  */
-#include "valu.h"
+#include "operand.h"
 
 float isa_h2f(uint32_t v)
 {
@@ -232,9 +232,10 @@ static uint32_t op16(const struct isa_insn *in, unsigned op, uint32_t A, uint32_
 		if (in->omod || cl)
 			return hout(in, isa_h2f(fma_h(x, m16(in, 1, B), m16(in, 2, C))));
 		return fma_h(x, m16(in, 1, B), m16(in, 2, C));
-	default:						/* v_div_fixup_f16 */
+	case 0x207: case 0x1ef:					/* v_div_fixup_f16 */
 		return hout(in, m16(in, 2, C) / m16(in, 1, B));
 	}
+	return UINT32_MAX;	/* not a 16-bit operation */
 }
 
 int isa_valu_op16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
@@ -243,8 +244,6 @@ int isa_valu_op16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s,
 	unsigned op = in->op, d = vdst(in) - 256;
 	uint32_t r[ISA_LANES];
 
-	if (!isa_valu_op16_has(op, in->clamp, in->fmt == F_VOP3 ? in->opsel : 0))
-		return -ISA_E_DECODE;
 	if (op == 0x14b) {	/* v_cvt_f32_f16: a signalling NaN comes out quiet */
 		LANES(ex) {
 			uint32_t v = u32(m16(in, 0, A[l]));
@@ -272,6 +271,8 @@ int isa_valu_op16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s,
 		write32(w, vdst(in), ex, r);
 		return 0;
 	} else {
+		if (op16(in, op, 0, 0, 0) == UINT32_MAX)
+			return -ISA_E_DECODE;	/* a row that names no operation here */
 		LANES(ex)
 			r[l] = op16(in, op, A[l], B[l], C[l]);
 	}
@@ -279,27 +280,6 @@ int isa_valu_op16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s,
 		LANES(ex) r[l] = (w->v[d][l] & 0xffff) | r[l] << 16;
 	write32(w, vdst(in), ex, r);
 	return 0;
-}
-
-bool isa_valu_op16_has(unsigned op, bool clamp, unsigned opsel)
-{
-	switch (op) {
-	case 0x11f: case 0x120: case 0x121: case 0x122: case 0x12d: case 0x12e: case 0x133:
-	case 0x126: case 0x127: case 0x128: case 0x204: case 0x205: case 0x206: case 0x207:
-	case 0x179: case 0x17a: case 0x17d: case 0x17e: case 0x17f: case 0x180: case 0x181:
-	case 0x182: case 0x184: case 0x185: case 0x186: case 0x187: case 0x188: case 0x189:
-	case 0x18a: case 0x1f4: case 0x1f7: case 0x1fa: case 0x2a0:
-		return true;
-	case 0x14a: case 0x14b: case 0x296:
-		return !(opsel & 8);
-	case 0x1eb: case 0x1ec: case 0x1ee: case 0x1ef:
-		return !opsel;
-	case 0x129: case 0x12a: case 0x12b: case 0x12c: case 0x12f: case 0x130: case 0x131:
-	case 0x132: case 0x17b: case 0x17c: case 0x183: case 0x18f: case 0x1f5: case 0x1f6:
-	case 0x1f8: case 0x1f9: case 0x1fb: case 0x1fc:
-		return !clamp;	/* integer clamp: only the adds and mads have it here */
-	}
-	return false;
 }
 
 /* ---- VOP3P: packed 16-bit operations and the mixed-precision fma ---- */
@@ -370,11 +350,14 @@ static float mix_src(const struct isa_insn *in, unsigned i, uint32_t v)
 	return in->neg >> i & 1 ? -f : f;
 }
 
-int isa_vop3p16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+int isa_h_vop3p16(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint32_t r[ISA_LANES];
 	unsigned d = in->dst - 256;
+	uint64_t ex = isa_exec(w);
+	struct srcs sb, *s = &sb;
 
+	(void)env;
 	for (unsigned i = 0; i < 3; i++)
 		read32(w, in, i, s->a[i]);
 	LANES(ex) {
@@ -403,9 +386,4 @@ int isa_vop3p16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 	}
 	write32(w, in->dst, ex, r);
 	return 0;
-}
-
-bool isa_vop3p16_has(unsigned op)
-{
-	return op <= 0x12 || (op >= 0x20 && op <= 0x22);
 }
