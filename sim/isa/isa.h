@@ -13,8 +13,9 @@
  *   operand.c  operand access: scalar sources and destinations, inline
  *              constants (operand.h: the vector sources and masked writes)
  *   salu.c     scalar ALU, SMEM, branches and program control
- *   valu.c     vector comparisons, lane moves, VOP3P
+ *   valu.c     vector comparisons, lane moves, VOP3P, DPP and SDWA operands
  *   valu_ops.c vector ALU operations with 32- and 64-bit results
+ *   valu16.c   16-bit integer and half-precision operations, packed and mixed
  *   valu_wave.c element-wise vector operations as whole-wave loops
  *   vmem.c     FLAT/GLOBAL, MUBUF (scratch), DS (LDS)
  *   dispatch.c kernel descriptor, dispatch packet, workgroups on threads

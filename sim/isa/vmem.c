@@ -316,11 +316,6 @@ static uint64_t lds_rmw64(unsigned op, uint64_t old, uint64_t v)
 	}
 }
 
-static float lf32(uint32_t v) { float f; memcpy(&f, &v, 4); return f; }
-static uint32_t lu32(float f) { uint32_t v; memcpy(&v, &f, 4); return v; }
-static double lf64(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
-static uint64_t lu64(double f) { uint64_t v; memcpy(&v, &f, 8); return v; }
-
 static bool ds_atomic_has(unsigned op)
 {
 	unsigned base = op & ~0x20u;
@@ -356,17 +351,17 @@ static int ds_atomic(struct isa_wave *w, const struct isa_env *env, const struct
 			nv = old == v ? (wide ? vreg64(w, d1, l) : w->v[d1][l]) : old;
 			break;
 		case 0x11:			/* cmpst_f32: compared as floats */
-			nv = lf32((uint32_t)old) == lf32((uint32_t)v) ? w->v[d1][l] : old;
+			nv = f32((uint32_t)old) == f32((uint32_t)v) ? w->v[d1][l] : old;
 			break;
 		case 0x0d:			/* wrxchg_rtn_b32 */
 			nv = v;
 			break;
-		case 0x12: nv = lu32(fminf(lf32((uint32_t)old), lf32((uint32_t)v))); break;
-		case 0x13: nv = lu32(fmaxf(lf32((uint32_t)old), lf32((uint32_t)v))); break;
-		case 0x15: nv = lu32(lf32((uint32_t)old) + lf32((uint32_t)v)); break;
-		case 0x52: nv = lu64(fmin(lf64(old), lf64(v))); break;
-		case 0x53: nv = lu64(fmax(lf64(old), lf64(v))); break;
-		case 0x5c: nv = lu64(lf64(old) + lf64(v)); break;
+		case 0x12: nv = u32(fminf(f32((uint32_t)old), f32((uint32_t)v))); break;
+		case 0x13: nv = u32(fmaxf(f32((uint32_t)old), f32((uint32_t)v))); break;
+		case 0x15: nv = u32(f32((uint32_t)old) + f32((uint32_t)v)); break;
+		case 0x52: nv = u64(fmin(f64(old), f64(v))); break;
+		case 0x53: nv = u64(fmax(f64(old), f64(v))); break;
+		case 0x5c: nv = u64(f64(old) + f64(v)); break;
 		default: nv = base == 0x4d ? v : lds_rmw64(base, old, v); break;
 		}
 		if (p)
