@@ -311,6 +311,31 @@ Test(isa_golden, every_case)
 }
 
 /* An encoding the interpreter does not know is refused, not misread. */
+/* DPP and SDWA extend only operations with 32- or 16-bit operands: a 64-bit
+ * one decodes, is named with its suffix, and is not run (the kernel falls
+ * back, naming it). */
+Test(isa_golden, dpp_sdwa_on_64_bit_operands_are_refused)
+{
+	static const uint32_t words[][2] = {
+		{ 0x7e0220fau, 0xff000000u },	/* v_cvt_f64_f32_dpp v[1:2], v0 quad_perm:[0,0,0,0] */
+		{ 0x7e0220f9u, 0x06060600u },	/* v_cvt_f64_f32_sdwa */
+		{ 0x7e0204fau, 0xff000000u },	/* v_readfirstlane_b32 with DPP */
+	};
+	static const char *const names[] = { "v_cvt_f64_f32_dpp", "v_cvt_f64_f32_sdwa",
+					      "v_readfirstlane_b32_dpp" };
+
+	for (unsigned i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		struct isa_insn in;
+		char d[48];
+
+		cr_assert_eq(isa_decode((const uint8_t *)words[i], sizeof(words[i]), &in), 0);
+		cr_expect_eq(in.words, 2);
+		isa_describe(&in, d, sizeof(d));
+		cr_expect_str_eq(d, names[i]);
+		cr_expect(!isa_supported(&in), "%s is claimed", d);
+	}
+}
+
 Test(isa_golden, unknown_encodings_are_refused)
 {
 	static const uint32_t bad[] = {
