@@ -9,7 +9,7 @@
  * survive fork: the child starts its own handlers and hook server, under a
  * socket name with its own pid, over fresh state. The parent's state is
  * abandoned in the child, not freed: its locks may have been held by threads
- * that no longer exist. The allocation map alone is freed (sim_map_abandon,
+ * that no longer exist. The allocation map alone is freed (memmap.c's abandon step,
  * when no thread held its lock at the fork), so that the child's leak check
  * has nothing to say about it.
  */
