@@ -19,6 +19,7 @@
 #include <getopt.h>
 
 #include "json.h"
+#include "outfile.h"
 
 #define EXIT_USAGE 2
 #define EXIT_NOEXEC 126
@@ -141,6 +142,24 @@ struct trace_stats {
  * message in err. */
 int trace_convert(const char *events_path, FILE *out, const struct json *report,
 		  struct trace_stats *st, char *err, size_t errcap);
+
+/* output.c: a file of the command's, written as outfile.h writes. */
+#define TOOL_OUT_MAX_INPUTS 4
+struct tool_out {
+	struct hipsvm_outfile o;
+	struct hipsvm_outfile_input in[TOOL_OUT_MAX_INPUTS];
+	FILE *f;		/* write here */
+	const char *what;	/* "the report", for messages */
+};
+/* The target checked and refused when it is one of inputs (NULL-terminated
+ * paths, NULL for none), then its temporary file opened as t->f. 0, or -1
+ * after saying why ("cannot write the trace to PATH: ENOSPC (...)"). */
+int tool_out_open(struct tool_out *t, const char *path, const char *const *inputs, const char *what);
+/* keep: flush, fsync, rename over the target; 0, or 1 after saying why.
+ * !keep: the temporary file removed, the target untouched; 0. */
+int tool_out_close(struct tool_out *t, bool keep);
+/* "ENOSPC (No space left on device)", or the refusal of outfile.h. */
+const char *tool_errno(int err, char *buf, size_t cap);
 
 /* util.c */
 /* "1.5 MiB" style, into buf. */
