@@ -168,6 +168,12 @@ const char *fmt_bytes(uint64_t n, char *buf, size_t cap);
 const char *fmt_ns(uint64_t ns, char *buf, size_t cap);
 /* The candidate closest to given (at most 2 edits away), or NULL. */
 const char *tool_suggest(const char *given, const char *const *cands);
+/* s printable on a terminal: C0/C1 controls, DEL and bytes that start no
+ * UTF-8 character as \xHH or \uHHHH, a backslash doubled; printable UTF-8
+ * as it is. For every string that came from a file or a program. tool_esc
+ * returns one of 8 rotating static buffers (up to 8 KiB, then "..."). */
+const char *tool_esc(const char *s);
+void tool_esc_into(char *out, size_t cap, const char *s);
 /* Returns the signal's name without SIG ("SEGV") or "?". */
 const char *sig_name(int sig);
 

@@ -64,7 +64,7 @@ void render_json(FILE *f, const struct json *r)
 	const struct json *devs = render_arr(r, "devices"), *ctxs = render_arr(r, "contexts"), *hook = json_get(r, "hook");
 	size_t i, k;
 
-	fputs("{\"schema\":\"hipsvm-report/3\",", f);
+	fputs("{\"schema\":\"hipsvm-report/4\",", f);
 	fprintf(f, "\"pid\":%llu,\"program\":", (unsigned long long)json_u64(r, "pid", 0));
 	json_write_str(f, json_str(r, "program", ""));
 	fprintf(f, ",\"duration_ns\":%llu,\"runtime\":", (unsigned long long)json_u64(r, "duration_ns", 0));
@@ -124,6 +124,7 @@ void render_json(FILE *f, const struct json *r)
 
 static void csv_str(FILE *f, const char *s)
 {
+	s = tool_esc(s);	/* often read on a terminal: no raw control */
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, f);
 		return;

@@ -17,7 +17,7 @@ static const char report_help[] =
 "the shim to HIPSVM_REPORT). FILE may be '-' for standard input.\n"
 "\n"
 "  -f, --format FMT   text (default): the report hipsvm run prints\n"
-"                     json: the report with every field of hipsvm-report/3\n"
+"                     json: the report with every field of hipsvm-report/4\n"
 "                           present (missing ones as 0), for scripts\n"
 "                     csv:  one value per row: section,id,key,value\n"
 "  -o, --output OUT   write there instead of standard output\n"

@@ -167,6 +167,14 @@ int run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
 		report_exit_line(stderr, prog, code, color);
 	}
 	if (main_found && (r = load(o->workdir, o->pid, path, sizeof(path)))) {
+		uint64_t lost = json_u64(json_get(r, "errors"), "trace_events_lost", 0);
+
+		if (lost && o->events[0]) {
+			tool_err("the trace %s is incomplete: %llu event%s could not be written "
+				 "(the shim said why above)", o->events, (unsigned long long)lost,
+				 lost == 1 ? "" : "s");
+			failed++;
+		}
 		render(o, r, color);
 		if (want_save && save(o, o->report, path, o->pid))
 			failed++;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - writes "hipsvm-report/3" (report.h, docs/report.md). The key
+ * report.c - writes "hipsvm-report/4" (report.h, docs/report.md). The key
  * set is a contract with tools/ (`hipsvm report`): add nothing, rename
  * nothing without bumping the schema.
  */
@@ -196,6 +196,7 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 	hipsvm_jw_raw(&w, "{");
 	hipsvm_jw_ku64(&w, "runtime_errors", G(s->error[HIPSVM_ERR_RUNTIME]));
 	hipsvm_jw_ku64(&w, "unknown_pointer_frees", G(s->error[HIPSVM_ERR_UNKNOWN_POINTER_FREE]));
+	hipsvm_jw_ku64(&w, "trace_events_lost", m->trace_lost);
 	hipsvm_jw_raw(&w, "}");
 
 	/* every allocating and freeing HIP call that was recorded, by name */

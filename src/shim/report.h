@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - the "hipsvm-report/2" JSON document (docs/report.md).
+ * report.h - the "hipsvm-report/4" JSON document (docs/report.md).
  *
  * Formatting only: the shim gathers the facts (meta) and the counters, this
  * writes them in the one documented shape, into a caller's buffer, without
@@ -17,7 +17,7 @@
 #include "proto.h"
 #include "stats.h"
 
-#define HIPSVM_REPORT_SCHEMA "hipsvm-report/3"
+#define HIPSVM_REPORT_SCHEMA "hipsvm-report/4"
 
 struct hipsvm_report_meta {
 	int pid;
@@ -30,6 +30,7 @@ struct hipsvm_report_meta {
 	uint64_t hook_version;
 	unsigned ndev;			/* devices to list (at least max_dev_seen) */
 	const struct hipsvm_policy *pol;	/* quotas */
+	uint64_t trace_lost;		/* trace events no write took (schema 4) */
 };
 
 /* The whole document, NUL-terminated. Length, or -ENOSPC (buf then holds a

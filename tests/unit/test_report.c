@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_report.c - the "hipsvm-report/3" document (src/shim/report.c, src/shim/stats.c,
+ * test_report.c - the "hipsvm-report/4" document (src/shim/report.c, src/shim/stats.c,
  * docs/report.md): exactly the documented keys, in the documented order.
  */
 #include <criterion/criterion.h>
@@ -18,7 +18,7 @@
 static struct hipsvm_stats st;
 
 static const char golden[] =
-	"{\"schema\":\"hipsvm-report/3\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
+	"{\"schema\":\"hipsvm-report/4\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
 	"\"duration_ns\":7,\"runtime\":\"sim\",\"policy\":\"quota=1:1024\","
 	"\"hook\":{\"path\":\"@hipsvm-sim.42\",\"state\":\"connected\",\"version\":1},"
 	"\"devices\":["
@@ -43,7 +43,7 @@ static const char golden[] =
 	"\"vmm_reserves\":0,\"vmm_maps\":0,\"vmm_frees\":0},"
 	"\"unmaps\":{\"tracked\":4,\"coordinated\":3,\"uncoordinated\":1,\"partial\":0,"
 	"\"live_svm_unmapped\":1,\"live_svm_unmapped_bytes\":4096,\"reentrant_skipped\":1,\"refused\":0,\"freed_after_unmap\":0,\"by_hip\":0},"
-	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1},"
+	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1,\"trace_events_lost\":0},"
 	"\"apis\":{\"hipMallocManaged\":{\"calls\":1,\"bytes\":100},\"hipFree\":{\"calls\":1},"
 	"\"hipMemCreate\":{\"calls\":1,\"bytes\":300}}}\n";
 
