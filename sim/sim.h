@@ -349,6 +349,10 @@ hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
 hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
 				   const void *kernarg, size_t kernarg_size, hipStream_t stream,
 				   const struct sim_launch_dims *dims);
+/* A workgroup's LDS on gfx90a (hipDeviceAttributeMaxSharedMemoryPerBlock). */
+#define SIM_LDS_BYTES 65536
+/* The kernel's group_segment_fixed_size (0 without machine code). */
+uint64_t sim_launch_lds(const void *info);
 /* The launch dims of a <<<grid, block, shmem>>> launch (grid in blocks). */
 struct sim_launch_dims sim_dims_blocks(dim3 grid, dim3 block, size_t shmem);
 /* The registered kernel of a host stub: its name and *info; NULL if none. */

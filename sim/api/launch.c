@@ -288,6 +288,16 @@ hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
 	return sim_launch_enqueue_dims(name, info, args, kernarg, kernarg_size, stream, NULL);
 }
 
+uint64_t sim_launch_lds(const void *info)
+{
+	const struct hipsvm_kernel_info *k = info;
+
+	if (!k || !k->has_code)
+		return 0;
+	return (uint64_t)k->kd[0] | (uint64_t)k->kd[1] << 8 | (uint64_t)k->kd[2] << 16 |
+	       (uint64_t)k->kd[3] << 24;	/* group_segment_fixed_size */
+}
+
 struct sim_launch_dims sim_dims_blocks(dim3 grid, dim3 block, size_t shmem)
 {
 	struct sim_launch_dims d = {
@@ -309,6 +319,13 @@ hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **ar
 	s = sim_stream_get(stream);
 	if (!s)
 		return hipErrorInvalidHandle;
+	/* ROCclr sums the launch's dynamic shared memory and the kernel's
+	 * group_segment_fixed_size and refuses more than the device's LDS
+	 * (65536 on gfx90a, hipDeviceAttributeMaxSharedMemoryPerBlock) when it
+	 * captures the arguments; hipamd 5.2.3 returns that as
+	 * hipErrorOutOfMemory, before anything is queued. */
+	if (dims && sim_launch_lds(info) + dims->shmem > SIM_LDS_BYTES)
+		return hipErrorOutOfMemory;
 	if (dims && sim_isa_enqueue(name, info, args, kernarg, kernarg_size, s, dims))
 		return hipSuccess;
 	sim_launch_notice();

@@ -157,6 +157,11 @@ static void isa_run(struct sim_op *op)
 	if (err == -ISA_E_FAULT) {
 		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", o->dev, o->name);
 		sim_stream_set_error(o->s, hipErrorIllegalAddress);
+	} else if (err == -ISA_E_SCRATCH) {
+		sim_warn("kernel %s not run on GPU %d: %s (private_segment_fixed_size %u bytes per "
+			 "work-item; a wave has at most %llu KiB)", o->name, o->dev, isa_strerror(err),
+			 o->k.scratch, (unsigned long long)(ISA_SCRATCH_WAVE_MAX / 1024));
+		sim_stream_set_error(o->s, hipErrorOutOfMemory);
 	} else if (err) {
 		sim_warn("kernel %s stopped on GPU %d: %s", o->name, o->dev, isa_strerror(err));
 		sim_stream_set_error(o->s, hipErrorLaunchFailure);
