@@ -418,3 +418,17 @@ Test(security, a_setuid_program_ignores_every_hipsvm_variable)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
 	cr_expect_eq(system(cmd), 0);
 }
+
+/* HIPSVM_SIM_SOCKET=@: an autobound abstract name; the simulator reports the
+ * name the kernel chose and the shim's auto hook is served there. */
+Test(security, an_autobound_simulator_socket_is_found_by_auto)
+{
+	const char *argv[] = { prog("pl_target"), "partial", NULL };
+	const char *env[] = { "HIPSVM_SIM_SOCKET=@", NULL };
+
+	run(&R, RT_SIM, true, argv, env);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.report, "\"state\":\"connected\""), "%s\n%s", R.report, R.err);
+	cr_expect(!strstr(R.report, "\"path\":\"@\","), "the name is the one bound: %s", R.report);
+	cr_expect_geq(jnum(R.report, SEC("unmaps"), "coordinated"), 2, "%s", R.report);
+}
