@@ -319,9 +319,10 @@ def main(t):
         t.ok(r.rc == 0 and strict_json(long_name) is not None,
              "run -r NAME of 245 bytes: saved (the temporary name stays short)")
 
-        long_shim = os.path.join(w, "s" * 240 + ".json")
-        r = run(t, ex, env={"HIPSVM_REPORT": long_shim, "LD_PRELOAD": os.environ["HIPSVM_TEST_SHIM"],
-                            "LD_LIBRARY_PATH": os.environ["HIPSVM_TEST_SIMDIR"]})
+        long_shim = os.path.join(w, "s" * 240 + ".json")   # 245 bytes, relative to w
+        r = run(t, ex, env={"HIPSVM_REPORT": os.path.basename(long_shim),
+                            "LD_PRELOAD": os.environ["HIPSVM_TEST_SHIM"],
+                            "LD_LIBRARY_PATH": os.environ["HIPSVM_TEST_SIMDIR"]}, cwd=w)
         t.ok(r.rc == 0 and strict_json(long_shim) is not None and "EIO" not in r.err,
              "HIPSVM_REPORT=NAME of 245 bytes (the shim alone): saved")
 
@@ -335,10 +336,8 @@ def main(t):
                 r = run(t, hipsvm, "run", "-q", "-r", prev, "--", ex, unset=CLEAN)
                 t.ok(r.rc == 1 and "ENOSPC" in r.err and strict_json(prev) == {"previous": True},
                      "run -r on a full filesystem: ENOSPC named, exit 1, the previous report kept")
-                os.unlink(os.path.join(full, "filler"))
-                # room for the start of the trace only
-                with open(os.path.join(full, "filler"), "wb") as f:
-                    f.write(b"x" * (256 * 1024 - 3 * 4096))
+                # still full: every event of the trace is lost
+                fill(full)
                 tr = os.path.join(full, "t.jsonl")
                 r = run(t, hipsvm, "run", "-q", "-t", tr, "--", ex, env={"HIPSVM_SIM_GPUS": "1"},
                           unset=CLEAN)
