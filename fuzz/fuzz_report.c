@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "json.h"
-#include "utf8.h"
+#include "shim/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

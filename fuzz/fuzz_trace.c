@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "utf8.h"
+#include "shim/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

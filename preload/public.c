@@ -11,11 +11,11 @@
 #include "boot.h"
 #include "hipsvm.h"
 #include "hipsvm_config.h"
-#include "options.h"
-#include "outname.h"
-#include "trace.h"
-#include "report.h"
-#include "shim.h"
+#include "shim/options.h"
+#include "shim/outname.h"
+#include "shim/report.h"
+#include "shim/shim.h"
+#include "shim/trace.h"
 #include "table.h"
 
 extern char **environ;

@@ -19,7 +19,7 @@
 #include <getopt.h>
 
 #include "json.h"
-#include "outfile.h"
+#include "shim/outfile.h"
 
 #define EXIT_USAGE 2
 #define EXIT_NOEXEC 126

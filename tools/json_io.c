@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "utf8.h"
+#include "shim/utf8.h"
 
 void json_write_str(FILE *f, const char *s)
 {

@@ -6,8 +6,8 @@
  * followed through a link, truncated, or removed.
  */
 #include "cli.h"
-#include "outfile.h"
-#include "proto.h"
+#include "shim/outfile.h"
+#include "shared/proto.h"
 
 #include <errno.h>
 #include <stdlib.h>

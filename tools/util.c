@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "utf8.h"
+#include "shim/utf8.h"
 
 void tool_err(const char *fmt, ...)
 {

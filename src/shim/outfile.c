@@ -2,7 +2,7 @@
 /*
  * outfile.c - whole files written safely (outfile.h).
  */
-#include "outfile.h"
+#include "shim/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

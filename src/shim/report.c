@@ -4,14 +4,14 @@
  * set is a contract with tools/ (`hipsvm report`): add nothing, rename
  * nothing without bumping the schema.
  */
-#include "report.h"
+#include "shim/report.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "api.h"
-#include "outfile.h"
-#include "trace.h"
+#include "shim/api.h"
+#include "shim/outfile.h"
+#include "shim/trace.h"
 
 #define G(x) hipsvm_stats_get(&(x))
 

@@ -2,7 +2,7 @@
 /*
  * trace.c - the bounded JSON writer and trace lines (trace.h).
  */
-#include "trace.h"
+#include "shim/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "outfile.h"
-#include "utf8.h"
+#include "shared/fmt.h"
+#include "shim/outfile.h"
+#include "shim/utf8.h"
 
 static void put_c(struct hipsvm_jw *w, char c)
 {

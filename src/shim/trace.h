@@ -68,7 +68,7 @@ int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, uns
 uint64_t hipsvm_trace_lost(int *first_err);
 void hipsvm_trace_lost_reset(void);
 
-#include "clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
+#include "shim/clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
 
 /* trace_faults.c: asks the hook h for the fault counters (raised, handled,
  * dropped, real) of the GPUs in gpus and writes one "faults" line for each

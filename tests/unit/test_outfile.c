@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "options.h"
-#include "outfile.h"
-#include "proto.h"
-#include "trace.h"
-#include "utf8.h"
+#include "shim/options.h"
+#include "shim/outfile.h"
+#include "shared/proto.h"
+#include "shim/trace.h"
+#include "shim/utf8.h"
 
 static char dir[] = "/tmp/hipsvm-outfile.XXXXXX";
 
