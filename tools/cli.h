@@ -153,8 +153,9 @@ struct tool_out {
 };
 /* The target checked and refused when it is one of inputs (NULL-terminated
  * paths, NULL for none), then its temporary file opened as t->f. 0, or -1
- * after saying why ("cannot write the trace to PATH: ENOSPC (...)"). */
-int tool_out_open(struct tool_out *t, const char *path, const char *const *inputs, const char *what);
+ * after saying why in one line (note, when not NULL, ends it) ("cannot write the trace to PATH: ENOSPC (...)"). */
+int tool_out_open(struct tool_out *t, const char *path, const char *const *inputs, const char *what,
+		  const char *note);
 /* keep: flush, fsync, rename over the target; 0, or 1 after saying why.
  * !keep: the temporary file removed, the target untouched; 0. */
 int tool_out_close(struct tool_out *t, bool keep);

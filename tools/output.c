@@ -28,7 +28,8 @@ const char *tool_errno(int err, char *buf, size_t cap)
 	return buf;
 }
 
-int tool_out_open(struct tool_out *t, const char *path, const char *const *inputs, const char *what)
+int tool_out_open(struct tool_out *t, const char *path, const char *const *inputs, const char *what,
+		  const char *note)
 {
 	char why[128];
 	unsigned n = 0;
@@ -53,7 +54,8 @@ int tool_out_open(struct tool_out *t, const char *path, const char *const *input
 		}
 	}
 	if (rc) {
-		tool_err("cannot write %s to %s: %s", what, path, tool_errno(rc, why, sizeof(why)));
+		tool_err("cannot write %s to %s: %s%s", what, path, tool_errno(rc, why, sizeof(why)),
+			 note ? note : "");
 		return -1;
 	}
 	return 0;

@@ -105,7 +105,7 @@ int cmd_report(int argc, char **argv)
 	if (out || html) {
 		const char *inputs[] = { file, events, NULL };
 
-		if (tool_out_open(&t, html ? html : out, inputs, "the report")) {
+		if (tool_out_open(&t, html ? html : out, inputs, html ? "the page" : "the report", NULL)) {
 			json_free(r);
 			return 1;
 		}

@@ -483,8 +483,7 @@ int cmd_run(int argc, char **argv)
 	 * cannot take the report is said before anything runs); the target
 	 * itself is replaced only when the whole report is written. */
 	if (x.output) {
-		if (tool_out_open(&text, x.output, NULL, "the text report")) {
-			tool_err("nothing was run");
+		if (tool_out_open(&text, x.output, NULL, "the text report", ": nothing was run")) {
 			free(o.env);
 			return 1;
 		}

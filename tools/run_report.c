@@ -36,7 +36,7 @@ static int copy_file(const char *from, const char *to)
 		tool_err("%s: %s: the report not saved to %s", from, json_slurp_strerror(err), to);
 		return err;
 	}
-	if (tool_out_open(&t, to, inputs, "the report")) {
+	if (tool_out_open(&t, to, inputs, "the report", NULL)) {
 		free(buf);
 		return -EIO;
 	}

@@ -71,7 +71,7 @@ static int convert(const char *events, const char *outpath, const char *report_p
 
 	if (rc)
 		return rc;
-	if (!to_stdout && tool_out_open(&t, outpath, inputs, "the trace"))
+	if (!to_stdout && tool_out_open(&t, outpath, inputs, "the trace", NULL))
 		return 1;
 	rc = trace_convert(events, t.f, report, &st, err, sizeof(err));
 	if (rc) {
