@@ -144,7 +144,7 @@ int trace_convert(const char *events_path, FILE *out, const struct json *report,
 		  struct trace_stats *st, char *err, size_t errcap);
 
 /* output.c: a file of the command's, written as outfile.h writes. */
-#define TOOL_OUT_MAX_INPUTS 4
+#define TOOL_OUT_MAX_INPUTS 64
 struct tool_out {
 	struct hipsvm_outfile o;
 	struct hipsvm_outfile_input in[TOOL_OUT_MAX_INPUTS];

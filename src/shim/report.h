@@ -22,6 +22,12 @@
 struct hipsvm_report_meta {
 	int pid;
 	const char *program;		/* /proc/self/exe */
+	/* Where in a job the process ran (schema 4), "" when not known: so
+	 * that the reports of many ranks can be put side by side. */
+	const char *host;		/* %h */
+	const char *rank;		/* %r, "" when no launcher set one */
+	const char *rocr_visible;	/* ROCR_VISIBLE_DEVICES as the process got it */
+	const char *hip_visible;	/* HIP_VISIBLE_DEVICES */
 	uint64_t duration_ns;		/* since the shim started */
 	const char *runtime;		/* "sim" | "rocm" | "unknown" */
 	const char *policy;		/* the policy text in force */
