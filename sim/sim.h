@@ -25,7 +25,7 @@
 
 #include "checkpoint.h"
 #include "clock.h"
-#include "context.h"
+#include "ctx_model.h"
 #include "sim_options.h"
 #include "proto.h"
 #include "hipsvm_sim.h"
@@ -221,6 +221,9 @@ struct sim_state {
 	struct sim_gpu *gpu[HIPSVM_MAX_GPUS];
 	struct hipsvm_ctxset ctx;
 	bool xnack, retry_cam, apu;
+	/* the devices' target ID, "gfx90a:sramecc+:xnack+": gcnArchName and
+	 * the code object choice (codeobj_target.h) both read it */
+	char target[32];
 	uint64_t ts_start;
 	uint32_t ring_size;
 	pthread_rwlock_t map_lock;
@@ -349,7 +352,7 @@ void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_
 hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
 			      const void *kernarg, size_t kernarg_size, hipStream_t stream);
 /* The same with the launch's sizes: the kernel's code is interpreted
- * (sim/isa/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
+ * (sim/exec/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
  * run it, in which case its buffers are touched as above. */
 hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
 				   const void *kernarg, size_t kernarg_size, hipStream_t stream,

@@ -4,7 +4,7 @@
  */
 #include "cli.h"
 #include "shim/options.h"
-#include "sim/sim_options.h"
+#include "simcore/sim_options.h"
 #include "shim/policy.h"
 
 #include <errno.h>

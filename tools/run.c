@@ -11,7 +11,7 @@
 #include "shim/options.h"
 #include "shim/outname.h"
 #include "shim/policy.h"
-#include "sim/sim_options.h"
+#include "simcore/sim_options.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 
 #include "shim/options.h"
 #include "shim/outname.h"
-#include "sim/sim_options.h"
+#include "simcore/sim_options.h"
 
 /* ---- the parsers ---- */
 
