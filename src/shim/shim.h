@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "shim/api.h"
 #include "shim/shim_vmm.h"
@@ -320,6 +321,47 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 /* A call over tracked memory that the kernel refuses on its arguments alone:
  * it goes to the real function without a set, and is counted as refused. */
 void hipsvm_unmap_refused(struct hipsvm_shim *s);
+
+/* One call of the unmap family as its wrapper describes it (munmap, mremap,
+ * madvise that drops pages, mmap(MAP_FIXED), shmdt): the core decides what
+ * it needs, the wrapper makes the call (preload/unmap_wrap.c).
+ *
+ *   hipsvm_unmap_call_begin: 0, make the real call and nothing more (it
+ *     cannot take tracked memory, or the kernel refuses it on its
+ *     arguments alone: counted, nothing asked of the GPUs); 1, tracked
+ *     memory is in the range and its checkpoints are set: make the real
+ *     call in an HIPSVM_GUARDED() scope, then hipsvm_unmap_call_end with
+ *     its result, which drains, clears and takes from the registry what
+ *     the call took. */
+struct hipsvm_vm_limits;
+struct hipsvm_unmap_call {
+	enum hipsvm_unmap_op op;	/* MUNMAP, MREMAP, MADVISE, MMAP_FIXED, SHMDT */
+	bool takes;		/* the call may take memory (madvise: drops pages;
+				 * mmap: MAP_FIXED); false: passes through */
+	void *addr;		/* the range it may take (shmdt: the wrapper reads
+				 * the segment's extent when the core asks) */
+	size_t len;
+	/* the call's other arguments */
+	int prot, flags, fd, advice;
+	off_t off;
+	size_t new_size;	/* mremap */
+	void *new_addr;		/* mremap with MREMAP_FIXED */
+};
+/* Does shmdt's call need the segment's extent (the shim tracks anything)? */
+bool hipsvm_unmap_call_needs_extent(struct hipsvm_shim *s);
+/* u: the range's ticket, t: the one of what MREMAP_FIXED replaces at the
+ * new address (both the core's from begin to end). */
+int hipsvm_unmap_call_begin(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c,
+			    struct hipsvm_unmap *u, struct hipsvm_unmap *t,
+			    const struct hipsvm_vm_limits *limits);
+/* r: the real call's result, an int (munmap, madvise, shmdt) or a pointer
+ * (mmap, mremap) as a long. errno unchanged. */
+void hipsvm_unmap_call_end(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c,
+			   struct hipsvm_unmap *u, struct hipsvm_unmap *t, long r);
+/* A call while this thread is already inside the shim, made straight as
+ * the system call: counted when it takes tracked memory (the registry keeps
+ * the stale entry until the free). Async-signal-safe. */
+void hipsvm_unmap_call_reentered(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c);
 
 /* An unmap of tracked memory that re-entered the shim (see unmap_wrap.c):
  * counted as reentrant_skipped. Async-signal-safe. */
