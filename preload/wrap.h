@@ -62,15 +62,24 @@
 /* The shim for a wrapper, or NULL: pass through. */
 static inline struct hipsvm_shim *enter(void)
 {
+	struct hipsvm_shim *s;
+
 	if (hipsvm_tls.in_hip || hipsvm_tls.guard)
 		return NULL;
-	return hipsvm_boot();
+	s = hipsvm_ready();
+	return __builtin_expect(s != NULL, 1) ? s : hipsvm_boot();
 }
 
 /* begin, with the current device asked here when the core needs it. */
 static inline enum hipsvm_verdict alloc_begin(struct hipsvm_shim *s, struct hipsvm_call *c)
 {
-	enum hipsvm_verdict v = hipsvm_alloc_begin(s, c);
+	enum hipsvm_verdict v;
+
+	/* the common policies decide nothing before the call (as the core's
+	 * begin would answer, without the call) */
+	if (__builtin_expect(!s->policy.quota_mask && !s->policy.managed_local, 1))
+		return HIPSVM_GO;
+	v = hipsvm_alloc_begin(s, c);
 
 	if (v == HIPSVM_NEED_DEVICE) {
 		int (*get)(int *) = REAL(hipGetDevice, int (*)(int *));

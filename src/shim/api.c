@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /* The rows of HIPSVM_API_ROWS (api.h), each at its own index. */
-static const struct hipsvm_api_row api_table[HIPSVM_API_COUNT] = {
+const struct hipsvm_api_row hipsvm_api_table[HIPSVM_API_COUNT] = {
 #define HIPSVM_API_ROW(id, name_, rule_, kind_, remembers)			\
 	[HIPSVM_API_##id] = { .api = HIPSVM_API_##id, .name = name_,		\
 			      .rule = HIPSVM_RULE_##rule_, .kind = HIPSVM_KIND_##kind_, \
@@ -15,16 +15,3 @@ static const struct hipsvm_api_row api_table[HIPSVM_API_COUNT] = {
 	HIPSVM_API_ROWS(HIPSVM_API_ROW)
 #undef HIPSVM_API_ROW
 };
-
-const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api)
-{
-	if ((unsigned)api >= HIPSVM_API_COUNT)
-		return NULL;
-	return &api_table[api];
-}
-
-bool hipsvm_kind_is_svm(enum hipsvm_kind k)
-{
-	return k == HIPSVM_KIND_MANAGED || k == HIPSVM_KIND_HOST ||
-	       k == HIPSVM_KIND_REGISTERED || k == HIPSVM_KIND_SIGNAL;
-}

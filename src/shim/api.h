@@ -11,6 +11,7 @@
 #define HIPSVM_API_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define HIPSVM_CTX_HOST (-1)	/* context id of host_context; >= 0: primary of device N */
 
@@ -89,7 +90,18 @@ struct hipsvm_api_row {
 	enum hipsvm_kind kind;		/* for allocating calls */
 	bool remembers_device;		/* hipMallocManaged remembers the current device */
 };
-const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api);
-bool hipsvm_kind_is_svm(enum hipsvm_kind k);
+extern const struct hipsvm_api_row hipsvm_api_table[HIPSVM_API_COUNT];
+
+/* The row of api; NULL for an api out of range. Inline: every allocation
+ * and free asks. */
+static inline const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api)
+{
+	return (unsigned)api < HIPSVM_API_COUNT ? &hipsvm_api_table[api] : NULL;
+}
+static inline bool hipsvm_kind_is_svm(enum hipsvm_kind k)
+{
+	return k == HIPSVM_KIND_MANAGED || k == HIPSVM_KIND_HOST ||
+	       k == HIPSVM_KIND_REGISTERED || k == HIPSVM_KIND_SIGNAL;
+}
 
 #endif

@@ -119,9 +119,22 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid);
 struct hipsvm_tls;
 
 /* The device count, asked of the runtime once (HIP wrappers only). */
-int hipsvm_shim_ndev(struct hipsvm_shim *s);
-/* Resolves HIPSVM_HOOK once per process (HIP wrappers only). */
-void hipsvm_shim_hook_resolve(struct hipsvm_shim *s);
+int hipsvm_shim_ndev_ask(struct hipsvm_shim *s);
+static inline int hipsvm_shim_ndev(struct hipsvm_shim *s)
+{
+	int n = __atomic_load_n(&s->ndev, __ATOMIC_ACQUIRE);
+
+	return __builtin_expect(n > 0, 1) ? n : hipsvm_shim_ndev_ask(s);
+}
+/* Resolves HIPSVM_HOOK once per process (HIP wrappers only): every
+ * allocation comes by here, and once resolved that is one load. */
+void hipsvm_shim_hook_resolve_now(struct hipsvm_shim *s);
+static inline void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
+{
+	if (__builtin_expect(__atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) ==
+			     HIPSVM_HOOK_UNRESOLVED, 0))
+		hipsvm_shim_hook_resolve_now(s);
+}
 /* This thread's connection to the hook, opened on first use; NULL when there
  * is no hook or it cannot be reached. */
 struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s);
@@ -129,16 +142,32 @@ struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s);
 void hipsvm_shim_conn_check(struct hipsvm_tls *t, int fd_before);
 /* The device-allocation table, made on first use (HIP wrappers only); NULL
  * when it could not be made or is being made by another thread. */
-struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s);
+struct hipsvm_devmap *hipsvm_shim_devmap_make(struct hipsvm_shim *s);
+static inline struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
+{
+	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
+
+	return __builtin_expect(dm != NULL, 1) ? dm : hipsvm_shim_devmap_make(s);
+}
 /* GPUs of a context: every known GPU for host_context. */
 uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx);
 /* bytes of the piece a leave the live counts of its context and device: a
- * free (freed) or an unmap that took them; the quota charge its route made
+ * free by api (counted as that API's call) or an unmap that took them (api
+ * -1); the quota charge its route made
  * (device memory, managed memory kept local) goes back with them. The one
  * place for both, from the HIP wrappers and from the unmap path alike
  * (async-signal-safe). */
-void hipsvm_shim_release(struct hipsvm_shim *s, const struct hipsvm_alloc *a, uint64_t bytes,
-			 bool freed);
+static inline void hipsvm_shim_release(struct hipsvm_shim *s, const struct hipsvm_alloc *a,
+				       uint64_t bytes, int api)
+{
+	if (api >= 0)
+		hipsvm_stats_free_call(&s->stats, a->ctx, a->device, bytes, (unsigned)api);
+	else
+		hipsvm_stats_release(&s->stats, a->ctx, a->device, bytes, false);
+	if (s->policy.quota_mask && a->ctx >= 0 &&
+	    (a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL))
+		hipsvm_quota_uncharge(&s->quota, a->ctx, bytes);
+}
 
 /* The seam between a HIP wrapper and the core, one shape for every call:
  * the wrapper asks (begin), makes the real call itself, then tells the core

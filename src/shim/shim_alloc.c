@@ -116,8 +116,7 @@ static void record(struct hipsvm_shim *s, const struct hipsvm_call *c, enum hips
 	if (err && s->notify)
 		s->notify(HIPSVM_EV_REGISTRY, err);
 recorded:
-	hipsvm_stats_alloc(&s->stats, rt->ctx, dev, size, rt->tag);
-	hipsvm_stats_api(&s->stats, c->api, size);
+	hipsvm_stats_alloc_call(&s->stats, rt->ctx, dev, size, rt->tag, c->api);
 	if (s->trace_fd >= 0) {
 		const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
 		struct hipsvm_tfield f[] = {
@@ -134,6 +133,13 @@ recorded:
 	}
 }
 
+/* A policy that routes nothing (the default): no quota, nothing kept local,
+ * nothing mapped everywhere, no oversubscription. */
+static bool plain(const struct hipsvm_policy *p)
+{
+	return !p->quota_mask && !p->managed_local && !p->map_all && !p->oversubscribe;
+}
+
 static void uncharge(struct hipsvm_shim *s, struct hipsvm_call *c, uint64_t bytes)
 {
 	if (c->charged)
@@ -145,6 +151,9 @@ enum hipsvm_verdict hipsvm_alloc_begin(struct hipsvm_shim *s, struct hipsvm_call
 {
 	int dev;
 
+	/* the common policies decide nothing before the call: one test */
+	if (__builtin_expect(!s->policy.quota_mask && !s->policy.managed_local, 1))
+		return HIPSVM_GO;
 	if (c->decided || !hipsvm_api_row(c->api) ||
 	    !hipsvm_route_needs_device_first(&s->policy, c->api))
 		return HIPSVM_GO;
@@ -225,8 +234,16 @@ enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *
 	}
 	if (dev < 0)
 		dev = call_device(s, c);
-	if (!c->decided && hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &c->rt))
+	if (c->decided) {
+	} else if (__builtin_expect(plain(&s->policy) && dev >= 0 && dev < HIPSVM_POLICY_MAX_DEV &&
+				    row->rule != HIPSVM_RULE_BY_POINTER, 1)) {
+		/* what hipsvm_route_decide answers under a policy that routes
+		 * nothing: the context HIP uses, as HIP */
+		memset(&c->rt, 0, sizeof(c->rt));
+		c->rt.ctx = row->rule == HIPSVM_RULE_HOST ? HIPSVM_CTX_HOST : dev;
+	} else if (hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &c->rt)) {
 		return HIPSVM_DONE;
+	}
 	ndev = hipsvm_shim_ndev(s);
 	hipsvm_shim_hook_resolve(s);
 	if (c->rt.advise_preferred && dev >= 0)
@@ -312,8 +329,7 @@ void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
 			hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_UNKNOWN_POINTER_FREE], 1);
 		return;
 	}
-	hipsvm_shim_release(s, a, f->bytes, true);
-	hipsvm_stats_api(&s->stats, f->api, 0);
+	hipsvm_shim_release(s, a, f->bytes, (int)f->api);
 	if (s->trace_fd >= 0) {
 		char ctxs[24];
 		struct hipsvm_tfield tf[] = {

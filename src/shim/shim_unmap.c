@@ -164,7 +164,7 @@ static void punched(void *arg, const struct hipsvm_alloc *a)
 	struct hipsvm_shim *s = ((void **)arg)[0];
 	uint64_t bytes = a->last - a->start + 1;
 
-	hipsvm_shim_release(s, a, bytes, false);
+	hipsvm_shim_release(s, a, bytes, -1);
 	if (hipsvm_kind_is_svm(a->kind))
 		u->punched_bytes += bytes;
 }

@@ -123,6 +123,11 @@ void hipsvm_stats_mem(const struct hipsvm_stats *s, unsigned index, struct hipsv
 uint64_t hipsvm_stats_route(const struct hipsvm_stats *s, unsigned route);
 /* A recorded allocation (bytes) or free (0) made through api; and the sums. */
 void hipsvm_stats_api(struct hipsvm_stats *s, unsigned api, uint64_t bytes);
+/* An allocation and its API's count in one go (one stripe looked up), and
+ * a free likewise: what every hipMalloc and hipFree touches. */
+void hipsvm_stats_alloc_call(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes,
+			     uint32_t route, unsigned api);
+void hipsvm_stats_free_call(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, unsigned api);
 void hipsvm_stats_api_sum(const struct hipsvm_stats *s, unsigned api, uint64_t *calls,
 			  uint64_t *bytes);
 
