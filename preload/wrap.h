@@ -13,7 +13,8 @@
  * A body has one shape, the seam's (shim.h): ask the core (begin), make the
  * real call, tell the core what happened (end), give back the real call's
  * result with errno as the runtime left it. ALLOC() and FREE() write it for
- * the allocating and the freeing calls.
+ * the allocating and the freeing calls (which also join UCX's memory hooks
+ * once UCX is loaded: ucx.h).
  */
 #ifndef HIPSVM_PRELOAD_WRAP_H
 #define HIPSVM_PRELOAD_WRAP_H
@@ -24,6 +25,7 @@
 #include "hip_abi.h"
 #include "shim/shim.h"
 #include "table.h"
+#include "ucx.h"
 
 #define HIPSVM_UNPAREN(...) __VA_ARGS__
 
@@ -103,6 +105,7 @@ hipError_t hipsvm_wrap_managed(struct hipsvm_shim *s, struct hipsvm_call *c);
 		int e_ = errno;							\
 		hipError_t rc_;							\
 										\
+		hipsvm_ucx_join();						\
 		switch (alloc_begin(s, &(c))) {					\
 		case HIPSVM_REFUSE:						\
 			errno = e_;						\
@@ -129,6 +132,7 @@ hipError_t hipsvm_wrap_managed(struct hipsvm_shim *s, struct hipsvm_call *c);
 		hipError_t rc_;							\
 		int e_;								\
 										\
+		hipsvm_ucx_join();						\
 		hipsvm_free_begin(s, &f_, (api), (void *)(p));			\
 		rc_ = (call);							\
 		e_ = errno;							\
