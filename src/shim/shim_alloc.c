@@ -76,8 +76,10 @@ static int call_device(struct hipsvm_shim *s, const struct hipsvm_call *c)
 	return current_device(s);
 }
 
-static void record(struct hipsvm_shim *s, const struct hipsvm_call *c, enum hipsvm_kind kind,
-		   const struct hipsvm_route *rt, int dev, void *p, size_t size)
+/* (inline: its one caller is end, and every allocation comes by) */
+static inline __attribute__((always_inline)) void record(struct hipsvm_shim *s,
+	const struct hipsvm_call *c, enum hipsvm_kind kind, const struct hipsvm_route *rt, int dev,
+	void *p, size_t size)
 {
 	struct hipsvm_devmap *dm;
 	struct hipsvm_alloc a;

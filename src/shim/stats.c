@@ -66,32 +66,30 @@ static struct hipsvm_dev_stats *dev_of(struct hipsvm_stats *s, int dev)
 /* 1 + this thread's stripe; 0 until its first update. Threads take the
  * stripes in turn; past HIPSVM_STATS_STRIPES threads share them (every
  * update is atomic, so sharing costs speed, not counts). */
-static __thread unsigned tl_stripe __attribute__((tls_model("initial-exec")));
+__thread unsigned hipsvm_stats_tl_stripe __attribute__((tls_model("initial-exec")));
 static unsigned next_stripe;
+
+unsigned hipsvm_stats_stripe_take(void)
+{
+	unsigned k = __atomic_fetch_add(&next_stripe, 1, __ATOMIC_RELAXED) % HIPSVM_STATS_STRIPES + 1;
+
+	hipsvm_stats_tl_stripe = k;
+	return k;
+}
 
 static struct hipsvm_stats_stripe *my_stripe(struct hipsvm_stats *s)
 {
-	unsigned k = tl_stripe;
-
-	if (!k) {
-		k = __atomic_fetch_add(&next_stripe, 1, __ATOMIC_RELAXED) % HIPSVM_STATS_STRIPES + 1;
-		tl_stripe = k;
-	}
-	return &s->stripe[k - 1];
+	return hipsvm_stats_my_stripe(s);
 }
 
 static int ctx_index(int ctx)
 {
-	if (ctx == HIPSVM_CTX_HOST)
-		return HIPSVM_STATS_MEM_HOST;
-	if (ctx < 0 || ctx >= HIPSVM_STATS_MAX_DEV)
-		return -1;
-	return HIPSVM_STATS_MEM_CTX(ctx);
+	return hipsvm_stats_ctx_index(ctx);
 }
 
 static int dev_index(int dev)
 {
-	return dev < 0 || dev >= HIPSVM_STATS_MAX_DEV ? -1 : HIPSVM_STATS_MEM_DEV(dev);
+	return hipsvm_stats_dev_index(dev);
 }
 
 /* delta bytes (signed) on counter i of this thread's stripe. Past a batch
@@ -141,11 +139,7 @@ static void alloc_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int
 
 static void api_in(struct hipsvm_stats_stripe *st, unsigned api, uint64_t bytes)
 {
-	if (api >= HIPSVM_API_COUNT)
-		return;
-	hipsvm_stats_add(&st->api[api].calls, 1);
-	if (bytes)
-		hipsvm_stats_add(&st->api[api].bytes, bytes);
+	hipsvm_stats_api_in(st, api, bytes);
 }
 
 void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, uint32_t route)
@@ -161,74 +155,22 @@ void hipsvm_stats_release(struct hipsvm_stats *s, int ctx, int dev, uint64_t byt
 	mem_change_in(s, st, dev_index(dev), -(int64_t)bytes, false, freed);
 }
 
-/* mem_change_in for the two cases every allocation and free takes, with
- * the batch's hand-over left to it: the same counts, fewer instructions. */
-static inline void mem_up(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
-			  uint64_t bytes)
+void hipsvm_stats_mem_slow(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
+			   int64_t delta, bool alloc, bool freed)
 {
-	struct hipsvm_mem_part *m = &st->mem[i];
-	int64_t d, total;
-
-	d = (int64_t)__atomic_add_fetch(&m->live, bytes, __ATOMIC_RELAXED);
-	if (__builtin_expect(d >= (int64_t)HIPSVM_STATS_BATCH || d <= -(int64_t)HIPSVM_STATS_BATCH ||
-			     (int64_t)bytes < 0, 0)) {
-		__atomic_sub_fetch(&m->live, bytes, __ATOMIC_RELAXED);
-		mem_change_in(s, st, i, (int64_t)bytes, true, false);
-		return;
-	}
-	hipsvm_stats_add(&m->allocations, 1);
-	total = (int64_t)__atomic_load_n(&m->base, __ATOMIC_RELAXED) + d;
-	if (total > (int64_t)__atomic_load_n(&m->peak, __ATOMIC_RELAXED))
-		raise_max(&m->peak, (uint64_t)total);
+	mem_change_in(s, st, i, delta, alloc, freed);
 }
 
-static inline void mem_down(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
-			    uint64_t bytes)
+void hipsvm_stats_raise_peak(uint64_t *peak, uint64_t v)
 {
-	struct hipsvm_mem_part *m = &st->mem[i];
-	int64_t d;
-
-	d = (int64_t)__atomic_sub_fetch(&m->live, bytes, __ATOMIC_RELAXED);
-	if (__builtin_expect(d >= (int64_t)HIPSVM_STATS_BATCH || d <= -(int64_t)HIPSVM_STATS_BATCH ||
-			     (int64_t)bytes < 0, 0)) {
-		__atomic_add_fetch(&m->live, bytes, __ATOMIC_RELAXED);
-		mem_change_in(s, st, i, -(int64_t)bytes, false, true);
-		return;
-	}
-	hipsvm_stats_add(&m->frees, 1);
+	raise_max(peak, v);
 }
 
-void hipsvm_stats_alloc_call(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes,
-			     uint32_t route, unsigned api)
+void hipsvm_stats_seen_slow(struct hipsvm_stats *s, int ctx, int dev)
 {
-	struct hipsvm_stats_stripe *st = my_stripe(s);
-	int ci = ctx_index(ctx), di = dev_index(dev);
-
-	if (ci >= 0)
-		mem_up(s, st, ci, bytes);
-	if (di >= 0)
-		mem_up(s, st, di, bytes);
-	if (route < HIPSVM_ROUTE_COUNT)
-		hipsvm_stats_add(&st->route[route], 1);
-	if ((uint64_t)dev + 1 > __atomic_load_n(&s->max_dev_seen, __ATOMIC_RELAXED) ||
-	    (uint64_t)ctx + 1 > __atomic_load_n(&s->max_dev_seen, __ATOMIC_RELAXED)) {
-		seen_dev(s, dev);
-		if (ctx >= 0)
-			seen_dev(s, ctx);
-	}
-	api_in(st, api, bytes);
-}
-
-void hipsvm_stats_free_call(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, unsigned api)
-{
-	struct hipsvm_stats_stripe *st = my_stripe(s);
-	int ci = ctx_index(ctx), di = dev_index(dev);
-
-	if (ci >= 0)
-		mem_down(s, st, ci, bytes);
-	if (di >= 0)
-		mem_down(s, st, di, bytes);
-	api_in(st, api, 0);
+	seen_dev(s, dev);
+	if (ctx >= 0)
+		seen_dev(s, ctx);
 }
 
 void hipsvm_stats_mem(const struct hipsvm_stats *s, unsigned i, struct hipsvm_mem_view *out)
