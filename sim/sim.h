@@ -76,6 +76,7 @@ enum sim_role {
 	SIM_ROLE_IPC,		/* opened from an IPC handle: hipIpcCloseMemHandle frees it */
 	SIM_ROLE_ARRAY,		/* an array's storage: owner = the array */
 	SIM_ROLE_SYMBOL,	/* a device variable's storage */
+	SIM_ROLE_CODE,		/* a loaded code object (loader.c): owner = its record */
 };
 
 struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
@@ -311,7 +312,7 @@ hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t 
 bool sim_range_mapped(uintptr_t lo, uintptr_t hi);
 
 /* ---- symbol.c: __hipRegisterVar's variables ---- */
-void sim_symbol_register(const void *host_var, const char *name, size_t size);
+void sim_symbol_register(void **fatbin, const void *host_var, const char *name, size_t size);
 
 /* Does dev have a stream (its null stream included)? ROCm's "active". */
 int sim_device_active(int dev);
@@ -341,6 +342,25 @@ void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_
  * is the kernel's struct hipsvm_kernel_info (NULL: none); the arguments come
  * from args (one pointer per argument) or, when args is NULL, from a packed
  * kernarg buffer. hipErrorInvalidHandle for a bad stream. Not recorded. */
+/* ---- loader.c: code objects in GPU memory, per device ---- */
+struct hipsvm_codeobj;
+struct hipsvm_kernel_info;
+void sim_loader_reset(void);
+/* A code object whose kernels and variables are to live in GPU memory
+ * (loaded per device at first use); remove unloads it everywhere. */
+void sim_loader_add(const struct hipsvm_codeobj *co);
+void sim_loader_remove(const struct hipsvm_codeobj *co);
+/* The kernel as loaded on dev (code in the image, code_vaddr its address
+ * there); the file's copy when its code object cannot be loaded. */
+const struct hipsvm_kernel_info *sim_loader_kernel(const struct hipsvm_kernel_info *info, int dev);
+/* A variable of co in its image on dev: 0, or -ENOENT (no such variable,
+ * or no image), -ENOMEM, -ENOTSUP (relocations the loader lacks). */
+int sim_loader_symbol(const struct hipsvm_codeobj *co, const char *name, int dev, void **addr,
+		      size_t *size);
+/* launch.c: the code object of a registered fat binary (NULL: none for the
+ * device), chosen at first use. */
+const struct hipsvm_codeobj *sim_fatbin_codeobj(void **handle);
+
 hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
 			      const void *kernarg, size_t kernarg_size, hipStream_t stream);
 /* The same with the launch's sizes: the kernel's code is interpreted

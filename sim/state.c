@@ -166,6 +166,7 @@ static void do_init(void)
 	sim_peer_reset();
 	sim_events_reset();
 	sim_launch_reset();
+	sim_loader_reset();
 	sim_pools_reset();
 	sim_hook_reset();
 	if (sim_gpus_init() != 0) {

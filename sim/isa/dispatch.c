@@ -65,13 +65,13 @@ int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t
 		char name[48];
 
 		if (isa_decode(code + pc, k->code_size - pc, &in) || !isa_supported(&in) ||
-		    /* calls leave the kernel's code: not followed */
-		    (in.fmt == F_SOP1 && (in.op == 0x1c || in.op == 0x1d || in.op == 0x1e))) {
+		    /* calls leave the kernel's code: not followed (s_getpc_b64
+		     * alone reaches the loaded image's data, loader.c) */
+		    (in.fmt == F_SOP1 && (in.op == 0x1d || in.op == 0x1e))) {
 			if (why && in.fmt == F_SOPP && (in.op == 0x10 || in.op == 0x11)) {
 				snprintf(why, whylen, "s_sendmsg at +0x%zx: a hostcall such as printf", pc);
-			} else if (why && in.fmt == F_SOP1 && in.op >= 0x1c && in.op <= 0x1e) {
-				snprintf(why, whylen, "%s at +0x%zx: a call, or the address of a device "
-					 "variable", in.op == 0x1c ? "s_getpc_b64" : in.op == 0x1d ?
+			} else if (why && in.fmt == F_SOP1 && (in.op == 0x1d || in.op == 0x1e)) {
+				snprintf(why, whylen, "%s at +0x%zx: a call", in.op == 0x1d ?
 					 "s_setpc_b64" : "s_swappc_b64", pc);
 			} else if (why) {
 				if (in.fmt)
