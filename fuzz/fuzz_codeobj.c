@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_codeobj.c - the simulator's code-object reader (sim/codeobj.c):
+ * fuzz_codeobj.c - the simulator's code-object reader (sim/codeobj/codeobj.c):
  * clang offload bundle -> ELF -> NT_AMDGPU_METADATA (MessagePack) -> kernel
  * arguments. The simulated runtime runs it on whatever a program registers.
  *
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

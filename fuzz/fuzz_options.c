@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_options.c - the option tables' parsers (src/shim/options.c), on the
- * shim's table and the simulator's (src/sim/sim_options.c).
+ * shim's table and the simulator's (src/simcore/sim_options.c).
  *
  * The shim reads the environment of every process it is preloaded into, before
  * libc is ready, so a hostile or merely odd environment must not crash it.

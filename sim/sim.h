@@ -25,7 +25,7 @@
 
 #include "checkpoint.h"
 #include "clock.h"
-#include "context.h"
+#include "ctx_model.h"
 #include "sim_options.h"
 #include "proto.h"
 #include "hipsvm_sim.h"
@@ -364,7 +364,7 @@ const struct hipsvm_codeobj *sim_fatbin_codeobj(void **handle);
 hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
 			      const void *kernarg, size_t kernarg_size, hipStream_t stream);
 /* The same with the launch's sizes: the kernel's code is interpreted
- * (sim/isa/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
+ * (sim/exec/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
  * run it, in which case its buffers are touched as above. */
 hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
 				   const void *kernarg, size_t kernarg_size, hipStream_t stream,

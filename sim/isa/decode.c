@@ -8,10 +8,14 @@
  * instruction). SDWA (source 249) and DPP (250), MIMG, MTBUF and EXP are
  * not decoded: hipcc does not emit them at -O3 for the kernels we run, and
  * a kernel that has one falls back to the buffer-touch model.
+ *
+ * Then the instruction is bound to its row of the opcode table (ops.def):
+ * the handler that runs it, chosen here once, and the float modifiers
+ * turned into per-source masks (isa.h), so that no handler tests them per
+ * lane.
  */
 #include "isa.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static uint32_t word(const uint8_t *p)
@@ -61,7 +65,7 @@ static int sext(uint32_t v, unsigned bits)
 	return (int32_t)(v << (32 - bits)) >> (32 - bits);
 }
 
-int isa_decode(const uint8_t *code, size_t len, struct isa_insn *in)
+static int fields(const uint8_t *code, size_t len, struct isa_insn *in)
 {
 	uint32_t a, b = 0;
 
@@ -218,8 +222,8 @@ int isa_decode(const uint8_t *code, size_t len, struct isa_insn *in)
 		in->op = 0x140 + ((a >> 9) & 0xff);
 		in->dst = 256 + ((a >> 17) & 0xff);
 		in->src[0] = a & 0x1ff;
-		if (in->op == 0x142)	/* v_readfirstlane_b32: an SGPR result */
-			in->dst -= 256;
+		if (isa_ops[isa_row(F_VOP3, in->op)].flags & O_SGPR_DST)
+			in->dst -= 256;	/* v_readfirstlane_b32 */
 		return lits(in, 1, code, len);
 	}
 	if (a >> 25 == 0x3E) {	/* VOPC */
@@ -239,8 +243,8 @@ int isa_decode(const uint8_t *code, size_t len, struct isa_insn *in)
 		in->src[0] = a & 0x1ff;
 		in->src[1] = 256 + ((a >> 9) & 0xff);
 		in->sdst = ISA_VCC_LO;
-		/* v_madmk/madak, fmamk/fmaak carry a literal constant */
-		if (op == 0x17 || op == 0x18 || op == 0x24 || op == 0x25) {
+		/* v_madmk/madak carry a literal constant */
+		if (isa_ops[isa_row(F_VOP3, in->op)].flags & O_LIT) {
 			if (len < 8)
 				return -ISA_E_DECODE;
 			in->lit = b;
@@ -251,26 +255,47 @@ int isa_decode(const uint8_t *code, size_t len, struct isa_insn *in)
 	return -ISA_E_DECODE;
 }
 
-bool isa_supported(const struct isa_insn *in)
+/* The row, the handler and the source masks (isa.h). */
+static int bind(struct isa_insn *in)
 {
-	switch (in->fmt) {
-	case F_SOP1: case F_SOP2: case F_SOPK: case F_SOPC: case F_SOPP: case F_SMEM:
-		return isa_salu_has(in);
-	case F_VOP1: case F_VOP2: case F_VOPC: case F_VOP3: case F_VOP3P:
-		return isa_valu_has(in);
-	case F_DS: case F_FLAT: case F_MUBUF:
-		return isa_vmem_has(in);
+	bool vop = in->fmt == F_VOP1 || in->fmt == F_VOP2 || in->fmt == F_VOPC || in->fmt == F_VOP3;
+	const struct isa_opdef *o;
+
+	in->row = (uint16_t)isa_row(vop ? F_VOP3 : in->fmt, in->op);
+	if (!in->row)
+		return -ISA_E_DECODE;
+	o = &isa_ops[in->row];
+	in->fn = o->flags & O_HOSTCALL ? NULL : o->fn;
+	for (unsigned i = 0; i < 3; i++) {
+		in->sand[i] = ~0u;
+		in->sxor[i] = 0;
 	}
-	return false;
+	if (!vop)
+		return 0;
+	/* VOP3b: bits 8..14 are sdst, not abs/op_sel (VOPC's VOP3 form is VOP3a) */
+	if (in->fmt == F_VOP3 && (o->flags & O_SDST) && in->op >= 0x100)
+		in->abs = in->opsel = 0;
+	if (((o->flags & O_NO_CLAMP) && in->clamp) ||
+	    ((o->flags & O_NO_OPSEL) && in->fmt == F_VOP3 && in->opsel))
+		in->fn = NULL;
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned t = ISA_STYPE(o->types, i);
+		uint32_t sign = t == OT_h ? 0x8000u : 0x80000000u;
+
+		if (t != OT_f && t != OT_d && t != OT_h)
+			continue;
+		if (in->abs >> i & 1)
+			in->sand[i] = ~sign;
+		if (in->neg >> i & 1)
+			in->sxor[i] = sign;
+	}
+	in->mods = in->abs || in->neg || in->omod || in->clamp;
+	return 0;
 }
 
-void isa_describe(const struct isa_insn *in, char *buf, size_t len)
+int isa_decode(const uint8_t *code, size_t len, struct isa_insn *in)
 {
-	static const char *const names[] = {
-		"?", "SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "SMEM", "VOP2", "VOP1", "VOPC",
-		"VOP3", "VOP3P", "DS", "FLAT", "MUBUF",
-	};
-	unsigned f = in->fmt < sizeof(names) / sizeof(names[0]) ? in->fmt : 0;
+	int err = fields(code, len, in);
 
-	snprintf(buf, len, "%s opcode 0x%x", names[f], in->op);
+	return err ? err : bind(in);
 }

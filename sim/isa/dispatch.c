@@ -58,27 +58,27 @@ int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t
 		return -ISA_E_DECODE;
 	}
 	k->prog = calloc(k->code_size / 4 + 1, sizeof(*k->prog));
-	if (!k->prog)
-		return -ISA_E_DECODE;
+	if (!k->prog) {
+		if (why)
+			snprintf(why, whylen, "out of memory");
+		return -ISA_E_NOMEM;
+	}
 	for (pc = 0; pc < k->code_size;) {
 		struct isa_insn in;
 		char name[48];
+		int err = isa_decode(code + pc, k->code_size - pc, &in);
+		unsigned flags = err ? 0 : isa_ops[in.row].flags;
 
-		if (isa_decode(code + pc, k->code_size - pc, &in) || !isa_supported(&in) ||
-		    /* calls leave the kernel's code: not followed (s_getpc_b64
-		     * alone reaches the loaded image's data, loader.c) */
-		    (in.fmt == F_SOP1 && (in.op == 0x1d || in.op == 0x1e))) {
-			if (why && in.fmt == F_SOPP && (in.op == 0x10 || in.op == 0x11)) {
-				snprintf(why, whylen, "s_sendmsg at +0x%zx: a hostcall such as printf", pc);
-			} else if (why && in.fmt == F_SOP1 && (in.op == 0x1d || in.op == 0x1e)) {
-				snprintf(why, whylen, "%s at +0x%zx: a call", in.op == 0x1d ?
-					 "s_setpc_b64" : "s_swappc_b64", pc);
-			} else if (why) {
+		/* calls leave the kernel's code: not followed */
+		if (err || !isa_supported(&in) || (flags & (O_CALL | O_HOSTCALL))) {
+			if (why) {
 				if (in.fmt)
 					isa_describe(&in, name, sizeof(name));
 				else
 					snprintf(name, sizeof(name), "word 0x%08x", rd32le(code + pc));
-				snprintf(why, whylen, "%s at +0x%zx", name, pc);
+				snprintf(why, whylen, "%s at +0x%zx%s", name, pc,
+					 flags & O_HOSTCALL ? ": a hostcall such as printf" :
+					 flags & O_CALL ? ": a call" : "");
 			}
 			isa_kernel_release(k);
 			return -ISA_E_DECODE;
@@ -308,14 +308,14 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		d->ngroups *= (d->grid[i] + d->block[i] - 1) / d->block[i];
 	}
 	if (waves > 16)
-		return -ISA_E_DECODE;
+		return -ISA_E_LIMIT;
 	if (nthreads > ISA_MAX_THREADS)
 		nthreads = ISA_MAX_THREADS;
 	if (nthreads > d->ngroups)
 		nthreads = (unsigned)d->ngroups;
 	wk = calloc(nthreads, sizeof(*wk));
 	if (!wk)
-		return -ISA_E_ABORT;
+		return -ISA_E_NOMEM;
 	for (i = 0; i < nthreads; i++) {
 		wk[i].d = d;
 		/* C11's aligned_alloc wants a multiple of the alignment */
@@ -323,7 +323,7 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		wk[i].lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
 		wk[i].scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
 		if (!wk[i].waves || !wk[i].lds || (k->scratch && !wk[i].scratch)) {
-			d->err = -ISA_E_ABORT;
+			d->err = -ISA_E_NOMEM;
 			goto out;
 		}
 	}

@@ -46,7 +46,8 @@ struct isa_kernel {
 	unsigned nvgpr;			/* architectural VGPRs the kernel uses */
 };
 
-/* 0, or -ISA_E_DECODE with why filled ("VOP3 opcode 0x1e4 at +0x40"). */
+/* 0, or -ISA_E_DECODE (-ISA_E_NOMEM) with why filled ("v_pk_fma_f32 at
+ * +0x40"; "s_swappc_b64 at +0x80: a call, ..."). */
 int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
 		       size_t code_size, uint64_t code_vaddr, char *why, size_t whylen);
 void isa_kernel_release(struct isa_kernel *k);

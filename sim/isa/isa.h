@@ -4,10 +4,18 @@
  * instruction semantics, and the memory interface the semantics use.
  *
  * Layers (each file one idea):
- *   decode.c   instruction words -> struct isa_insn (no state, no memory)
+ *   ops.def    the opcode table: every opcode's row (format, opcode,
+ *              mnemonic, operand types, flags, handler)
+ *   ops.c      the table as data: the decoder's index, names, counts
+ *   decode.c   instruction words -> struct isa_insn (no state, no memory),
+ *              the handler picked here, once
+ *   step.c     one instruction of one wave: the decoded handler, run
+ *   operand.c  operand access: scalar sources and destinations, inline
+ *              constants (operand.h: the vector sources and masked writes)
  *   salu.c     scalar ALU, SMEM, branches and program control
- *   valu.c     vector ALU dispatch, comparisons, lane moves, VOP3P
+ *   valu.c     vector comparisons, lane moves, VOP3P
  *   valu_ops.c vector ALU operations with 32- and 64-bit results
+ *   valu_wave.c element-wise vector operations as whole-wave loops
  *   vmem.c     FLAT/GLOBAL, MUBUF (scratch), DS (LDS)
  *   dispatch.c kernel descriptor, dispatch packet, workgroups on threads
  *   guard.c    the simulator's memory backend: fault path + guarded copies
@@ -15,7 +23,8 @@
  *
  * Contract: isa_step runs one instruction of one wave; it never blocks
  * except inside the memory backend (a GPU page fault waits for its
- * handler). Errors are negative ISA_E_* values; nothing here logs. A wave
+ * handler). Errors are negative ISA_E_* values, everywhere (the memory
+ * interface's callbacks too); nothing here logs. A wave
  * belongs to one thread at a time (its workgroup's); LDS is shared by the
  * waves of a workgroup, which run cooperatively on one thread, so LDS needs
  * no locking. Global memory is reached only through struct isa_mem.
@@ -47,30 +56,89 @@
 
 enum isa_err {
 	ISA_OK = 0,
-	ISA_E_DECODE = 1,	/* an instruction the decoder or semantics lack */
+	ISA_E_DECODE = 1,	/* an encoding the table lacks, or an operand form it refuses */
 	ISA_E_FAULT = 2,	/* a real GPU memory fault: hipErrorIllegalAddress */
 	ISA_E_PC = 3,		/* the program counter left the kernel's code */
 	ISA_E_ABORT = 4,	/* stopped from outside (another wave faulted) */
+	ISA_E_LIMIT = 5,	/* beyond what the interpreter sizes (waves per workgroup) */
+	ISA_E_NOMEM = 6,	/* an allocation failed */
 };
+
+/* A sentence for -ISA_E_* (or "unknown error"). */
+const char *isa_strerror(int err);
 
 enum isa_fmt {
 	F_SOP2 = 1, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
 	F_VOP2, F_VOP1, F_VOPC, F_VOP3, F_VOP3P, F_DS, F_FLAT, F_MUBUF,
+	F_COUNT
 };
+
+/* Operand types of a table row (ops.def's T(), ISA_T here): 4 bits each for the
+ * destination and up to three sources. */
+enum isa_otype { OT__, OT_b, OT_B, OT_f, OT_d, OT_h };
+#define ISA_T(d, a, b, c) ((uint16_t)(OT_##d | OT_##a << 4 | OT_##b << 8 | OT_##c << 12))
+#define ISA_DTYPE(t) ((t) & 15u)
+#define ISA_STYPE(t, i) ((t) >> (4 * ((i) + 1)) & 15u)
+
+/* Row flags (ops.def). */
+enum isa_oflag {
+	O_SDST = 1 << 0,	/* writes a lane mask: VCC, or VOP3b's sdst */
+	O_CMPX = 1 << 1,	/* ... and EXEC */
+	O_LIT = 1 << 2,		/* a VOP2 whose encoding carries a literal */
+	O_SGPR_DST = 1 << 3,	/* a VOP1 with an SGPR result */
+	O_NO_CLAMP = 1 << 4,	/* refused with clamp */
+	O_NO_OPSEL = 1 << 5,	/* refused with op_sel */
+	O_CALL = 1 << 6,	/* leaves the kernel's code: refused at prepare */
+	O_HOSTCALL = 1 << 7,	/* a message to the host: refused at prepare */
+};
+
+struct isa_wave;
+struct isa_env;
+struct isa_insn;
+
+/* One instruction on a whole wave: every lane of EXEC in one call. The
+ * program counter has already moved past the instruction (a branch sets
+ * it); 0 or -ISA_E_*. */
+typedef int isa_handler(struct isa_wave *w, const struct isa_env *env,
+			const struct isa_insn *in);
+
+/* A row of the opcode table. */
+struct isa_opdef {
+	uint8_t fmt;		/* F_SOP1.., F_VOP3 for the VOP space */
+	uint16_t op;
+	uint16_t types;		/* ISA_T() */
+	uint16_t flags;		/* O_* */
+	const char *name;	/* the mnemonic (FLAT's with flat_) */
+	isa_handler *fn;	/* NULL: known, not run */
+};
+
+/* ops.c: the table (row 0 is none), and the row of (format, opcode) in
+ * the table's numbering (VOP1/VOP2/VOPC in the VOP3 space), or 0. */
+extern const struct isa_opdef isa_ops[];
+extern const unsigned isa_nops;
+unsigned isa_row(unsigned fmt, unsigned op);
 
 /* One decoded instruction. VOP1/VOP2/VOPC are kept in their VOP3 opcode
  * space (VOPC n, VOP2 0x100+n, VOP1 0x140+n) so that each operation has
  * one semantic whatever its encoding. Operands use the hardware's 9-bit
- * source numbers (VGPR n is 256+n; 255 is the literal). */
+ * source numbers (VGPR n is 256+n; 255 is the literal). The decoder looks
+ * up the row and resolves the float source modifiers into masks: a float
+ * source's 32 bits (an f64's high dword, an f16's low half) are read as
+ * (v & sand[i]) ^ sxor[i]; `mods` says whether any modifier or output
+ * modifier is on, so a handler chooses its loop once per instruction. */
 struct isa_insn {
 	uint8_t fmt;
 	uint8_t words;		/* 1..3 dwords, literal included */
 	uint16_t op;
+	uint16_t row;		/* isa_ops[row]; 0: not in the table */
 	uint16_t dst;		/* SGPR number, or 256+VGPR for vector results */
 	uint16_t sdst;		/* VOP3b / VOPC's carry or mask destination */
 	uint16_t src[3];
 	uint32_t lit;
 	uint8_t abs, neg, omod, clamp, opsel, opsel_hi;
+	bool mods;		/* a float source or output modifier is on */
+	uint32_t sand[3], sxor[3];
+	isa_handler *fn;	/* what runs it; NULL: not supported */
 	/* memory fields */
 	int32_t offset;		/* SMEM/FLAT/MUBUF offset, DS offset0, SOPP/SOPK simm16 */
 	uint8_t offset1;	/* DS offset1 */
@@ -80,7 +148,7 @@ struct isa_insn {
 };
 
 /* One page-walking, guarded view of GPU memory (guard.c for the
- * simulator; a plain one for the tests). Each returns 0 or ISA_E_FAULT. */
+ * simulator; a plain one for the tests). Each returns 0 or -ISA_E_FAULT. */
 struct isa_mem {
 	/* n accesses of size bytes at addr[i]: reads fill buf (n*size
 	 * bytes, in order), writes take it. */
@@ -97,6 +165,9 @@ enum isa_atomic {
 	ISA_AT_SMAX, ISA_AT_UMAX, ISA_AT_AND, ISA_AT_OR, ISA_AT_XOR, ISA_AT_INC, ISA_AT_DEC,
 	ISA_AT_FADD32, ISA_AT_FADD64,
 };
+
+/* atomic.c: the new value an ISA_AT_* (not CMPSWAP) makes of old with src */
+uint64_t isa_atomic_rmw(int op, unsigned size, uint64_t old, uint64_t src);
 
 /* What a wave sees of its dispatch. */
 struct isa_env {
@@ -136,31 +207,34 @@ static inline uint64_t isa_vcc(const struct isa_wave *w)
 	return (uint64_t)w->s[ISA_VCC_LO] | (uint64_t)w->s[ISA_VCC_LO + 1] << 32;
 }
 
-/* decode.c: the instruction at code[0..len); ISA_E_DECODE for an encoding
- * it does not know (or a truncated one). */
+/* decode.c: the instruction at code[0..len): 0 when its encoding parses
+ * and its (format, opcode) has a row (in->fn NULL when the row is not run,
+ * or refuses the operand form); -ISA_E_DECODE otherwise, with in->fmt and
+ * in->op kept where the format was recognised. */
 int isa_decode(const uint8_t *code, size_t len, struct isa_insn *out);
 /* Is this decoded instruction one the semantics implement? */
 bool isa_supported(const struct isa_insn *in);
-/* Its mnemonic-like name for messages ("VOP3 0x1e4"). */
+/* Its mnemonic for messages ("v_pk_fma_f32"; "VOP3 opcode 0x1e4" for
+ * one the table lacks). */
 void isa_describe(const struct isa_insn *in, char *buf, size_t len);
 
-/* Runs one instruction: ISA_OK (pc advanced or branched), or an error. */
+/* step.c: runs one instruction: ISA_OK (pc advanced or branched), or an
+ * error (pc left at the instruction). isa_exec_insn runs a decoded one
+ * at the wave's pc. */
 int isa_step(struct isa_wave *w, const struct isa_env *env);
+int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
 
-/* Per-format semantics (salu.c, valu.c, vmem.c); 0 or ISA_E_*. */
-int isa_salu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
-int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
-int isa_vmem(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
-bool isa_salu_has(const struct isa_insn *in);
-bool isa_valu_has(const struct isa_insn *in);
-bool isa_vmem_has(const struct isa_insn *in);
-
-/* Scalar operand access shared by the files: a 32/64-bit source (inline
- * constants as the operand size wants them; 64-bit float constants are
- * doubles when f64 is set). */
+/* operand.c: scalar operand access: a 32/64-bit source (inline constants
+ * as the operand size wants them; 64-bit float constants are doubles when
+ * f64 is set), and SGPR writes (out of range: dropped). */
 uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in, unsigned src);
 uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64);
 void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v);
 void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v);
+
+/* The handlers (named in ops.def), declared from the table. */
+#define ROW(fmt, op, name, ty, fl, h) isa_handler isa_h_##h;
+#include "ops.def"
+#undef ROW
 
 #endif

@@ -13,75 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-/* Inline constants of the 9-bit source encoding, as 32-bit values. */
-static const uint32_t fconst32[] = {
-	0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000,
-	0x40800000, 0xc0800000, 0x3e22f983,
-};
-static const uint64_t fconst64[] = {
-	0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull,
-	0xbff0000000000000ull, 0x4000000000000000ull, 0xc000000000000000ull,
-	0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull,
-};
-
-uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in, unsigned src)
-{
-	if (src < ISA_NSGPR)
-		return w->s[src];
-	if (src == 128)
-		return 0;
-	if (src <= 192)
-		return src - 128;
-	if (src <= 208)
-		return (uint32_t)(192 - (int)src);
-	if (src >= 240 && src <= 248)
-		return fconst32[src - 240];
-	switch (src) {
-	case 235: case 236: return ISA_SHARED_HI;	/* src_shared_base / limit */
-	case 237: case 238: return ISA_PRIVATE_HI;	/* src_private_base / limit */
-	case 251: return isa_vcc(w) == 0;
-	case 252: return isa_exec(w) == 0;
-	case 253: return w->scc;
-	case 255: return in->lit;
-	}
-	return 0;
-}
-
-uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64)
-{
-	if (src < ISA_NSGPR - 1)
-		return (uint64_t)w->s[src] | (uint64_t)w->s[src + 1] << 32;
-	if (src >= 129 && src <= 208)
-		return (uint64_t)(int64_t)(int32_t)isa_sreg32(w, in, src);
-	if (src >= 240 && src <= 248)
-		return f64 ? fconst64[src - 240] : fconst32[src - 240];
-	if (src == 255)
-		return f64 ? (uint64_t)in->lit << 32 : in->lit;
-	if (src == 235 || src == 237)	/* apertures: a 64-bit base */
-		return (uint64_t)isa_sreg32(w, in, src) << 32;
-	return isa_sreg32(w, in, src);
-}
-
-void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v)
-{
-	if (dst < ISA_NSGPR)
-		w->s[dst] = v;
-}
-
-void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v)
-{
-	if (dst < ISA_NSGPR - 1) {
-		w->s[dst] = (uint32_t)v;
-		w->s[dst + 1] = (uint32_t)(v >> 32);
-	}
-}
-
 static void set_exec(struct isa_wave *w, uint64_t v)
 {
 	isa_swrite64(w, ISA_EXEC_LO, v);
 }
 
-static int sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+int isa_h_sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint32_t a = isa_sreg32(w, in, in->src[0]);
 	uint64_t a64 = isa_sreg64(w, in, in->src[0], false), ex = isa_exec(w), r;
@@ -108,7 +45,7 @@ static int sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	case 0x12: isa_swrite32(w, in->dst, a ? (uint32_t)__builtin_clz(a) : ~0u); break;	/* s_flbit_i32_b32 */
 	case 0x16: isa_swrite32(w, in->dst, (uint32_t)(int32_t)(int8_t)a); break;
 	case 0x17: isa_swrite32(w, in->dst, (uint32_t)(int32_t)(int16_t)a); break;
-	case 0x1c: isa_swrite64(w, in->dst, env->code_vaddr + w->pc + 4); break;	/* s_getpc_b64 */
+	case 0x1c: isa_swrite64(w, in->dst, env->code_vaddr + w->pc); break;	/* s_getpc_b64 */
 	case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0x27:
 	case 0x33: case 0x34: {						/* s_*_saveexec_b64 */
 		switch (in->op) {
@@ -142,7 +79,7 @@ static int sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	return 0;
 }
 
-static int sop2(struct isa_wave *w, const struct isa_insn *in)
+int isa_h_sop2(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint32_t a = isa_sreg32(w, in, in->src[0]), b = isa_sreg32(w, in, in->src[1]), r;
 	uint64_t a64, b64, r64;
@@ -271,7 +208,7 @@ static int sop2(struct isa_wave *w, const struct isa_insn *in)
 	return 0;
 }
 
-static int sopc(struct isa_wave *w, const struct isa_insn *in)
+int isa_h_sopc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint32_t a = isa_sreg32(w, in, in->src[0]), b = isa_sreg32(w, in, in->src[1]);
 	int32_t sa = (int32_t)a, sb = (int32_t)b;
@@ -304,7 +241,7 @@ static int sopc(struct isa_wave *w, const struct isa_insn *in)
 	return 0;
 }
 
-static int sopk(struct isa_wave *w, const struct isa_insn *in)
+int isa_h_sopk(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint32_t k = (uint32_t)in->offset, d = in->dst < ISA_NSGPR ? w->s[in->dst] : 0;
 	int32_t sd = (int32_t)d, sk = in->offset;
@@ -351,43 +288,86 @@ static int sopk(struct isa_wave *w, const struct isa_insn *in)
 	return 0;
 }
 
-static int sopp(struct isa_wave *w, const struct isa_insn *in)
+/* SOPP. The program counter is already past the instruction: a branch
+ * target is relative to it. */
+int isa_h_nop(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	int64_t target = (int64_t)w->pc + 4 + 4 * (int64_t)in->offset;
+	(void)w;
+	(void)env;
+	(void)in;
+	return 0;
+}
+
+int isa_h_none(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	(void)w;
+	(void)env;
+	(void)in;
+	return -ISA_E_DECODE;	/* never bound (decode.c): a row that is known, not run */
+}
+
+int isa_h_endpgm(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	(void)env;
+	w->state = W_DONE;
+	w->pc -= 4u * in->words;	/* an ended wave stays on its s_endpgm */
+	return 0;
+}
+
+int isa_h_barrier(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	(void)env;
+	(void)in;
+	w->state = W_BARRIER;
+	return 0;
+}
+
+/* s_sleep: a wave that waits for another lets the workgroup's others run */
+int isa_h_sleep(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	(void)env;
+	(void)in;
+	w->yield = true;
+	return 0;
+}
+
+int isa_h_branch(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	int64_t target = (int64_t)w->pc + 4 * (int64_t)in->offset;
 	bool take;
 
+	(void)env;
 	switch (in->op) {
-	case 0x0e:	/* s_sleep: a wave that waits for another */
-		w->yield = true;
-		w->pc += 4;
-		return 0;
-	case 0x00: case 0x0c: case 0x0f: case 0x13: case 0x14: case 0x15: case 0x16:
-		/* s_nop, s_waitcnt, s_setprio, s_icache_inv, perf levels, ttrace */
-		w->pc += 4;
-		return 0;
-	case 0x01: w->state = W_DONE; return 0;				/* s_endpgm */
-	case 0x0a: w->state = W_BARRIER; w->pc += 4; return 0;		/* s_barrier */
 	case 0x02: take = true; break;
 	case 0x04: take = !w->scc; break;
 	case 0x05: take = w->scc; break;
 	case 0x06: take = isa_vcc(w) == 0; break;
 	case 0x07: take = isa_vcc(w) != 0; break;
 	case 0x08: take = isa_exec(w) == 0; break;
-	case 0x09: take = isa_exec(w) != 0; break;
-	default:
-		return -ISA_E_DECODE;
+	default: take = isa_exec(w) != 0; break;
 	}
-	if (!take) {
-		w->pc += 4;
+	if (!take)
 		return 0;
-	}
 	if (target < 0)
 		return -ISA_E_PC;
 	w->pc = (uint64_t)target;
 	return 0;
 }
 
-static int smem(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+/* s_setpc_b64 / s_swappc_b64: jumps within the code object */
+int isa_h_setpc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	uint64_t t = isa_sreg64(w, in, in->src[0], false);
+
+	if (in->op == 0x1e)
+		isa_swrite64(w, in->dst, env->code_vaddr + w->pc);
+	if (t < env->code_vaddr)
+		return -ISA_E_PC;
+	w->pc = t - env->code_vaddr;
+	return 0;
+}
+
+int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint64_t base = isa_sreg64(w, in, in->addr, false) & 0xffffffffffffull, addr[16];
 	unsigned n;
@@ -421,105 +401,4 @@ static int smem(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	for (unsigned i = 0; i < n; i++)
 		isa_swrite32(w, in->dst + i, buf[i]);
 	return 0;
-}
-
-bool isa_salu_has(const struct isa_insn *in)
-{
-	/* Run the semantics on a scratch wave: unknown opcodes answer
-	 * ISA_E_DECODE before touching anything that matters. */
-	static const unsigned sop1_ops[] = { 0, 1, 2, 3, 4, 5, 8, 0xc, 0xd, 0x10, 0x11, 0x12,
-		0x16, 0x17, 0x1c, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x30, 0x33, 0x34 };
-	unsigned i;
-
-	switch (in->fmt) {
-	case F_SOP1:
-		for (i = 0; i < sizeof(sop1_ops) / sizeof(sop1_ops[0]); i++)
-			if (sop1_ops[i] == in->op)
-				return true;
-		return false;
-	case F_SOP2:
-		return in->op <= 0x34 && in->op != 0x23 && in->op != 0x29 && in->op != 0x2b;
-	case F_SOPC:
-		return in->op <= 0x0d || in->op == 0x12 || in->op == 0x13;
-	case F_SOPK:
-		return in->op <= 0x0f || in->op == 0x11;
-	case F_SOPP:
-		/* not s_sendmsg: on gfx9 a kernel sends messages to the host
-		 * only for hostcalls (printf), which are not simulated */
-		return in->op <= 0x16 && in->op != 0x03 && in->op != 0x0b && in->op != 0x0d &&
-		       in->op != 0x10 && in->op != 0x11 && in->op != 0x12;
-	case F_SMEM:
-		return in->op <= 4 || (in->op >= 0x20 && in->op <= 0x25);
-	}
-	return false;
-}
-
-int isa_salu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
-{
-	int err;
-
-	switch (in->fmt) {
-	case F_SOPP:
-		return sopp(w, in);
-	case F_SOP1:
-		err = sop1(w, env, in);
-		break;
-	case F_SOP2:
-		err = sop2(w, in);
-		break;
-	case F_SOPC:
-		err = sopc(w, in);
-		break;
-	case F_SOPK:
-		err = sopk(w, in);
-		break;
-	case F_SMEM:
-		err = smem(w, env, in);
-		break;
-	default:
-		return -ISA_E_DECODE;
-	}
-	if (!err)
-		w->pc += 4u * in->words;
-	return err;
-}
-
-int isa_step(struct isa_wave *w, const struct isa_env *env)
-{
-	struct isa_insn tmp;
-	const struct isa_insn *in;
-
-	if (w->pc >= env->code_size || w->pc % 4)
-		return -ISA_E_PC;
-	if (env->prog) {
-		in = &env->prog[w->pc / 4];
-		if (!in->fmt)
-			return -ISA_E_DECODE;
-	} else {
-		if (isa_decode(env->code + w->pc, env->code_size - w->pc, &tmp))
-			return -ISA_E_DECODE;
-		in = &tmp;
-	}
-	w->insns++;
-	switch (in->fmt) {
-	case F_SOP1:
-		/* s_setpc_b64 / s_swappc_b64 jump within the code object */
-		if (in->op == 0x1d || in->op == 0x1e) {
-			uint64_t t = isa_sreg64(w, in, in->src[0], false);
-
-			if (in->op == 0x1e)
-				isa_swrite64(w, in->dst, env->code_vaddr + w->pc + 4);
-			if (t < env->code_vaddr)
-				return -ISA_E_PC;
-			w->pc = t - env->code_vaddr;
-			return 0;
-		}
-		/* fall through */
-	case F_SOP2: case F_SOPK: case F_SOPC: case F_SOPP: case F_SMEM:
-		return isa_salu(w, env, in);
-	case F_VOP1: case F_VOP2: case F_VOPC: case F_VOP3: case F_VOP3P:
-		return isa_valu(w, env, in);
-	default:
-		return isa_vmem(w, env, in);
-	}
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * valu.c - vector ALU instructions, in the VOP3 opcode space (isa.h).
+ * valu.c - vector comparisons, lane moves and VOP3P, in the VOP3 opcode
+ * space (isa.h); the conventions of every vector ALU handler.
  *
  * Each instruction reads its sources for all 64 lanes first, then computes
  * the active lanes (EXEC) and writes them: a VGPR that is both source and
@@ -15,7 +16,7 @@
  * v_div_fixup returns the IEEE quotient of its operands: see
  * docs/simulator.md for what that changes.
  */
-#include "valu.h"
+#include "operand.h"
 
 static bool fcmp(unsigned c, double a, double b)
 {
@@ -76,13 +77,14 @@ static bool fclass(double x, bool is_snan, uint32_t mask)
 	return mask >> bit & 1;
 }
 
-static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	unsigned op = in->op, dst = in->fmt == F_VOPC ? ISA_VCC_LO : in->dst;
-	bool cmpx = (op >= 0x50 && op < 0x60) || (op >= 0x70 && op < 0x80) || (op >= 0xb0 && op < 0xc0) ||
-		    (op >= 0xd0 && op < 0xe0) || (op >= 0xf0) || op == 0x11 || op == 0x13;
-	uint64_t r = 0;
+	bool cmpx = isa_ops[in->row].flags & O_CMPX;
+	uint64_t r = 0, ex = isa_exec(w);
+	struct srcs sb, *s = &sb;
 
+	(void)env;
 	if (op == 0x10 || op == 0x11) {			/* v_cmp(x)_class_f32 */
 		read32(w, in, 0, s->a[0]);
 		read32(w, in, 1, s->a[1]);
@@ -161,16 +163,13 @@ static int vopc(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, u
 	return 0;
 }
 
-static bool vopc_has(unsigned op)
-{
-	return (op >= 0x10 && op <= 0x13) || (op >= 0x40 && op < 0x80) || (op >= 0xa0 && op <= 0xff);
-}
-
 /* Lane moves: readfirstlane, readlane, writelane. */
-static int lanes_op(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
+int isa_h_lanes(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	unsigned src = in->src[0];
+	uint64_t ex = isa_exec(w);
 
+	(void)env;
 	if (in->op == 0x142 || in->op == 0x289) {
 		unsigned lane = 0;
 		uint32_t v;
@@ -192,29 +191,33 @@ static int lanes_op(struct isa_wave *w, const struct isa_insn *in, uint64_t ex)
 /* VOP3P: the packed f32 operations of gfx90a and v_pk_mov_b32. Each half of
  * a 64-bit operand pair is chosen by op_sel (low result) and op_sel_hi
  * (high result). */
-static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+/* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
+int isa_h_accvgpr(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	uint64_t r[ISA_LANES];
+	unsigned d = in->dst - 256;
+	uint64_t ex = isa_exec(w);
+	uint32_t buf[ISA_LANES];
 
-	if (in->op == 0x58 || in->op == 0x59) {
-		/* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
-		unsigned d = in->dst - 256;
+	(void)env;
+	if (in->op == 0x58) {
+		unsigned a = in->src[0] >= 256 ? in->src[0] - 256u : 0;
 
-		if (in->op == 0x58) {
-			unsigned a = in->src[0] >= 256 ? in->src[0] - 256u : 0;
+		LANES(ex) w->v[d][l] = w->acc[a][l];
+	} else {
+		const uint32_t *v = src32(w, in, 0, buf);
 
-			LANES(ex) w->v[d][l] = w->acc[a][l];
-		} else {
-			const uint32_t *v = src32(w, in, 0, s->a[0]);
-
-			LANES(ex) w->acc[d][l] = v[l];
-		}
-		return 0;
+		LANES(ex) w->acc[d][l] = v[l];
 	}
-	if (in->op < 0x30 || in->op > 0x33)
-		return -ISA_E_DECODE;
-	unsigned nsrc = in->op == 0x30 ? 3 : 2;
+	return 0;
+}
 
+int isa_h_vop3p(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	uint64_t r[ISA_LANES], ex = isa_exec(w);
+	unsigned nsrc = in->op == 0x30 ? 3 : 2;
+	struct srcs sb, *s = &sb;
+
+	(void)env;
 	for (unsigned i = 0; i < nsrc; i++)
 		read64(w, in, i, false, s->q[i]);
 	LANES(ex) {
@@ -248,46 +251,11 @@ static int vop3p(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, 
 	return 0;
 }
 
-bool isa_valu_has(const struct isa_insn *in)
+/* v_nop */
+int isa_h_vnop(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	unsigned op = in->op;
-
-	if (in->fmt == F_VOP3P)
-		return (op >= 0x30 && op <= 0x33) || op == 0x58 || op == 0x59;
-	if (op < 0x100)
-		return vopc_has(op);
-	return op == 0x140 || op == 0x142 || op == 0x289 || op == 0x28a ||
-	       isa_valu_op32_has(op, in->clamp, in->fmt == F_VOP3 ? in->opsel : 0) ||
-	       isa_valu_op64_has(op);
-}
-
-int isa_valu(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
-{
-	struct srcs s;
-	uint64_t ex = isa_exec(w);
-	int err;
-
+	(void)w;
 	(void)env;
-	if (in->fmt == F_VOP3P)
-		err = vop3p(w, in, &s, ex);
-	else if (in->op < 0x100)
-		err = vopc(w, in, &s, ex);
-	else if (in->op == 0x140)	/* v_nop */
-		err = 0;
-	else if (in->op == 0x142 || in->op == 0x289 || in->op == 0x28a)
-		err = lanes_op(w, in, ex);
-	else if (isa_valu_op64_has(in->op))
-		err = isa_valu_op64(w, in, &s, ex);
-	else {
-		/* VOP1 reads one source, VOP2 two; VOP3 as its opcode range says */
-		unsigned n = in->fmt == F_VOP1 || (in->op >= 0x140 && in->op < 0x1c0) ? 1 :
-			     in->fmt == F_VOP2 || in->op < 0x140 ? 2 : 3;
-
-		for (unsigned i = 0; i < 3; i++)
-			s.p[i] = i < n ? src32(w, in, i, s.a[i]) : s.a[i];
-		err = isa_valu_op32(w, in, &s, ex);
-	}
-	if (!err)
-		w->pc += 4u * in->words;
-	return err;
+	(void)in;
+	return 0;
 }

@@ -4,7 +4,7 @@
  * the VOP3 opcode space (isa.h); see valu.c for the conventions and
  * docs/simulator.md for where the float results differ from the hardware.
  */
-#include "valu.h"
+#include "operand.h"
 
 /* Half precision (IEEE binary16) by hand (not every compiler has _Float16
  * on x86): a sum, difference or product of two halves is exact in float,
@@ -97,11 +97,13 @@ static double trig_preop(double x, uint32_t seg)
 }
 
 /* Operations with a 64-bit result (a VGPR pair). */
-int isa_valu_op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+int isa_h_valu64(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
+	struct srcs sb, *s = &sb;
 	uint64_t *r = s->q[2];
-	uint64_t carry = 0;
+	uint64_t carry = 0, ex = isa_exec(w);
 
+	(void)env;
 	switch (in->op) {
 	case 0x104: /* v_fmac_f64 */
 		read64(w, in, 0, true, s->q[0]);
@@ -226,18 +228,6 @@ int isa_valu_op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s,
 	return 0;
 }
 
-bool isa_valu_op64_has(unsigned op)
-{
-	switch (op) {
-	case 0x104: case 0x144: case 0x150: case 0x156: case 0x157: case 0x158: case 0x159:
-	case 0x15a: case 0x165: case 0x166: case 0x168: case 0x171: case 0x172: case 0x1cc:
-	case 0x1e3: case 0x1df: case 0x1e1: case 0x1e8: case 0x1e9: case 0x280: case 0x281:
-	case 0x282: case 0x283: case 0x284: case 0x28f: case 0x290: case 0x291: case 0x292:
-		return true;
-	}
-	return false;
-}
-
 static uint32_t cvt_i32(double v)
 {
 	if (v != v)
@@ -272,14 +262,22 @@ static int32_t med3i(int32_t a, int32_t b, int32_t c)
 	return c > mx ? mx : c < mn ? mn : c;
 }
 
-/* Operations with a 32-bit result. The sources are read by the caller
- * (three 32-bit ones) except where noted. */
-int isa_valu_op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex)
+/* Operations with a 32-bit result: the general form, modifiers and all
+ * (valu_wave.c's handlers come here when a modifier is on). VOP1 reads one
+ * source, VOP2 two; VOP3 as its opcode range says; 64-bit sources are
+ * read where noted. */
+int isa_h_valu32(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
-	const uint32_t *A = s->p[0], *B = s->p[1], *C = s->p[2];
+	struct srcs sb, *s = &sb;
+	unsigned op = in->op, n = in->fmt == F_VOP1 || (op >= 0x140 && op < 0x1c0) ? 1 :
+				   in->fmt == F_VOP2 || op < 0x140 ? 2 : 3;
 	uint32_t r[ISA_LANES];
-	uint64_t carry = 0, cin = 0;
-	unsigned op = in->op;
+	uint64_t carry = 0, cin = 0, ex = isa_exec(w);
+
+	(void)env;
+	for (unsigned i = 0; i < 3; i++)
+		s->p[i] = i < n ? src32(w, in, i, s->a[i]) : s->a[i];
+	const uint32_t *A = s->p[0], *B = s->p[1], *C = s->p[2];
 
 	switch (op) {
 	case 0x100: /* v_cndmask_b32: VCC, or an SGPR pair in VOP3 */
@@ -515,25 +513,3 @@ int isa_valu_op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s,
 	write32(w, vdst(in), ex, r);
 	return 0;
 }
-
-bool isa_valu_op32_has(unsigned op, bool in_clamp, unsigned opsel)
-{
-	/* half precision, without op_sel (halves other than the low one) or clamp */
-	if (op == 0x11f || op == 0x120 || op == 0x121 || op == 0x122 || op == 0x12d ||
-	    op == 0x12e || op == 0x14a || op == 0x14b || op == 0x206)
-		return !opsel && !in_clamp;
-	if ((op >= 0x100 && op <= 0x11e && op != 0x104) || op == 0x12a || op == 0x12b ||
-	    op == 0x12c || (op >= 0x134 && op <= 0x136) || op == 0x13b || op == 0x13d)
-		return true;
-	if (op == 0x141 || op == 0x143 || (op >= 0x145 && op <= 0x148) || op == 0x14f ||
-	    (op >= 0x151 && op <= 0x155) || (op >= 0x15b && op <= 0x164) || op == 0x167 ||
-	    (op >= 0x169 && op <= 0x170) || op == 0x173 || op == 0x174)
-		return true;
-	if (op == 0x1c1 || op == 0x1c2 || op == 0x1c3 || (op >= 0x1c8 && op <= 0x1cb) ||
-	    (op >= 0x1ce && op <= 0x1d8) || op == 0x1de || op == 0x1e0 || op == 0x1e2 ||
-	    op == 0x1dc || op == 0x1f3 || ((op == 0x29c || op == 0x29d) && !in_clamp) ||
-	    (op >= 0x1fd && op <= 0x202))
-		return true;
-	return (op >= 0x285 && op <= 0x288) || (op >= 0x28b && op <= 0x28d) || op == 0x293;
-}
-

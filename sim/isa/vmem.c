@@ -5,16 +5,15 @@
  * Global accesses of one instruction go to the memory backend in one call
  * (the active lanes' addresses in lane order), so that the backend can walk
  * each page once and copy in one guarded system call. Atomics go one lane
- * at a time, in lane order, as host atomics. Private memory (scratch) and
+ * at a time, in lane order, as host atomics (flat atomics on LDS or
+ * scratch: plain read-modify-writes, the workgroup's waves being on one
+ * thread). Private memory (scratch) and
  * LDS are the interpreter's own: an access outside them reads 0 and a
  * write is dropped, as the hardware's range checks do.
  */
-#include "isa.h"
+#include "operand.h"
 
 #include <string.h>
-
-#define LANES(ex) \
-	for (uint64_t m_ = (ex), l = 0; m_ && ((l = (unsigned)__builtin_ctzll(m_)), 1); m_ &= m_ - 1)
 
 struct vbuf {
 	uint64_t addr[ISA_LANES];
@@ -33,6 +32,13 @@ static uint8_t *priv(const struct isa_env *env, unsigned lane, uint64_t off, uns
 	if (!env->scratch || off > env->scratch_lane || size > env->scratch_lane - off)
 		return NULL;
 	return env->scratch + (size_t)lane * env->scratch_lane + off;
+}
+
+static uint8_t *lds(const struct isa_env *env, uint32_t a, unsigned size)
+{
+	if (a > env->lds_size || size > env->lds_size - a)
+		return NULL;
+	return env->lds + a;
 }
 
 /* ---- one load or store of every active lane ---- */
@@ -181,14 +187,26 @@ static int atomics(struct isa_wave *w, const struct isa_env *env, const struct i
 		return -ISA_E_DECODE;
 	LANES(ex) {
 		unsigned d = in->data;
-		uint64_t src = size == 8 ? vreg64(w, d, l) : w->v[d][l], cmp = 0, old = 0;
+		uint64_t a = b->addr[l], src = size == 8 ? vreg64(w, d, l) : w->v[d][l], cmp = 0, old = 0;
 
 		if (at == ISA_AT_CMPSWAP)
 			cmp = size == 8 ? vreg64(w, d + 2, l) : w->v[(d + 1) & 0xff][l];
-		if (b->addr[l] >> 32 == ISA_PRIVATE_HI || b->addr[l] >> 32 == ISA_SHARED_HI)
-			return -ISA_E_DECODE;	/* flat atomics on LDS/scratch: not emitted by hipcc -O3 */
-		if (env->mem->atomic(env->mem, b->addr[l], size, at, src, cmp, &old))
+		if (a >> 32 == ISA_PRIVATE_HI || a >> 32 == ISA_SHARED_HI) {
+			/* out of range: reads 0, the write dropped, as for loads and stores */
+			uint8_t *p = a >> 32 == ISA_PRIVATE_HI ? priv(env, (unsigned)l, a & 0xffffffffu, size)
+							       : lds(env, (uint32_t)a, size);
+
+			if (p) {
+				uint64_t nv;
+
+				memcpy(&old, p, size);
+				nv = at == ISA_AT_CMPSWAP ? (old == cmp ? src : old)
+							  : isa_atomic_rmw(at, size, old, src);
+				memcpy(p, &nv, size);
+			}
+		} else if (env->mem->atomic(env->mem, a, size, at, src, cmp, &old)) {
 			return -ISA_E_FAULT;
+		}
 		if (in->glc) {
 			w->v[in->dst][l] = (uint32_t)old;
 			if (size == 8)
@@ -198,7 +216,7 @@ static int atomics(struct isa_wave *w, const struct isa_env *env, const struct i
 	return 0;
 }
 
-static int flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct vbuf b;
 	uint64_t ex = isa_exec(w);
@@ -226,7 +244,7 @@ static int flat(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	return atomics(w, env, in, &b, ex);
 }
 
-static int mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+int isa_h_mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct vbuf b;
 	uint64_t ex = isa_exec(w), base;
@@ -261,13 +279,6 @@ static int mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa
 
 /* ---- LDS ---- */
 
-static uint8_t *lds(const struct isa_env *env, uint32_t a, unsigned size)
-{
-	if (a > env->lds_size || size > env->lds_size - a)
-		return NULL;
-	return env->lds + a;
-}
-
 static uint32_t lds_rmw(unsigned op, uint32_t old, uint32_t v)
 {
 	switch (op & 0x1f) {
@@ -286,7 +297,7 @@ static uint32_t lds_rmw(unsigned op, uint32_t old, uint32_t v)
 	}
 }
 
-static int ds(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+int isa_h_ds(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint64_t ex = isa_exec(w);
 	uint32_t off16 = (uint32_t)in->offset | (uint32_t)in->offset1 << 8;
@@ -417,47 +428,4 @@ static int ds(struct isa_wave *w, const struct isa_env *env, const struct isa_in
 		return 0;
 	}
 	return -ISA_E_DECODE;
-}
-
-bool isa_vmem_has(const struct isa_insn *in)
-{
-	enum kind k;
-	unsigned n, op = in->op;
-	int at;
-
-	switch (in->fmt) {
-	case F_FLAT:
-		return load_shape(op, &k, &n) || store_shape(op, &k, &n) || atomic_op(op, &at, &n);
-	case F_MUBUF:
-		return load_shape(op, &k, &n) || store_shape(op, &k, &n) || op == 0x28 ||
-		       op == 0x29 || op == 0x3e || op == 0x3f;
-	case F_DS:
-		return op <= 0x0b || op == 0x0d || op == 0x0e || op == 0x0f || op == 0x1e || op == 0x1f || (op >= 0x20 && op <= 0x2b) ||
-		       (op >= 0x36 && op <= 0x3c) || op == 0x3e || op == 0x3f || op == 0x4d ||
-		       op == 0x4e || op == 0x4f || (op >= 0x76 && op <= 0x78) || op == 0xde ||
-		       op == 0xdf || op == 0xfe || op == 0xff;
-	}
-	return false;
-}
-
-int isa_vmem(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
-{
-	int err;
-
-	switch (in->fmt) {
-	case F_FLAT:
-		err = flat(w, env, in);
-		break;
-	case F_MUBUF:
-		err = mubuf(w, env, in);
-		break;
-	case F_DS:
-		err = ds(w, env, in);
-		break;
-	default:
-		return -ISA_E_DECODE;
-	}
-	if (!err)
-		w->pc += 4u * in->words;
-	return err;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * options.c - the shim's option table, and the parsers every table shares
- * (the simulated runtime's is src/sim/sim_options.c).
+ * (the simulated runtime's is src/simcore/sim_options.c).
  *
  * Everything here may run while the process is still starting (the shim's
  * first hook can fire from another library's constructor), so no getenv, no

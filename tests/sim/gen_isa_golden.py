@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-# gen_isa_golden.py LLVM_MC CASES OUT: assembles the instructions of every
-# case in CASES (tests/sim/isa_golden.txt) with llvm-mc for gfx90a and writes
-# them, with each case's set-up and expectations, as a C table for
-# tests/sim/isa_golden.c. One llvm-mc run for the whole file.
+# gen_isa_golden.py LLVM_MC CASES GAPS OUT: assembles the instructions of
+# every case in CASES (tests/sim/isa_golden.txt) with llvm-mc for gfx90a and
+# writes them, with each case's set-up and expectations, as a C table for
+# tests/sim/isa_golden.c; GAPS (isa_golden_gaps.txt: the opcode table's rows
+# without a golden case yet, one mnemonic a line) becomes a list of names.
+# One llvm-mc run for the whole file.
 import re
 import subprocess
 import sys
 
-mc, src, out = sys.argv[1:4]
+mc, src, gaps_file, out = sys.argv[1:5]
 cases, cur = [], None
 for n, line in enumerate(open(src), 1):
     line = line.rstrip('\n')
@@ -51,3 +53,8 @@ with open(out, 'w') as f:
             cstr(c['name']), c['line'], cstr(' '.join(c['setup'])), cstr(' '.join(c['expect'])),
             cstr(' | '.join(c['asm'])), k, k, len(c['asm'])))
     f.write('};\n')
+    gaps = [l.strip() for l in open(gaps_file) if l.strip() and not l.startswith('#')]
+    f.write('static const char *const golden_gaps[] = {\n')
+    for name in gaps:
+        f.write('\t%s,\n' % cstr(name))
+    f.write('\t"",\n};\n')

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static int plain_access(struct isa_mem *m, const uint64_t *addr, unsigned n, uns
 	(void)m;
 	for (unsigned i = 0; i < n; i++) {
 		if (addr[i] < MEM_BASE || addr[i] + size > MEM_BASE + MEM_SIZE)
-			return ISA_E_FAULT;
+			return -ISA_E_FAULT;
 		if (write)
 			memcpy(gmem + (addr[i] - MEM_BASE), (uint8_t *)buf + (size_t)i * size, size);
 		else
@@ -41,14 +42,9 @@ static int plain_atomic(struct isa_mem *m, uint64_t addr, unsigned size, int op,
 
 	(void)m;
 	if (addr < MEM_BASE || addr + size > MEM_BASE + MEM_SIZE)
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	memcpy(&v, gmem + (addr - MEM_BASE), size);
-	switch (op) {
-	case ISA_AT_ADD: nv = v + src; break;
-	case ISA_AT_CMPSWAP: nv = v == cmp ? src : v; break;
-	case ISA_AT_SWAP: nv = src; break;
-	default: return ISA_E_FAULT;
-	}
+	nv = op == ISA_AT_CMPSWAP ? (v == cmp ? src : v) : isa_atomic_rmw(op, size, v, src);
 	memcpy(gmem + (addr - MEM_BASE), &nv, size);
 	*old = v;
 	return 0;
@@ -418,66 +414,208 @@ Test(isa_golden, dispatch_sets_up_sgprs_and_v0)
 	cr_expect_neq(isa_kernel_prepare(&k, kd, g->code, g->len, 0x1000, why, sizeof(why)), 0);
 }
 
-/* Every opcode the decoder calls supported has semantics: run each once on a
- * scratch wave (operands in VGPR 0/SGPR 0.. pointing at plain memory) and
- * require anything but "cannot run". */
-Test(isa_golden, every_supported_opcode_runs)
+/* Every row of the opcode table that is run has semantics: each handler
+ * once on a scratch wave (operands in VGPR 0/SGPR 0.. pointing at plain
+ * memory), through the decoded form the table binds, and it must not
+ * answer "cannot run". */
+Test(isa_golden, every_row_runs)
 {
-	static const struct { uint8_t fmt; unsigned max; } fams[] = {
-		{ F_SOP1, 256 }, { F_SOP2, 128 }, { F_SOPC, 128 }, { F_SOPK, 32 }, { F_SOPP, 128 },
-		{ F_SMEM, 256 }, { F_VOP3, 1024 }, { F_VOP3P, 128 }, { F_FLAT, 128 },
-		{ F_MUBUF, 128 }, { F_DS, 256 },
-	};
 	static struct state st;
 	static const uint8_t code[64];
 	unsigned n = 0;
 
-	for (unsigned f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
-		for (unsigned op = 0; op < fams[f].max; op++) {
-			struct isa_insn in;
-			struct isa_env env = {
-				.mem = &plain, .lds = st.lds, .lds_size = sizeof(st.lds),
-				.scratch = st.scratch, .scratch_lane = 64,
-				.code = code, .code_size = sizeof(code),
-			};
-			int err;
+	for (unsigned r = 1; r < isa_nops; r++) {
+		const struct isa_opdef *o = &isa_ops[r];
+		struct isa_insn in;
+		struct isa_env env = {
+			.mem = &plain, .lds = st.lds, .lds_size = sizeof(st.lds),
+			.scratch = st.scratch, .scratch_lane = 64,
+			.code = code, .code_size = sizeof(code),
+		};
+		int err;
 
-			memset(&in, 0, sizeof(in));
-			in.fmt = fams[f].fmt;
-			in.op = (uint16_t)op;
-			in.words = 1;
-			if (!isa_supported(&in))
-				continue;
-			memset(&st, 0, sizeof(st));
-			memset(gmem, 0, sizeof(gmem));
-			isa_swrite64(&st.w, ISA_EXEC_LO, ~0ull);
-			st.w.s[0] = MEM_BASE;	/* SMEM base, FLAT saddr */
-			st.w.s[4] = (uint32_t)ISA_SCRATCH_BASE;	/* a scratch descriptor */
-			st.w.s[5] = (uint32_t)(ISA_SCRATCH_BASE >> 32);
-			for (unsigned l = 0; l < ISA_LANES; l++) {
-				st.w.v[0][l] = 0;
-				st.w.v[2][l] = MEM_BASE + 64 * l;	/* v[2:3]: addresses */
-			}
-			in.src[0] = 256;
-			in.src[1] = 256;
-			in.src[2] = 256;
-			in.dst = in.fmt == F_VOP3P ? 256 + 8 : 8;
-			in.sdst = 10;
-			in.addr = in.fmt == F_FLAT ? 2 : in.fmt == F_SMEM ? 0 : 0;
-			in.data = 4;
-			in.data1 = 5;
-			in.saddr = 0x7f;
-			in.seg = 2;
-			in.srsrc = 4;
-			in.soffset = in.fmt == F_SMEM ? 0xffff : 128;
-			in.offset = 0;
-			if (in.fmt == F_SOP1 && (op == 0x1d || op == 0x1e))
-				continue;	/* jumps: isa_step's, tested by the dispatch */
-			err = isa_step(&st.w, &env);
-			cr_expect_neq(err, -ISA_E_DECODE, "format %u opcode 0x%x is claimed but not run",
-				      fams[f].fmt, op);
-			n++;
+		cr_assert_eq(isa_row(o->fmt, o->op), r, "%s: the index misses its row", o->name);
+		if (o->flags & O_HOSTCALL)
+			continue;
+		cr_assert(o->fn, "%s: no handler", o->name);
+		memset(&in, 0, sizeof(in));
+		in.fmt = o->fmt;
+		in.op = o->op;
+		in.row = (uint16_t)r;
+		in.fn = o->fn;
+		in.words = 1;
+		for (unsigned i = 0; i < 3; i++)
+			in.sand[i] = ~0u;
+		memset(&st, 0, sizeof(st));
+		memset(gmem, 0, sizeof(gmem));
+		isa_swrite64(&st.w, ISA_EXEC_LO, ~0ull);
+		st.w.s[0] = MEM_BASE;	/* SMEM base, FLAT saddr */
+		st.w.s[4] = (uint32_t)ISA_SCRATCH_BASE;	/* a scratch descriptor */
+		st.w.s[5] = (uint32_t)(ISA_SCRATCH_BASE >> 32);
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			st.w.v[0][l] = 0;
+			st.w.v[2][l] = MEM_BASE + 64 * l;	/* v[2:3]: addresses */
 		}
+		in.src[0] = 256;
+		in.src[1] = 256;
+		in.src[2] = 256;
+		in.dst = in.fmt == F_VOP3P ? 256 + 8 : 8;
+		in.sdst = 10;
+		in.addr = in.fmt == F_FLAT ? 2 : 0;
+		in.data = 4;
+		in.data1 = 5;
+		in.saddr = 0x7f;
+		in.seg = 2;
+		in.srsrc = 4;
+		in.soffset = in.fmt == F_SMEM ? 0xffff : 128;
+		err = isa_exec_insn(&st.w, &env, &in);
+		cr_expect(err != -ISA_E_DECODE && err != -ISA_E_FAULT, "%s: error %d (%s)", o->name,
+			  err, isa_strerror(err));
+		n++;
 	}
-	cr_log_info("%u opcodes run", n);
+	cr_log_info("%u rows run", n);
+}
+
+/* The instructions of a golden case, decoded, with the mnemonics llvm-mc
+ * assembled them from. */
+static void each_insn(const struct golden *g, void (*fn)(const struct golden *g,
+							   const struct isa_insn *in, const char *mn, void *arg),
+		      void *arg)
+{
+	char *copy = strdup(g->asm_text), *save = NULL, *line;
+	size_t pc = 0;
+
+	line = strtok_r(copy, "|", &save);
+	while (pc < g->len && line) {
+		struct isa_insn in;
+		char mn[64];
+
+		while (*line == ' ')
+			line++;
+		sscanf(line, "%63s", mn);
+		if (isa_decode(g->code + pc, g->len - pc, &in))
+			break;
+		fn(g, &in, mn, arg);
+		pc += 4u * in.words;
+		line = strtok_r(NULL, "|", &save);
+	}
+	free(copy);
+}
+
+/* The table's mnemonics are llvm-mc's (the encoding suffixes aside). */
+static void check_name(const struct golden *g, const struct isa_insn *in, const char *mn, void *arg)
+{
+	char want[64], got[64];
+	size_t n;
+
+	(void)arg;
+	snprintf(want, sizeof(want), "%s", mn);
+	n = strlen(want);
+	if (n > 4 && (!strcmp(want + n - 4, "_e32") || !strcmp(want + n - 4, "_e64")))
+		want[n - 4] = 0;
+	isa_describe(in, got, sizeof(got));
+	cr_expect_str_eq(got, want, "%s (line %d): decoded as %s", g->name, g->line, got);
+}
+
+Test(isa_golden, mnemonics_are_llvm_mc_s)
+{
+	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
+		each_insn(&golden_cases[i], check_name, NULL);
+}
+
+static void mark_row(const struct golden *g, const struct isa_insn *in, const char *mn, void *arg)
+{
+	(void)g;
+	(void)mn;
+	((bool *)arg)[in->row] = true;
+}
+
+/* Every row has a golden case, except those in isa_golden_gaps.txt; a row
+ * that gains one must leave that list (so the list is exactly the gap). */
+Test(isa_golden, every_row_has_a_golden_case)
+{
+	bool *seen = calloc(isa_nops, sizeof(*seen));
+	unsigned gaps = 0, missing = 0;
+
+	cr_assert(seen);
+	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
+		each_insn(&golden_cases[i], mark_row, seen);
+	for (unsigned r = 1; r < isa_nops; r++) {
+		bool listed = false;
+
+		for (unsigned k = 0; k < sizeof(golden_gaps) / sizeof(golden_gaps[0]); k++)
+			if (!strcmp(golden_gaps[k], isa_ops[r].name))
+				listed = true;
+		if (seen[r])
+			cr_expect(!listed, "%s has a golden case now: take it off isa_golden_gaps.txt",
+				  isa_ops[r].name);
+		else if (!listed)
+			cr_expect_fail("%s has no golden case (and is not in isa_golden_gaps.txt)",
+				       isa_ops[r].name);
+		gaps += !seen[r];
+		missing += !seen[r] && !listed;
+	}
+	for (unsigned k = 0; k < sizeof(golden_gaps) / sizeof(golden_gaps[0]); k++) {
+		bool row = !golden_gaps[k][0];	/* the list's end */
+
+		for (unsigned r = 1; r < isa_nops; r++)
+			row |= !strcmp(golden_gaps[k], isa_ops[r].name);
+		cr_expect(row, "isa_golden_gaps.txt: %s is not a row of ops.def", golden_gaps[k]);
+	}
+	cr_log_info("%u of %u rows without a golden case", gaps, isa_nops - 1);
+	free(seen);
+}
+
+/* docs/simulator.md states the count of what is interpreted, per family:
+ * it must be the table's (rows that run and are not refused at prepare). */
+Test(isa_golden, documented_count_is_the_table_s)
+{
+	static const char *const fams[] = { "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM", "VALU",
+					    "VOP3P", "FLAT/GLOBAL/SCRATCH", "MUBUF", "DS" };
+	static const uint8_t fmts[] = { F_SOP1, F_SOP2, F_SOPC, F_SOPK, F_SOPP, F_SMEM, F_VOP3,
+					F_VOP3P, F_FLAT, F_MUBUF, F_DS };
+	unsigned count[11] = { 0 }, total = 0, cmps = 0;
+	const char *path = getenv("ISA_DOCS");
+	char want[512], *text;
+	size_t len = 0;
+	int o;
+	FILE *f;
+
+	cr_assert(path, "ISA_DOCS (docs/simulator.md) not set");
+	f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	text = calloc(1, 1 << 20);
+	cr_assert(text);
+	len = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	/* line breaks and indentation are the writer's: compare words */
+	for (size_t i = 0, j = 0; i <= len; i++) {
+		char c = i < len ? text[i] : 0;
+
+		if (c == '\n' || c == '\t')
+			c = ' ';
+		if (c == ' ' && j && text[j - 1] == ' ')
+			continue;
+		text[j++] = c;
+	}
+	for (unsigned r = 1; r < isa_nops; r++) {
+		const struct isa_opdef *op = &isa_ops[r];
+
+		if (!op->fn || (op->flags & (O_CALL | O_HOSTCALL)))
+			continue;
+		for (unsigned i = 0; i < 11; i++)
+			count[i] += op->fmt == fmts[i];
+		cmps += op->fmt == F_VOP3 && op->op < 0x100;
+		total++;
+	}
+	o = snprintf(want, sizeof(want), "**What is interpreted**: %u opcodes, counted per encoding "
+		     "family with the VOP1, VOP2 and VOPC forms counted once with their VOP3 form (", total);
+	for (unsigned i = 0; i < 11; i++) {
+		o += snprintf(want + o, sizeof(want) - (size_t)o, "%s%s %u", i ? ", " : "", fams[i], count[i]);
+		if (fmts[i] == F_VOP3)
+			o += snprintf(want + o, sizeof(want) - (size_t)o, ", of which %u are comparisons", cmps);
+	}
+	snprintf(want + o, sizeof(want) - (size_t)o, ").");
+	cr_expect(strstr(text, want), "docs/simulator.md should say:\n%s", want);
+	free(text);
 }

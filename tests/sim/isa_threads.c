@@ -31,7 +31,7 @@ static int access_mem(struct isa_mem *m, const uint64_t *addr, unsigned n, unsig
 		uint8_t *p = gmem + (addr[i] - MEM_BASE), *b = (uint8_t *)buf + (size_t)i * size;
 
 		if (!in_mem(addr[i], size))
-			return ISA_E_FAULT;
+			return -ISA_E_FAULT;
 		/* byte by byte, relaxed atomics: other threads write other slots */
 		for (unsigned k = 0; k < size; k++) {
 			if (write)
@@ -49,7 +49,7 @@ static int atomic_mem(struct isa_mem *m, uint64_t addr, unsigned size, int op, u
 	(void)m;
 	(void)cmp;
 	if (!in_mem(addr, size) || size != 4 || op != ISA_AT_ADD || addr % 4)
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	*old = __atomic_fetch_add((uint32_t *)(void *)(gmem + (addr - MEM_BASE)), (uint32_t)src,
 				  __ATOMIC_SEQ_CST);
 	return 0;

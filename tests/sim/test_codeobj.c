@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_codeobj.c - the code object metadata reader (sim/codeobj.c) on the real
+ * test_codeobj.c - the code object metadata reader (sim/codeobj/codeobj.c) on the real
  * fat binary of tests/hip/kernel_args.hip built by hipcc (HIPSVM_TEST_KERNEL_ARGS
  * names it; these tests skip without hipcc): what the compiler actually writes
  * is the ground truth the synthetic inputs of test_codeobj_synth.c and
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_build.h"
 
 /* ---- the real binary ---------------------------------------------------- */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_codeobj_bad.c - the code object metadata reader (sim/codeobj.c) on
+ * test_codeobj_bad.c - the code object metadata reader (sim/codeobj/codeobj.c) on
  * malformed input: the simulator parses whatever a program registers, so a
  * bad bundle, ELF or MessagePack must give -EINVAL/-ENOENT/-ENOTSUP, never a
  * crash. Criterion runs each test in its own process, so a crash fails the
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_build.h"
 #include "codeobj_fixture.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_codeobj_target.c - which code object of a fat binary the reader takes
- * for a device (sim/codeobj_target.h): the target-ID rules on their own, on
+ * for a device (sim/codeobj/codeobj_target.h): the target-ID rules on their own, on
  * synthetic bundles whose entries each name a different kernel (so the test
  * sees which one was read), on bare ELFs by their e_flags, and on the fat
  * binaries of Debian's librocsparse.so.0 (gfx1030 first, then gfx803 ...
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_build.h"
 #include "codeobj_fixture.h"
 

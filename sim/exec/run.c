@@ -158,9 +158,7 @@ static void isa_run(struct sim_op *op)
 		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", o->dev, o->name);
 		sim_stream_set_error(o->s, hipErrorIllegalAddress);
 	} else if (err) {
-		sim_warn("kernel %s stopped on GPU %d: %s", o->name, o->dev,
-			 err == -ISA_E_PC ? "its program counter left its code" :
-			 "an instruction the interpreter cannot run");
+		sim_warn("kernel %s stopped on GPU %d: %s", o->name, o->dev, isa_strerror(err));
 		sim_stream_set_error(o->s, hipErrorLaunchFailure);
 	}
 	free(o->kernarg);

@@ -6,7 +6,7 @@
  * A launch runs the kernel's machine code on the interpreter (sim/isa/)
  * when it can. Otherwise (HIPSVM_SIM_EXEC=touch, no code, an instruction
  * the interpreter lacks) it takes the buffer-touch model: it finds which
- * arguments are global buffers (the code object's metadata, sim/codeobj.h)
+ * arguments are global buffers (the code object's metadata, sim/codeobj/codeobj.h)
  * and touches every page of the simulator allocations they point into, on
  * the stream's device, from the stream's worker thread: the faults a kernel
  * would raise, in stream order. Pointer-sized, 8-byte aligned arguments
@@ -19,8 +19,8 @@
 
 #include <stdlib.h>
 
-#include "codeobj.h"
-#include "isa/run.h"
+#include "codeobj/codeobj.h"
+#include "exec/run.h"
 
 #define CALL_STACK 8
 #define MAX_TOUCH 64

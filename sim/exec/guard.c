@@ -23,7 +23,7 @@
  * threads unblock SIGSEGV/SIGBUS only while they run a dispatch.
  *
  * Either way a page that has vanished from the CPU is a real GPU fault
- * (ISA_E_FAULT): the dispatch ends with hipErrorIllegalAddress.
+ * (-ISA_E_FAULT): the dispatch ends with hipErrorIllegalAddress.
  */
 #include "run.h"
 
@@ -106,7 +106,7 @@ static int walk(struct sim_isa_mem *m, uint64_t a, size_t n, bool write, uint64_
 	uint64_t p, end = a + n;
 
 	if (end < a)
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	for (p = a & ~(uint64_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE) {
 		unsigned i;
 		int r;
@@ -117,7 +117,7 @@ static int walk(struct sim_isa_mem *m, uint64_t a, size_t n, bool write, uint64_
 			continue;
 		r = sim_gpu_access_page(m->gpu, (uintptr_t)p, write, m->stop);
 		if (r == SIM_RES_REAL || r == SIM_RES_NONE)
-			return ISA_E_FAULT;
+			return -ISA_E_FAULT;
 		__atomic_fetch_add(&m->pages, 1, __ATOMIC_RELAXED);
 		if (*nseen < MAX_PAGES)
 			seen[(*nseen)++] = p;
@@ -149,7 +149,7 @@ static int guarded_copy(const struct iovec *local, const struct iovec *remote, u
 			bool write)
 {
 	if (sigsetjmp(guard_jmp, 0))
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	guard_on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	plain_copy(local, remote, nr, write);
@@ -170,7 +170,7 @@ static int vm_copy(const struct sim_isa_mem *m, const struct iovec *local,
 		if (got == (ssize_t)local->iov_len)
 			return 0;
 		if (got >= 0 || (errno != EPERM && errno != ENOSYS))
-			return ISA_E_FAULT;
+			return -ISA_E_FAULT;
 		__atomic_store_n(&vm_refused, 1, __ATOMIC_RELAXED);
 	}
 	return guarded_copy(local, remote, nr, write);
@@ -186,7 +186,7 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 	bool mixed = false;
 
 	if (n > ISA_LANES)
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t *b = (uint8_t *)buf + (size_t)i * size;
 
@@ -198,7 +198,7 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 				memcpy(b, (const void *)(uintptr_t)addr[i], size);
 			mixed = true;
 		} else if (walk(m, addr[i], size, write, seen, &nseen)) {
-			return ISA_E_FAULT;
+			return -ISA_E_FAULT;
 		}
 	}
 	if (mixed) {	/* lane by lane (never seen in practice) */
@@ -209,7 +209,7 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 			if (internal(m, addr[i], size))
 				continue;
 			if (vm_copy(m, &l, &r, 1, write))
-				return ISA_E_FAULT;
+				return -ISA_E_FAULT;
 		}
 		return 0;
 	}
@@ -228,59 +228,12 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 	return vm_copy(m, &local, remote, nr, write);
 }
 
-static uint64_t rmw(int op, unsigned size, uint64_t old, uint64_t src)
-{
-	double d;
-	float f;
-
-	switch (op) {
-	case ISA_AT_SWAP: return src;
-	case ISA_AT_ADD: return old + src;
-	case ISA_AT_SUB: return old - src;
-	case ISA_AT_SMIN:
-		if (size == 4)
-			return (int32_t)old < (int32_t)src ? old : src;
-		return (int64_t)old < (int64_t)src ? old : src;
-	case ISA_AT_UMIN: return old < src ? old : src;
-	case ISA_AT_SMAX:
-		if (size == 4)
-			return (int32_t)old > (int32_t)src ? old : src;
-		return (int64_t)old > (int64_t)src ? old : src;
-	case ISA_AT_UMAX: return old > src ? old : src;
-	case ISA_AT_AND: return old & src;
-	case ISA_AT_OR: return old | src;
-	case ISA_AT_XOR: return old ^ src;
-	case ISA_AT_INC: return old >= src ? 0 : old + 1;
-	case ISA_AT_DEC: return old == 0 || old > src ? src : old - 1;
-	case ISA_AT_FADD32: {
-		uint32_t o = (uint32_t)old, s = (uint32_t)src;
-		float a;
-
-		memcpy(&a, &o, 4);
-		memcpy(&f, &s, 4);
-		a += f;
-		memcpy(&o, &a, 4);
-		return o;
-	}
-	case ISA_AT_FADD64: {
-		double a;
-
-		memcpy(&a, &old, 8);
-		memcpy(&d, &src, 8);
-		a += d;
-		memcpy(&old, &a, 8);
-		return old;
-	}
-	}
-	return old;
-}
-
 /* The atomic itself, under the guard; a CAS loop for every operation. */
 static int guarded_rmw(uint64_t addr, unsigned size, int op, uint64_t src, uint64_t cmp,
 		       uint64_t *old_out)
 {
 	if (sigsetjmp(guard_jmp, 0))
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	guard_on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (size == 4) {
@@ -292,7 +245,7 @@ static int guarded_rmw(uint64_t addr, unsigned size, int op, uint64_t src, uint6
 					break;
 				nv = (uint32_t)src;
 			} else {
-				nv = (uint32_t)rmw(op, 4, old, src);
+				nv = (uint32_t)isa_atomic_rmw(op, 4, old, src);
 			}
 		} while (!__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_SEQ_CST,
 						      __ATOMIC_RELAXED));
@@ -306,7 +259,7 @@ static int guarded_rmw(uint64_t addr, unsigned size, int op, uint64_t src, uint6
 					break;
 				nv = src;
 			} else {
-				nv = rmw(op, 8, old, src);
+				nv = isa_atomic_rmw(op, 8, old, src);
 			}
 		} while (!__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_SEQ_CST,
 						      __ATOMIC_RELAXED));
@@ -325,11 +278,11 @@ static int mem_atomic(struct isa_mem *im, uint64_t addr, unsigned size, int op, 
 	unsigned nseen = 0;
 
 	if (addr % size)
-		return ISA_E_FAULT;	/* misaligned atomics fault on the hardware too */
+		return -ISA_E_FAULT;	/* misaligned atomics fault on the hardware too */
 	if (internal(m, addr, size))
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	if (walk(m, addr, size, true, seen, &nseen))
-		return ISA_E_FAULT;
+		return -ISA_E_FAULT;
 	return guarded_rmw(addr, size, op, src, cmp, old);
 }
 

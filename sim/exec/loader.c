@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 
 struct sim_image {
 	struct sim_image *next;

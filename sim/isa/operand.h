@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * valu.h - what the vector ALU's two files share (valu.c: dispatch,
- * comparisons, lane moves, packed math; valu_ops.c: the 32- and 64-bit
- * result operations): the sources of one instruction for all lanes, the
- * float modifiers, and the masked writes. Internal to sim/isa/.
+ * operand.h - operand access of the vector handlers (valu*.c, vmem.c):
+ * the sources of one instruction for all lanes, the float modifiers, and
+ * the masked writes. Scalar operands are operand.c's (isa.h). Internal to
+ * sim/isa/.
  */
-#ifndef HIPSVM_SIM_ISA_VALU_H
-#define HIPSVM_SIM_ISA_VALU_H
+#ifndef HIPSVM_SIM_ISA_OPERAND_H
+#define HIPSVM_SIM_ISA_OPERAND_H
 
 #include "isa.h"
 
@@ -149,11 +149,21 @@ static inline unsigned vdst(const struct isa_insn *in)
 	return in->fmt == F_VOP3 && in->dst < 256 ? in->dst + 256u : in->dst;
 }
 
-/* valu_ops.c: operations with a 32-bit or a 64-bit (VGPR pair) result;
- * 0 or -ISA_E_DECODE. For op32 the caller has set s->p[] to the sources. */
-int isa_valu_op32(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
-int isa_valu_op64(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
-bool isa_valu_op32_has(unsigned op, bool clamp, unsigned opsel);
-bool isa_valu_op64_has(unsigned op);
+/* Writes r to the lanes of ex of the destination VGPR (out of range:
+ * dropped): a plain copy when every lane is on. */
+static inline void put32(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *r)
+{
+	uint32_t *d;
+
+	if (dst < 256 || dst - 256 >= ISA_NVGPR)
+		return;
+	d = w->v[dst - 256];
+	if (ex == ~0ull) {
+		memcpy(d, r, sizeof(w->v[0]));
+		return;
+	}
+	for (unsigned l = 0; l < ISA_LANES; l++)
+		d[l] = ex >> l & 1 ? r[l] : d[l];
+}
 
 #endif

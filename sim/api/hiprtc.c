@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rtc_comgr.h"
+#include "runtime/rtc_comgr.h"
 
 #define RTC_MAGIC 0x52544350u	/* "RTCP" */
 

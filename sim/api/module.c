@@ -5,7 +5,7 @@
  * other launch entry points (cooperative, multi-device, hipExtLaunchKernel,
  * the old hipConfigureCall / hipSetupArgument / hipLaunchByPtr triple).
  *
- * A module is a code object read by sim/codeobj.c, as the fat binaries of
+ * A module is a code object read by sim/codeobj/codeobj.c, as the fat binaries of
  * hipcc programs are; a launch through it touches the allocations its buffer
  * arguments point to, exactly as a <<<>>> launch does (launch.c), whether
  * the arguments come as kernelParams or packed in `extra`. The module's
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 
 #define MOD_MAGIC 0x4d4f444cu	/* "MODL" */
 #define FN_MAGIC 0x46554e43u	/* "FUNC" */

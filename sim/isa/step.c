@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * step.c - one instruction of one wave (isa.h): the decoded instruction at
+ * the wave's pc (the prepared program's slot, or decoded on the fly) runs
+ * the handler its row named, bound at decode time.
+ */
+#include "isa.h"
+
+int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	uint64_t pc = w->pc;
+	int err;
+
+	w->insns++;
+	/* past the instruction first: a branch's target is relative to it */
+	w->pc = pc + 4u * in->words;
+	err = in->fn(w, env, in);
+	if (err)
+		w->pc = pc;
+	return err;
+}
+
+int isa_step(struct isa_wave *w, const struct isa_env *env)
+{
+	struct isa_insn tmp;
+	const struct isa_insn *in;
+
+	if (w->pc >= env->code_size || w->pc % 4)
+		return -ISA_E_PC;
+	if (env->prog) {
+		in = &env->prog[w->pc / 4];
+	} else {
+		if (isa_decode(env->code + w->pc, env->code_size - w->pc, &tmp))
+			return -ISA_E_DECODE;
+		in = &tmp;
+	}
+	if (!in->fn)
+		return -ISA_E_DECODE;
+	return isa_exec_insn(w, env, in);
+}
