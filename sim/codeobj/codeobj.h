@@ -71,6 +71,11 @@ struct hipsvm_kernel_info {
 	const uint8_t *code;
 	size_t code_size;
 	uint64_t code_vaddr;
+	/* the whole executable section holding the entry: the functions the
+	 * kernel calls are there too */
+	const uint8_t *text;
+	size_t text_size;
+	uint64_t text_vaddr;
 	/* hidden arguments the kernel uses, by kind (bit per HIPSVM_HIDDEN_*) */
 	uint32_t hidden_mask;
 	uint32_t hidden_off[8];

@@ -153,9 +153,12 @@ static int load(struct sim_image *r, int dev)
 		struct hipsvm_kernel_info *k = &r->kinfo[dev][i];
 
 		*k = *hipsvm_codeobj_kernel(r->co, i);
-		if (k->has_code && k->code_vaddr < span && k->code_size <= span - k->code_vaddr) {
+		if (k->has_code && k->code_vaddr < span && k->code_size <= span - k->code_vaddr &&
+		    k->text_vaddr < span && k->text_size <= span - k->text_vaddr) {
 			k->code = p + k->code_vaddr;
 			k->code_vaddr += (uint64_t)a->base;
+			k->text = p + k->text_vaddr;
+			k->text_vaddr += (uint64_t)a->base;
 		}
 	}
 	r->base[dev] = a->base;

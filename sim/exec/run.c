@@ -21,7 +21,7 @@ struct kcache {
 	struct kcache *next;
 	uint8_t kd[64];
 	uint8_t *code;
-	size_t code_size;
+	size_t code_size, entry;
 	uint64_t code_vaddr;
 	struct isa_kernel k;
 	bool ok;
@@ -40,27 +40,43 @@ void sim_isa_reset(void)
 	pthread_mutex_init(&cache_lock, NULL);
 }
 
+/*
+ * The code a kernel runs in: the whole executable section of its code
+ * object when known (the functions it calls are there), entered at the
+ * kernel's entry; otherwise its own function.
+ */
 static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 {
+	const uint8_t *code = info->code;
+	size_t size = info->code_size, entry = 0;
+	uint64_t vaddr = info->code_vaddr;
 	struct kcache *c;
 
+	if (info->text && info->code >= info->text && info->code < info->text + info->text_size &&
+	    info->code_vaddr - info->text_vaddr == (uint64_t)(info->code - info->text)) {
+		code = info->text;
+		size = info->text_size;
+		vaddr = info->text_vaddr;
+		entry = (size_t)(info->code - info->text);
+	}
 	pthread_mutex_lock(&cache_lock);
 	for (c = cache; c; c = c->next)
-		if (c->code_size == info->code_size && c->code_vaddr == info->code_vaddr &&
-		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, info->code, c->code_size))
+		if (c->code_size == size && c->code_vaddr == vaddr && c->entry == entry &&
+		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, code, size))
 			break;
 	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
-		c->code = malloc(info->code_size ? info->code_size : 1);
+		c->code = malloc(size ? size : 1);
 		if (!c->code) {
 			free(c);
 			c = NULL;
 		} else {
 			memcpy(c->kd, info->kd, 64);
-			memcpy(c->code, info->code, info->code_size);
-			c->code_size = info->code_size;
-			c->code_vaddr = info->code_vaddr;
-			c->ok = isa_kernel_prepare(&c->k, c->kd, c->code, c->code_size, c->code_vaddr,
-						   c->why, sizeof(c->why)) == 0;
+			memcpy(c->code, code, size);
+			c->code_size = size;
+			c->code_vaddr = vaddr;
+			c->entry = entry;
+			c->ok = isa_kernel_prepare_at(&c->k, c->kd, c->code, c->code_size, c->code_vaddr,
+						      entry, c->why, sizeof(c->why)) == 0;
 			c->next = cache;
 			cache = c;
 		}

@@ -88,7 +88,6 @@ enum isa_oflag {
 	O_SGPR_DST = 1 << 3,	/* a VOP1 with an SGPR result */
 	O_NO_CLAMP = 1 << 4,	/* refused with clamp */
 	O_NO_OPSEL = 1 << 5,	/* refused with op_sel */
-	O_CALL = 1 << 6,	/* leaves the kernel's code: refused at prepare */
 	O_HOSTCALL = 1 << 7,	/* a message to the host: refused at prepare */
 };
 
