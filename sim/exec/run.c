@@ -12,6 +12,7 @@
  * queues a stream operation that runs every workgroup.
  */
 #include "run.h"
+#include "hostcall.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -250,6 +251,16 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 	memcpy(o->d.grid, dims->grid, sizeof(o->d.grid));
 	memcpy(o->d.block, dims->block, sizeof(o->d.block));
 	o->d.dyn_lds = dims->shmem;
+	/* printf and other hostcalls: the device's buffer in the hidden
+	 * argument, and its doorbell's interrupt to the host side */
+	if (info->hidden_mask & (1u << HIPSVM_HIDDEN_HOSTCALL)) {
+		uint64_t hb = sim_hostcall_buffer(sim_stream_device(s));
+
+		if (hb && (size_t)info->hidden_off[HIPSVM_HIDDEN_HOSTCALL] + 8 <= len)
+			memcpy(o->kernarg + info->hidden_off[HIPSVM_HIDDEN_HOSTCALL], &hb, 8);
+		o->d.interrupt = sim_hostcall_interrupt;
+		o->d.interrupt_arg = (void *)(uintptr_t)hb;
+	}
 	o->d.kernarg = (uint64_t)(uintptr_t)o->kernarg;
 	o->d.packet = (uint64_t)(uintptr_t)o->packet;
 	o->d.queue = (uint64_t)(uintptr_t)o->queue;

@@ -346,6 +346,8 @@ static int run_group(struct worker *wk, uint64_t g)
 		.code_vaddr = k->code_vaddr,
 		.prog = k->prog,
 		.stop = &d->stop,
+		.interrupt = d->interrupt,
+		.interrupt_arg = d->interrupt_arg,
 	};
 
 	for (i = 0; i < 3; i++)

@@ -68,6 +68,9 @@ struct isa_dispatch {
 	uint64_t packet;		/* the dispatch packet's address */
 	uint64_t queue;			/* a queue descriptor's address (zeroes) */
 	struct isa_mem *mem;
+	/* s_sendmsg MSG_INTERRUPT (isa_env.interrupt) */
+	void (*interrupt)(void *arg, uint32_t m0);
+	void *interrupt_arg;
 	unsigned threads;
 	/* starts fn(arg) on a new thread, joined with pthread_join (0 or an
 	 * errno: fewer threads then); NULL: pthread_create */

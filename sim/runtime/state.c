@@ -14,6 +14,7 @@
  * has nothing to say about it.
  */
 #include "sim.h"
+#include "exec/hostcall.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -167,6 +168,7 @@ static void do_init(void)
 	sim_events_reset();
 	sim_launch_reset();
 	sim_loader_reset();
+	sim_hostcall_reset();
 	sim_pools_reset();
 	sim_hook_reset();
 	if (sim_gpus_init() != 0) {
