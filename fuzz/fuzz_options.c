@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "sim_options.h"
-#include "outname.h"
+#include "shim/options.h"
+#include "simcore/sim_options.h"
+#include "shim/outname.h"
 
 #define MAX_VARS 32
 #define SENTINEL UINT64_C(0x5a5a5a5a5a5a5a5a)

@@ -30,12 +30,6 @@ static int inited;		/* acquire/release */
 static int atfork_registered;
 static __thread int cur_dev;
 
-void sim_streams_reset(void);
-void sim_events_reset(void);
-void sim_hook_reset(void);
-void sim_launch_reset(void);
-void sim_pools_reset(void);
-
 void sim_warn(const char *fmt, ...)
 {
 	char buf[512];

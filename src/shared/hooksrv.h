@@ -20,8 +20,8 @@
 #ifndef HIPSVM_HOOKSRV_H
 #define HIPSVM_HOOKSRV_H
 
-#include "checkpoint.h"
-#include "proto.h"
+#include "shared/checkpoint.h"
+#include "shared/proto.h"
 
 /* Reply words, as a client reads them (hook.c). */
 #define HIPSVM_W_NONE "none"

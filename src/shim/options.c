@@ -9,8 +9,8 @@
  * fixed buffers. The defaults are text in the table and go through the same
  * parsers as the environment, so the table is the only place a value lives.
  */
-#include "options.h"
-#include "proto.h"
+#include "shim/options.h"
+#include "shared/proto.h"
 
 #define HIPSVM_STR_(x) #x
 #define HIPSVM_STR(x) HIPSVM_STR_(x)

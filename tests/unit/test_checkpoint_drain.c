@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "checkpoint_fixture.h"
-#include "options.h"
+#include "shim/options.h"
 
 /* ---- drain predicate ---- */
 

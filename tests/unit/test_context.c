@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "ctx_model.h"
-#include "ctx_model_test.h"
+#include "simcore/ctx_model.h"
+#include "simcore/ctx_model_test.h"
 
 #define SVM(fgs, at) { .svm_capable = true, .fine_grained_system = (fgs), .atomics = (at) }
 
