@@ -6,7 +6,7 @@
 // program's stdout goes to a file for the run; the text must equal what the
 // host's snprintf makes of the same formats and arguments, as a set of lines
 // (blocks run in no defined order; within one, lanes print in lane order,
-// which is checked too). Built at -O0 (tests/hip/meson.build).
+// which is checked too). Built at -O0 and at -O3 (tests/hip/meson.build).
 // Exit 0 right, 2 wrong, 1 a HIP or file error.
 #include <hip/hip_runtime.h>
 #include <stdio.h>
