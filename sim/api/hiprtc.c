@@ -284,7 +284,7 @@ SIM_API hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int nopts, const c
 		return HIPRTC_ERROR_INVALID_PROGRAM;
 	if (nopts < 0 || (nopts && !opts))
 		return HIPRTC_ERROR_INVALID_INPUT;
-	sim_init();
+	SIM_INIT_API();
 	if (nopts && !(o = calloc((size_t)nopts, sizeof(*o))))
 		return HIPRTC_ERROR_OUT_OF_MEMORY;
 	for (int i = 0; i < nopts; i++) {

@@ -19,7 +19,7 @@
 #ifndef HIPSVM_SIM_CODEOBJ_IMAGE_H
 #define HIPSVM_SIM_CODEOBJ_IMAGE_H
 
-#include "codeobj/codeobj.h"
+#include "codeobj.h"
 #include "codeobj_code.h"
 #include "codeobj_read.h"
 

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "exec/hostcall.h"
+#include "runtime/step.h"
 
 #define ISA_HC_LANES 64			/* lanes of a wave, one payload row each */
 #define HC_PACKETS 64			/* a power of two; packet 0 is never used */
@@ -107,6 +108,7 @@ void sim_hostcall_reset(void)
 	msgs = NULL;
 	nmsgs = 0;
 }
+SIM_STEP(hostcall, .reset = sim_hostcall_reset);
 
 uint64_t sim_hostcall_buffer(int dev)
 {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "codeobj/codeobj.h"
+#include "runtime/step.h"
 
 struct sim_image {
 	struct sim_image *next;
@@ -43,6 +44,7 @@ void sim_loader_reset(void)
 {
 	pthread_mutex_init(&loader_lock, NULL);
 }
+SIM_STEP(loader, .reset = sim_loader_reset);
 
 static struct sim_image *find(const struct hipsvm_codeobj *co)
 {
