@@ -359,10 +359,13 @@ static void *handler_main(void *arg)
 	return NULL;
 }
 
+uint64_t sim_pt_gen;
+
 int sim_gpus_init(void)
 {
 	unsigned i, r;
 
+	sim_pt_changed();	/* new GPUs (a fork child's too): no cached page holds */
 	for (i = 0; i < sim.ngpu; i++) {
 		struct sim_gpu *g = calloc(1, sizeof(*g));
 
@@ -467,6 +470,7 @@ void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 {
 	pthread_mutex_lock(&g->pt_lock);
 	unmap_locked(g, start, end);
+	sim_pt_changed();
 	pthread_mutex_unlock(&g->pt_lock);
 }
 
@@ -481,6 +485,7 @@ int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, u
 		g->last_set_ts = cp;
 	if (range)
 		unmap_locked(g, start, end);
+	sim_pt_changed();
 	pthread_mutex_unlock(&g->pt_lock);
 	__atomic_fetch_add(&g->sets, 1, __ATOMIC_RELAXED);
 	if (r == 1 && ts)

@@ -269,6 +269,7 @@ static bool release_page(struct sim_alloc *a, size_t i)
 			free(fresh), r = none;
 	}
 	__atomic_fetch_or(&r[i / 64], UINT64_C(1) << (i % 64), __ATOMIC_RELAXED);
+	sim_pt_changed();
 	return true;
 }
 

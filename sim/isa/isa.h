@@ -154,10 +154,12 @@ struct isa_mem {
 	 * bytes, in order), writes take it. */
 	int (*access)(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
 		      bool write, void *buf);
-	/* One atomic read-modify-write (op: an ISA_AT_*), size 4 or 8. *old
-	 * gets the memory's previous value. */
-	int (*atomic)(struct isa_mem *m, uint64_t addr, unsigned size, int op, uint64_t src,
-		      uint64_t cmp, uint64_t *old);
+	/* n atomic read-modify-writes of one kind (op: an ISA_AT_*), size 4
+	 * or 8, in lane order: addr[i] with src[i] (and cmp[i] for CMPSWAP;
+	 * cmp may be NULL otherwise); old[i] gets the memory's previous
+	 * value. A fault stops at its lane, the lanes before it done. */
+	int (*atomic)(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size, int op,
+		      const uint64_t *src, const uint64_t *cmp, uint64_t *old);
 };
 
 enum isa_atomic {

@@ -32,7 +32,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kcache *cache;
 
 /* interpreter counters, for hipsvmSimIsaStats */
-static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages;
+static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages, st_mem, st_vm;
 
 void sim_isa_reset(void)
 {
@@ -153,6 +153,8 @@ static void isa_run(struct sim_op *op)
 	__atomic_fetch_add(&st_insns, o->d.insns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_waves, o->d.waves, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_pages, mem.pages, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_mem, mem.insns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_vm, mem.vm_calls, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_ns, sim_now_ns() - t0, __ATOMIC_RELAXED);
 	if (err == -ISA_E_FAULT) {
 		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", o->dev, o->name);
@@ -257,5 +259,7 @@ SIM_API int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out)
 	out->waves = __atomic_load_n(&st_waves, __ATOMIC_RELAXED);
 	out->ns = __atomic_load_n(&st_ns, __ATOMIC_RELAXED);
 	out->page_walks = __atomic_load_n(&st_pages, __ATOMIC_RELAXED);
+	out->mem_insns = __atomic_load_n(&st_mem, __ATOMIC_RELAXED);
+	out->vm_calls = __atomic_load_n(&st_vm, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -99,6 +99,16 @@ static int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, u
 	uint64_t g[ISA_LANES];
 	unsigned gl[ISA_LANES];
 
+	/* every lane on, a dword each, all global: the VGPR is the buffer */
+	if (k == K_D && n == 1 && ex == ~0ull) {
+		bool ap = false;
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			ap |= (b->addr[l] >> 32 == ISA_PRIVATE_HI) | (b->addr[l] >> 32 == ISA_SHARED_HI);
+		if (!ap)
+			return env->mem->access(env->mem, b->addr, ISA_LANES, 4, store,
+						w->v[(store ? dreg : vdst) & 0xff]) ? -ISA_E_FAULT : 0;
+	}
 	LANES(ex) {
 		uint64_t a = b->addr[l];
 		uint8_t *p = NULL;
@@ -177,42 +187,53 @@ static int atomic_op(unsigned op, int *at, unsigned *size)
 	return 0;
 }
 
+/* The global lanes go to the backend in one call, in lane order; LDS and
+ * scratch lanes are the interpreter's own memory. */
 static int atomics(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
 		   const struct vbuf *b, uint64_t ex)
 {
+	uint64_t ga[ISA_LANES], src[ISA_LANES], cmp[ISA_LANES], got[ISA_LANES], old[ISA_LANES];
+	unsigned gl[ISA_LANES], n = 0, size, d = in->data;
 	int at;
-	unsigned size;
 
 	if (!atomic_op(in->op, &at, &size))
 		return -ISA_E_DECODE;
 	LANES(ex) {
-		unsigned d = in->data;
-		uint64_t a = b->addr[l], src = size == 8 ? vreg64(w, d, l) : w->v[d][l], cmp = 0, old = 0;
+		uint64_t a = b->addr[l], s = size == 8 ? vreg64(w, d, l) : w->v[d][l], c = 0, o = 0;
 
 		if (at == ISA_AT_CMPSWAP)
-			cmp = size == 8 ? vreg64(w, d + 2, l) : w->v[(d + 1) & 0xff][l];
-		if (a >> 32 == ISA_PRIVATE_HI || a >> 32 == ISA_SHARED_HI) {
-			/* out of range: reads 0, the write dropped, as for loads and stores */
-			uint8_t *p = a >> 32 == ISA_PRIVATE_HI ? priv(env, (unsigned)l, a & 0xffffffffu, size)
-							       : lds(env, (uint32_t)a, size);
-
-			if (p) {
-				uint64_t nv;
-
-				memcpy(&old, p, size);
-				nv = at == ISA_AT_CMPSWAP ? (old == cmp ? src : old)
-							  : isa_atomic_rmw(at, size, old, src);
-				memcpy(p, &nv, size);
-			}
-		} else if (env->mem->atomic(env->mem, a, size, at, src, cmp, &old)) {
-			return -ISA_E_FAULT;
+			c = size == 8 ? vreg64(w, d + 2, l) : w->v[(d + 1) & 0xff][l];
+		if (a >> 32 != ISA_PRIVATE_HI && a >> 32 != ISA_SHARED_HI) {
+			ga[n] = a;
+			src[n] = s;
+			cmp[n] = c;
+			gl[n++] = (unsigned)l;
+			continue;
 		}
-		if (in->glc) {
-			w->v[in->dst][l] = (uint32_t)old;
-			if (size == 8)
-				w->v[(in->dst + 1) & 0xff][l] = (uint32_t)(old >> 32);
+		/* out of range: reads 0, the write dropped, as for loads and stores */
+		uint8_t *p = a >> 32 == ISA_PRIVATE_HI ? priv(env, (unsigned)l, a & 0xffffffffu, size)
+						       : lds(env, (uint32_t)a, size);
+
+		if (p) {
+			uint64_t nv;
+
+			memcpy(&o, p, size);
+			nv = at == ISA_AT_CMPSWAP ? (o == c ? s : o) : isa_atomic_rmw(at, size, o, s);
+			memcpy(p, &nv, size);
 		}
+		old[l] = o;
 	}
+	if (n && env->mem->atomic(env->mem, ga, n, size, at, src, at == ISA_AT_CMPSWAP ? cmp : NULL,
+				  got))
+		return -ISA_E_FAULT;
+	for (unsigned i = 0; i < n; i++)
+		old[gl[i]] = got[i];
+	if (in->glc)
+		LANES(ex) {
+			w->v[in->dst][l] = (uint32_t)old[l];
+			if (size == 8)
+				w->v[(in->dst + 1) & 0xff][l] = (uint32_t)(old[l] >> 32);
+		}
 	return 0;
 }
 
@@ -225,17 +246,20 @@ int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	bool sad = in->seg && in->saddr != 0x7f;
 	uint64_t sbase = sad ? isa_sreg64(w, in, in->saddr, false) : 0;
 
-	LANES(ex) {
-		uint64_t a;
+	const uint32_t *lo = w->v[in->addr & 0xff], *hi = w->v[(in->addr + 1) & 0xff];
+	int64_t off = in->offset;
 
-		if (in->seg == 1)	/* scratch_*: a private offset */
-			a = ((uint64_t)ISA_PRIVATE_HI << 32) +
-			    (uint32_t)((sad ? (uint32_t)sbase : w->v[in->addr][l]) + (uint32_t)in->offset);
-		else if (sad)
-			a = sbase + w->v[in->addr][l] + (uint64_t)(int64_t)in->offset;
-		else
-			a = vreg64(w, in->addr, l) + (uint64_t)(int64_t)in->offset;
-		b.addr[l] = a;
+	/* every lane's address (the inactive ones are not used) */
+	if (in->seg == 1) {	/* scratch_*: a private offset */
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) +
+				    (uint32_t)((sad ? (uint32_t)sbase : lo[l]) + (uint32_t)off);
+	} else if (sad) {
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = sbase + lo[l] + (uint64_t)off;
+	} else {
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
 	}
 	if (load_shape(in->op, &k, &n))
 		return move(w, env, &b, ex, false, k, n, 0, in->dst);
