@@ -224,6 +224,9 @@ void isa_describe(const struct isa_insn *in, char *buf, size_t len);
  * error (pc left at the instruction). isa_exec_insn runs a decoded one
  * at the wave's pc. */
 int isa_step(struct isa_wave *w, const struct isa_env *env);
+/* Runs up to budget instructions while the wave runs (not ended, not at a
+ * barrier, not yielding); 0 or the first error. */
+int isa_run_wave(struct isa_wave *w, const struct isa_env *env, uint64_t budget);
 int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
 
 /* operand.c: scalar operand access: a 32/64-bit source (inline constants

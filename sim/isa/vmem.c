@@ -453,3 +453,80 @@ int isa_h_ds(struct isa_wave *w, const struct isa_env *env, const struct isa_ins
 	}
 	return -ISA_E_DECODE;
 }
+
+/* The common LDS reads and writes with every lane on, as whole-wave loops:
+ * the lanes' addresses first (32-bit sums, as the general form makes
+ * them), the range checked once for the highest; anything else (a partial
+ * EXEC, a lane out of range) takes the general form above. */
+static bool lds_addrs(const struct isa_wave *w, const struct isa_env *env, unsigned a,
+		      uint32_t off, unsigned size, uint32_t *ad)
+{
+	uint32_t hi = 0;
+
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		ad[l] = w->v[a][l] + off;
+		hi = ad[l] > hi ? ad[l] : hi;
+	}
+	return env->lds_size >= size && hi <= env->lds_size - size;
+}
+
+int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	uint32_t off16 = (uint32_t)in->offset | (uint32_t)in->offset1 << 8, ad[ISA_LANES], ad1[ISA_LANES];
+	unsigned op = in->op, a = in->addr, d0 = in->data, d1 = in->data1, vd = in->dst;
+	const uint8_t *lds_ = env->lds;
+
+	if (isa_exec(w) != ~0ull)
+		return isa_h_ds(w, env, in);
+	switch (op) {
+	case 0x36:	/* ds_read_b32 */
+		if (!lds_addrs(w, env, a, off16, 4, ad))
+			break;
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			memcpy(&w->v[vd][l], lds_ + ad[l], 4);
+		return 0;
+	case 0x0d:	/* ds_write_b32: lane order, the last lane's value stays */
+		if (!lds_addrs(w, env, a, off16, 4, ad))
+			break;
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
+		return 0;
+	case 0x37: case 0x77: {	/* ds_read2_b32, ds_read2_b64 */
+		unsigned sz = op == 0x37 ? 4 : 8;
+
+		if (!lds_addrs(w, env, a, (uint32_t)in->offset * sz, sz, ad) ||
+		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * sz, sz, ad1))
+			break;
+		if (sz == 4) {
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				uint32_t v0, v1;
+
+				memcpy(&v0, lds_ + ad[l], 4);
+				memcpy(&v1, lds_ + ad1[l], 4);
+				w->v[vd][l] = v0;
+				w->v[(vd + 1) & 0xff][l] = v1;
+			}
+		} else {
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				uint32_t v[4];
+
+				memcpy(v, lds_ + ad[l], 8);
+				memcpy(v + 2, lds_ + ad1[l], 8);
+				for (unsigned i = 0; i < 4; i++)
+					w->v[(vd + i) & 0xff][l] = v[i];
+			}
+		}
+		return 0;
+	}
+	case 0x0e:	/* ds_write2_b32 */
+		if (!lds_addrs(w, env, a, (uint32_t)in->offset * 4, 4, ad) ||
+		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * 4, 4, ad1))
+			break;
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
+			memcpy(env->lds + ad1[l], &w->v[d1][l], 4);
+		}
+		return 0;
+	}
+	return isa_h_ds(w, env, in);
+}
