@@ -16,9 +16,9 @@
 
 #include "bench_util.h"
 
-#include "checkpoint.h"
-#include "ring.h"
-#include "ts.h"
+#include "shared/checkpoint.h"
+#include "shared/ring.h"
+#include "shared/ts.h"
 
 #define RUNS 21
 

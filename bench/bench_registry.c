@@ -19,7 +19,7 @@
 
 #include "bench_util.h"
 
-#include "registry.h"
+#include "shim/registry.h"
 
 #define KB ((uintptr_t)1 << 10)
 #define MB ((uintptr_t)1 << 20)

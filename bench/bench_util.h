@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "clock.h"
+#include "shim/clock.h"
 
 static inline uint64_t now_ns(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_codeobj.c - the simulator's code-object reader (sim/codeobj.c):
+ * fuzz_codeobj.c - the simulator's code-object reader (sim/codeobj/codeobj.c):
  * clang offload bundle -> ELF -> NT_AMDGPU_METADATA (MessagePack) -> kernel
  * arguments. The simulated runtime runs it on whatever a program registers.
  *
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	rc = hipsvm_codeobj_load_blob(buf, size, &co);
+	rc = hipsvm_codeobj_load_blob(buf, size, NULL, &co);
 	if (rc != 0) {
 		if ((rc != -EINVAL && rc != -ENOENT && rc != -ENOTSUP && rc != -ENOMEM) ||
 		    co != (struct hipsvm_codeobj *)0x1) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_options.c - the option tables' parsers (src/shim/options.c), on the
- * shim's table and the simulator's (src/sim/sim_options.c).
+ * shim's table and the simulator's (src/simcore/sim_options.c).
  *
  * The shim reads the environment of every process it is preloaded into, before
  * libc is ready, so a hostile or merely odd environment must not crash it.
@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "sim_options.h"
-#include "outname.h"
+#include "shim/options.h"
+#include "simcore/sim_options.h"
+#include "shim/outname.h"
 
 #define MAX_VARS 32
 #define SENTINEL UINT64_C(0x5a5a5a5a5a5a5a5a)

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iv.h"
-#include "ring.h"
-#include "ts.h"
+#include "shared/iv.h"
+#include "shared/ring.h"
+#include "shared/ts.h"
 
 #define MAX_RING 4096
 #define MAX_SLOTS (MAX_RING / HIPSVM_IV_BYTES)

@@ -24,9 +24,9 @@
 #include <linux/mutex.h>
 #include <linux/list.h>
 
-#include "checkpoint.h"
-#include "hooksrv.h"
-#include "proto.h"
+#include "shared/checkpoint.h"
+#include "shared/hooksrv.h"
+#include "shared/proto.h"
 
 /*
  * The module's virtual GPUs, fewer than the protocol's HIPSVM_MAX_GPUS: each

@@ -15,11 +15,11 @@
 
 #include "hip_abi.h"
 #include "hipsvm_config.h"
-#include "options.h"
-#include "policy.h"
+#include "shim/options.h"
+#include "shim/policy.h"
 #include "table.h"
-#include "outname.h"
-#include "trace.h"
+#include "shim/outname.h"
+#include "shim/trace.h"
 
 extern char **environ;
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shim.h"
+#include "shim/shim.h"
 #include "table.h"
 
 extern struct hipsvm_shim *hipsvm_shim_ptr;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hip_values.h"
+#include "shim/hip_values.h"
 
 typedef int hipError_t;
 typedef void *hipStream_t;

@@ -11,7 +11,7 @@
 
 #include "boot.h"
 #include "hip_abi.h"
-#include "shim.h"
+#include "shim/shim.h"
 #include "table.h"
 #include "wrap.h"
 

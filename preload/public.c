@@ -10,10 +10,10 @@
 #include "boot.h"
 #include "hipsvm.h"
 #include "hipsvm_config.h"
-#include "options.h"
-#include "outname.h"
-#include "report.h"
-#include "shim.h"
+#include "shim/options.h"
+#include "shim/outname.h"
+#include "shim/report.h"
+#include "shim/shim.h"
 #include "table.h"
 
 extern char **environ;

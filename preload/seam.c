@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "unmap_args.h"
+#include "shim/unmap_args.h"
 
 static const char *const hip_sonames[] = {
 	"libamdhip64.so.6",

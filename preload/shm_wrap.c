@@ -22,7 +22,7 @@
 #include "boot.h"
 #include "hip_abi.h"
 #include "seam.h"
-#include "shim.h"
+#include "shim/shim.h"
 #include "table.h"
 #include "unmap.h"
 

@@ -9,7 +9,7 @@
 #include "boot.h"
 #include "hip_abi.h"
 #include "seam.h"
-#include "shim.h"
+#include "shim/shim.h"
 
 /* Each hooked row's wrapper is the shim's function of the same name (one of
  * the *_wrap.c files). Only its address is taken here, so an unprototyped

@@ -26,8 +26,8 @@
 #include <sys/types.h>
 
 #include "boot.h"
-#include "gfilter.h"
-#include "shim.h"
+#include "shim/gfilter.h"
+#include "shim/shim.h"
 
 struct hipsvm_unmap_call {
 	enum hipsvm_unmap_op op;	/* MUNMAP, MREMAP, MADVISE, MMAP_FIXED, SHMDT */

@@ -25,10 +25,10 @@
 #include "boot.h"
 #include "hip_abi.h"
 #include "seam.h"
-#include "shim.h"
+#include "shim/shim.h"
 #include "table.h"
 #include "unmap.h"
-#include "unmap_args.h"
+#include "shim/unmap_args.h"
 
 typedef int (*munmap_fn)(void *, size_t);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);

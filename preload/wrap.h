@@ -12,7 +12,8 @@
 
 #include "boot.h"
 #include "hip_abi.h"
-#include "shim.h"
+#include "hooks.h"
+#include "shim/shim.h"
 #include "table.h"
 
 #define REAL(name, type) ((type)hipsvm_real(HIPSVM_ROW_##name))

@@ -25,7 +25,7 @@
 
 #include "checkpoint.h"
 #include "clock.h"
-#include "context.h"
+#include "ctx_model.h"
 #include "sim_options.h"
 #include "proto.h"
 #include "hipsvm_sim.h"
@@ -213,6 +213,14 @@ void sim_hook_start(void);
 void sim_hook_reset(void);
 /* hook_cmds.c: one request line to one reply line; the reply's length. */
 int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);
+void sim_hook_cmds_reset(void);
+
+/* The subsystems' state, reset by sim_init (state.c): streams (stream.c),
+ * events (event.c), registered kernels (launch.c), pools (pool.c). */
+void sim_streams_reset(void);
+void sim_events_reset(void);
+void sim_launch_reset(void);
+void sim_pools_reset(void);
 
 /* ---- state.c: process-wide state ---- */
 struct sim_state {
@@ -223,6 +231,9 @@ struct sim_state {
 	struct sim_gpu *gpu[HIPSVM_MAX_GPUS];
 	struct hipsvm_ctxset ctx;
 	bool xnack, retry_cam, apu;
+	/* the devices' target ID, "gfx90a:sramecc+:xnack+": gcnArchName and
+	 * the code object choice (codeobj_target.h) both read it */
+	char target[32];
 	uint64_t ts_start;
 	uint32_t ring_size;
 	pthread_rwlock_t map_lock;
@@ -351,7 +362,7 @@ void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_
 hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
 			      const void *kernarg, size_t kernarg_size, hipStream_t stream);
 /* The same with the launch's sizes: the kernel's code is interpreted
- * (sim/isa/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
+ * (sim/exec/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
  * run it, in which case its buffers are touched as above. */
 hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
 				   const void *kernarg, size_t kernarg_size, hipStream_t stream,
@@ -361,6 +372,37 @@ struct sim_launch_dims sim_dims_blocks(dim3 grid, dim3 block, size_t shmem);
 /* The registered kernel of a host stub: its name and *info; NULL if none. */
 const char *sim_func_lookup(const void *host_fn, const void **info);
 void sim_launch_notice(void);	/* once, with HIPSVM_SIM_EXEC=touch: kernels are not run */
+
+/* ---- module.c: loaded modules' functions (occupancy.c asks) ---- */
+/* The kernel name of f into buf; NULL when f is no live function. */
+const char *sim_module_fn_name(hipFunction_t f, char *buf);
+bool sim_module_fn_live(hipFunction_t f);
+
+/* ---- entry points the HIP headers do not declare ---- */
+/* hipcc's registration calls (launch.c, notsup.c, texture.c) */
+void **__hipRegisterFatBinary(const void *data);
+void __hipUnregisterFatBinary(void **handle);
+void __hipRegisterFunction(void **handle, const void *host_fn, char *dev_fn, const char *dev_name,
+			   unsigned int thread_limit, void *tid, void *bid, void *block, void *grid,
+			   int *wsize);
+void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
+		      size_t size, int constant, int global);
+void __hipRegisterManagedVar(void *handle, void **pointer, void *init, const char *name,
+			     size_t size, unsigned align);
+void __hipRegisterSurface(void **module, void *var, char *host_var, char *dev_var, int type,
+			  int ext);
+void __hipRegisterTexture(void **module, void *var, char *host_var, char *dev_var, int type,
+			  int norm, int ext);
+/* compiler-rt's half conversions and the debugger API's build identification (misc.c) */
+unsigned short __gnu_f2h_ieee(float f);
+float __gnu_h2f_ieee(unsigned short h);
+const char *amd_dbgapi_get_build_name(void);
+const char *amd_dbgapi_get_git_hash(void);
+size_t amd_dbgapi_get_build_id(void);
+/* the profiler markers (notsup.c): declared by the HIP headers only with
+ * their profiling API */
+hipError_t hipProfilerStart(void);
+hipError_t hipProfilerStop(void);
 
 /* ---- futex helpers (gpu.c) ---- */
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);

@@ -3,9 +3,9 @@
  * options_cmd.c - hipsvm options: the option table with the values in force.
  */
 #include "cli.h"
-#include "options.h"
-#include "sim_options.h"
-#include "policy.h"
+#include "shim/options.h"
+#include "simcore/sim_options.h"
+#include "shim/policy.h"
 
 #include <errno.h>
 #include <stdlib.h>

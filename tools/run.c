@@ -8,10 +8,10 @@
  * pid we exec'd, so we read exactly the report of the program we ran.
  */
 #include "cli.h"
-#include "options.h"
-#include "outname.h"
-#include "policy.h"
-#include "sim_options.h"
+#include "shim/options.h"
+#include "shim/outname.h"
+#include "shim/policy.h"
+#include "simcore/sim_options.h"
 
 #include <errno.h>
 #include <fcntl.h>

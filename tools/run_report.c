@@ -5,8 +5,8 @@
  * rendered on stderr and copied where the user asked.
  */
 #include "cli.h"
-#include "options.h"
-#include "outname.h"
+#include "shim/options.h"
+#include "shim/outname.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,8 +8,8 @@
  * must be that very process) or the kernel's debugfs file.
  */
 #include "cli.h"
-#include "hook.h"
-#include "trace.h"
+#include "shim/hook.h"
+#include "shim/trace.h"
 
 #include <errno.h>
 #include <string.h>

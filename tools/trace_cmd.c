@@ -3,7 +3,7 @@
  * trace_cmd.c - hipsvm trace: a run (or saved raw events) as a Perfetto trace.
  */
 #include "cli.h"
-#include "outname.h"
+#include "shim/outname.h"
 
 #include <errno.h>
 #include <limits.h>

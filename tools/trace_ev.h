@@ -6,7 +6,7 @@
 #define HIPSVM_TOOLS_TRACE_EV_H
 
 #include "cli.h"
-#include "proto.h"
+#include "shared/proto.h"
 
 #include <stddef.h>
 

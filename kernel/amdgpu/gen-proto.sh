@@ -4,8 +4,9 @@
 #
 # The patched amdkfd speaks the protocol with the project's own parser and
 # reply formatter: src/shared/proto.c and the headers it needs, copied unchanged
-# except for one line that says where they come from (and no references to
-# papers outside the repository in comments). A kernel tree cannot
+# except for one line that says where they come from and their includes of
+# each other, which name src/shared/ in src/ and the same directory here (and
+# no references to papers outside the repository in comments). A kernel tree cannot
 # reach outside itself (nor can a DKMS or distribution build), so the copy
 # lives in the series, as the patch that adds
 # drivers/gpu/drm/amd/amdkfd/hipsvm/. This script writes that copy.
@@ -28,7 +29,10 @@ copy() {
 		{
 			sed -n 1p "$src/$f"
 			echo "/* Generated from libhipsvm src/shared/$f by kernel/amdgpu/gen-proto.sh: change it there. */"
-			sed -e 1d "$src/$f"
+			# src/ includes its files qualified from src/
+			# ("shared/fmt.h"); in the kernel tree the copies sit
+			# side by side in one directory.
+			sed -e 1d -e 's|^#include "shared/\([^"/]*\)"|#include "\1"|' "$src/$f"
 		} > "$1/$f"
 	done
 }

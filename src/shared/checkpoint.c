@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* checkpoint.c - set / filter / clear / drain predicate; user space and kernel. */
-#include "checkpoint.h"
+#include "shared/checkpoint.h"
 
 uint64_t hipsvm_cp_get(const struct hipsvm_cp *cp)
 {

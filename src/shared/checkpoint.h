@@ -20,8 +20,8 @@
 #ifndef HIPSVM_CHECKPOINT_H
 #define HIPSVM_CHECKPOINT_H
 
-#include "compat.h"
-#include "ring.h"
+#include "shared/compat.h"
+#include "shared/ring.h"
 
 struct hipsvm_cp_stats {
 	uint64_t sets;		/* set that recorded a checkpoint */

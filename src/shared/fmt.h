@@ -6,7 +6,7 @@
 #ifndef HIPSVM_FMT_H
 #define HIPSVM_FMT_H
 
-#include "compat.h"
+#include "shared/compat.h"
 
 #define HIPSVM_FMT_U64_MAX 21	/* 20 digits and a NUL */
 

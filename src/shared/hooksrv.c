@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hooksrv.c - the server semantics of the hook protocol; see hooksrv.h. */
-#include "hooksrv.h"
+#include "shared/hooksrv.h"
 
 const char *hipsvm_srv_drain_word(int res)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hooksrv.h - the server side of the checkpoint hook protocol (proto.h): what
- * each request does, once, for the simulated runtime's socket (sim/hook_cmds.c)
+ * each request does, once, for the simulated runtime's socket (sim/hook/hook_cmds.c)
  * and the kernel module's debugfs file (kernel/hook.c). Compiled into both,
  * as proto.c and checkpoint.c are.
  *
@@ -20,8 +20,8 @@
 #ifndef HIPSVM_HOOKSRV_H
 #define HIPSVM_HOOKSRV_H
 
-#include "checkpoint.h"
-#include "proto.h"
+#include "shared/checkpoint.h"
+#include "shared/proto.h"
 
 /* Reply words, as a client reads them (hook.c). */
 #define HIPSVM_W_NONE "none"

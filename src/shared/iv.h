@@ -15,8 +15,8 @@
 #ifndef HIPSVM_IV_H
 #define HIPSVM_IV_H
 
-#include "compat.h"
-#include "ts.h"
+#include "shared/compat.h"
+#include "shared/ts.h"
 
 #define HIPSVM_IV_DWORDS 8
 #define HIPSVM_IV_BYTES  32

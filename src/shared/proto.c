@@ -5,8 +5,8 @@
  * parsing: no snprintf/strtoull, which are not async-signal-safe in user space
  * and differ in the kernel.
  */
-#include "proto.h"
-#include "fmt.h"
+#include "shared/proto.h"
+#include "shared/fmt.h"
 
 struct span {
 	const char *p;

@@ -33,7 +33,7 @@
 #ifndef HIPSVM_PROTO_H
 #define HIPSVM_PROTO_H
 
-#include "compat.h"
+#include "shared/compat.h"
 
 /* 2: drainclear. A client sends it only to a server that says 2 or more. */
 #define HIPSVM_PROTO_VERSION 2

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ring.c - IH ring; compiled in user space and in kernel/hipsvm.ko. */
-#include "ring.h"
+#include "shared/ring.h"
 
 int hipsvm_ring_init(struct hipsvm_ring *r, uint32_t *buf, uint32_t size, bool soft)
 {

@@ -26,8 +26,8 @@
 #ifndef HIPSVM_RING_H
 #define HIPSVM_RING_H
 
-#include "compat.h"
-#include "iv.h"
+#include "shared/compat.h"
+#include "shared/iv.h"
 
 #define HIPSVM_RING_PASS 32	/* IVs per pass of the handler, as amdgpu */
 #define HIPSVM_RING_MIN_BYTES (2 * HIPSVM_IV_BYTES)

@@ -15,7 +15,7 @@
 #ifndef HIPSVM_TS_H
 #define HIPSVM_TS_H
 
-#include "compat.h"
+#include "shared/compat.h"
 
 #define HIPSVM_TS_BITS 48
 #define HIPSVM_TS_MASK ((UINT64_C(1) << HIPSVM_TS_BITS) - 1)

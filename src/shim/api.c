@@ -2,7 +2,7 @@
 /*
  * api.c - the per-API table (api.h).
  */
-#include "api.h"
+#include "shim/api.h"
 
 #include <stddef.h>
 

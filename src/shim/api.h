@@ -3,7 +3,7 @@
  * api.h - the HIP allocation calls the shim hooks, and for each which context
  * HIP uses and what kind of memory it makes (docs/design.md, Contexts). The
  * router, the statistics and the report read it; the simulator's context model
- * (src/sim/context.h) reads it to pick the context it charges.
+ * (src/simcore/ctx_model.h) reads it to pick the context it charges.
  *
  * Pure data: no locks, safe anywhere, including signal handlers.
  */

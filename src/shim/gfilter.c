@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gfilter.h"
-#include "sysmem.h"
+#include "shim/gfilter.h"
+#include "shim/sysmem.h"
 
 #define GRAN_SHIFT	HIPSVM_GF_GRAN_SHIFT
 #define VA_LIMIT	((uintptr_t)1 << HIPSVM_GF_VA_BITS)

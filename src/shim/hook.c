@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hook.c - checkpoint hook client; see hook.h for the contract. */
-#include "hook.h"
-#include "testing.h"
+#include "shim/hook.h"
+#include "shim/testing.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "hooksrv.h"
-#include "options.h"
-#include "outname.h"
+#include "shared/checkpoint.h"
+#include "shared/hooksrv.h"
+#include "shim/options.h"
+#include "shim/outname.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 5000
 /* include/uapi/linux/magic.h */

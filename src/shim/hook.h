@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "shared/proto.h"
 
 #define HIPSVM_HOOK_DEBUGFS "/sys/kernel/debug/hipsvm/hook"
 /* The same hook served by the patched amdgpu/amdkfd (kernel/amdgpu/), for

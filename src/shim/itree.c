@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "itree_node.h"
+#include "shim/itree_node.h"
 
 /* Descends towards s. 0 and the leaf (with its entry count), -ENOENT when
  * the tree is empty, -EAGAIN on an inconsistent view. */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "itree.h"
+#include "shim/itree.h"
 
 #define LEAF_MAX	16
 #define LEAF_MIN	4

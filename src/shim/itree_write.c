@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "itree_node.h"
-#include "sysmem.h"
+#include "shim/itree_node.h"
+#include "shim/sysmem.h"
 
 /* ---- the pool ---- */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * options.c - the shim's option table, and the parsers every table shares
- * (the simulated runtime's is src/sim/sim_options.c).
+ * (the simulated runtime's is src/simcore/sim_options.c).
  *
  * Everything here may run while the process is still starting (the shim's
  * first hook can fire from another library's constructor), so no getenv, no
@@ -9,8 +9,8 @@
  * fixed buffers. The defaults are text in the table and go through the same
  * parsers as the environment, so the table is the only place a value lives.
  */
-#include "options.h"
-#include "proto.h"
+#include "shim/options.h"
+#include "shared/proto.h"
 
 #define HIPSVM_STR_(x) #x
 #define HIPSVM_STR(x) HIPSVM_STR_(x)

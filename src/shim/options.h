@@ -6,7 +6,7 @@
  *
  * Two tables in one format share the parsers here: the shim's (this file's
  * enum, src/shim/options.c) and the simulated runtime's HIPSVM_SIM_* (its own
- * enum and table, src/sim/sim_options.h). Each table owns the variables whose
+ * enum and table, src/simcore/sim_options.h). Each table owns the variables whose
  * names start with its scope; the shim's leaves HIPSVM_SIM_* and the test
  * harnesses' HIPSVM_TEST_* alone, so neither calls the other's names unknown.
  *

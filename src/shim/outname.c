@@ -2,14 +2,14 @@
 /*
  * outname.c - output file names from templates (outname.h).
  */
-#include "outname.h"
+#include "shim/outname.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "fmt.h"
+#include "shared/fmt.h"
 
 const char *const hipsvm_rank_vars[] = {
 	"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL,

@@ -4,13 +4,13 @@
  * docs/routing.md). Runs once at start-up, possibly before libc is fully
  * ready, so: no malloc, no stdio, fixed buffers only.
  */
-#include "policy.h"
+#include "shim/policy.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "options.h"
+#include "shared/fmt.h"
+#include "shim/options.h"
 
 #define ITEM_MAX 96
 

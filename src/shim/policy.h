@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "shared/proto.h"
 
 #define HIPSVM_POLICY_MAX_DEV HIPSVM_MAX_GPUS
 

@@ -28,11 +28,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gfilter.h"
-#include "itree.h"
-#include "registry.h"
-#include "sysmem.h"
-#include "testing.h"
+#include "shim/gfilter.h"
+#include "shim/itree.h"
+#include "shim/registry.h"
+#include "shim/sysmem.h"
+#include "shim/testing.h"
 
 #define SPINS		256	/* seqlock spins before yielding the CPU */
 #define CHECK_EVERY	64	/* iteration steps between seqlock re-checks */

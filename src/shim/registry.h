@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api.h"
+#include "shim/api.h"
 
 struct hipsvm_alloc {
 	uintptr_t start;

@@ -4,7 +4,7 @@
  * set is a contract with tools/ (`hipsvm report`): add nothing, rename
  * nothing without bumping the schema.
  */
-#include "report.h"
+#include "shim/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "trace.h"
+#include "shim/api.h"
+#include "shim/trace.h"
 
 #define G(x) hipsvm_stats_get(&(x))
 

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
-#include "proto.h"
-#include "stats.h"
+#include "shim/policy.h"
+#include "shared/proto.h"
+#include "shim/stats.h"
 
 #define HIPSVM_REPORT_SCHEMA "hipsvm-report/3"
 #define HIPSVM_REPORT_PATH_MAX 256

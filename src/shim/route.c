@@ -4,11 +4,11 @@
  * context.h, i.e. exactly what HIP does; every policy is a small departure
  * from it, written here once.
  */
-#include "route.h"
+#include "shim/route.h"
 
 #include <errno.h>
 
-#include "compat.h"
+#include "shared/compat.h"
 
 const char *hipsvm_route_name(uint32_t tag)
 {

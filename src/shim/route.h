@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api.h"
-#include "policy.h"
+#include "shim/api.h"
+#include "shim/policy.h"
 
 /* The decision tag stored with every registry entry (hipsvm_alloc.route). */
 enum hipsvm_route_tag {

@@ -9,15 +9,15 @@
  * fixed table, so that a fork child can close the ones it inherited: the
  * child must never talk on its parent's connection.
  */
-#include "shim.h"
+#include "shim/shim.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "trace.h"
+#include "shim/report.h"
+#include "shim/trace.h"
 
 __thread struct hipsvm_tls hipsvm_tls __attribute__((tls_model("initial-exec")));
 

@@ -18,16 +18,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api.h"
-#include "shim_vmm.h"
-#include "hook.h"
-#include "policy.h"
-#include "registry.h"
-#include "route.h"
-#include "shim_devmap.h"
-#include "stats.h"
+#include "shim/api.h"
+#include "shim/shim_vmm.h"
+#include "shim/hook.h"
+#include "shim/policy.h"
+#include "shim/registry.h"
+#include "shim/route.h"
+#include "shim/shim_devmap.h"
+#include "shim/stats.h"
 
-#include "hip_values.h"	/* HIP values the core needs */
+#include "shim/hip_values.h"	/* HIP values the core needs */
 
 /* Registry kinds whose unmap is coordinated (bit per enum hipsvm_kind). */
 #define HIPSVM_SVM_KIND_MASK ((1u << HIPSVM_KIND_MANAGED) | (1u << HIPSVM_KIND_HOST) | \

@@ -14,12 +14,12 @@
  * (The free of a pointer that is not an allocation's start finds nothing:
  * the runtime answers for it.)
  */
-#include "shim.h"
+#include "shim/shim.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "trace.h"
+#include "shim/trace.h"
 
 static void ctx_name(int ctx, char *buf, size_t cap)
 {

@@ -2,8 +2,8 @@
 /*
  * shim_devmap.c - the lock-free table of device allocations (shim_devmap.h).
  */
-#include "shim_devmap.h"
-#include "sysmem.h"
+#include "shim/shim_devmap.h"
+#include "shim/sysmem.h"
 
 #include <errno.h>
 #include <string.h>

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "registry.h"
+#include "shim/registry.h"
 
 #define HIPSVM_DEVMAP_PROBE 64
 

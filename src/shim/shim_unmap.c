@@ -16,14 +16,14 @@
  * interrupted it) is never interleaved with: that unmap goes ahead
  * uncoordinated and is counted as reentrant_skipped.
  */
-#include "shim.h"
+#include "shim/shim.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "trace.h"
+#include "shared/checkpoint.h"
+#include "shim/trace.h"
 
 static bool overlaps(uintptr_t s1, uintptr_t l1, uintptr_t s2, uintptr_t l2)
 {

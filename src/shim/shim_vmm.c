@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "shim_vmm.h"
-#include "shim.h"
-#include "trace.h"
+#include "shim/shim_vmm.h"
+#include "shim/shim.h"
+#include "shim/trace.h"
 
 void hipsvm_vmm_init(struct hipsvm_vmm *v)
 {

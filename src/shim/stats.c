@@ -3,12 +3,12 @@
  * stats.c - relaxed-atomic counters, the memory ones striped by thread
  * (stats.h). Async-signal-safe throughout.
  */
-#include "stats.h"
-#include "testing.h"
+#include "shim/stats.h"
+#include "shim/testing.h"
 
 #include <string.h>
 
-#include "api.h"
+#include "shim/api.h"
 
 void hipsvm_stats_reset(struct hipsvm_stats *s)
 {

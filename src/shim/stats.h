@@ -21,9 +21,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api.h"
-#include "proto.h"
-#include "route.h"
+#include "shim/api.h"
+#include "shared/proto.h"
+#include "shim/route.h"
 
 #define HIPSVM_STATS_MAX_DEV HIPSVM_MAX_GPUS
 #define HIPSVM_STATS_HIST 64	/* log2 buckets of drain durations in ns */

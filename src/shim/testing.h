@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
-#include "hook.h"
-#include "registry.h"
-#include "stats.h"
+#include "shim/hook.h"
+#include "shim/registry.h"
+#include "shim/stats.h"
 
 /* ---- registry.c (locking and -EDEADLK as in registry.h) ---- */
 

@@ -2,7 +2,7 @@
 /*
  * trace.c - the bounded JSON writer and trace lines (trace.h).
  */
-#include "trace.h"
+#include "shim/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fmt.h"
+#include "shared/fmt.h"
 
 static void put_c(struct hipsvm_jw *w, char c)
 {

@@ -63,7 +63,7 @@ int hipsvm_trace_format(char *buf, size_t cap, uint64_t ts_ns, const char *ev,
  * single write(). 0 or -errno; errno is preserved. fd < 0 is a no-op. */
 int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, unsigned n);
 
-#include "clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
+#include "shim/clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
 
 /* trace_faults.c: asks the hook h for the fault counters (raised, handled,
  * dropped, real) of the GPUs in gpus and writes one "faults" line for each

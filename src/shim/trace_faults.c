@@ -4,12 +4,12 @@
  * "faults" trace lines (trace.h): by the shim after each drain, and by the
  * hipsvm command at a fixed period while the program runs.
  */
-#include "trace.h"
+#include "shim/trace.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "hook.h"
+#include "shim/hook.h"
 
 static const char *const fault_names[HIPSVM_TRACE_FAULT_KINDS] = {
 	"raised", "handled", "dropped", "real",

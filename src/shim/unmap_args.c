@@ -3,7 +3,7 @@
  * first decides its errno; the wrappers hand a refused call to the real
  * function, so only whether any check fails matters here. Where a kernel
  * version may go ahead (MAP_SHARED_VALIDATE), the call is not refused. */
-#include "unmap_args.h"
+#include "shim/unmap_args.h"
 
 #include <errno.h>
 #include <stdbool.h>

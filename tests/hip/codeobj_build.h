@@ -3,7 +3,7 @@
  * codeobj_build.h - synthesises code objects for tests/sim/test_codeobj.c (and a
  * future fuzzer's seed corpus): a MessagePack writer, an AMDGPU ELF64 holding one
  * NT_AMDGPU_METADATA note (in a PT_NOTE segment, or only in an SHT_NOTE section),
- * and a clang offload bundle. Layouts as in sim/codeobj.h. Test code: allocation
+ * and a clang offload bundle. Layouts as in sim/codeobj/codeobj.h. Test code: allocation
  * failures abort.
  */
 #ifndef HIPSVM_TESTS_CODEOBJ_BUILD_H
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 
 struct wb {
 	uint8_t *p;
@@ -249,7 +249,7 @@ static inline int load_exact(const void *data, size_t size, struct hipsvm_codeob
 		abort();
 	if (size)
 		memcpy(copy, data, size);
-	err = hipsvm_codeobj_load_blob(copy, size, out);
+	err = hipsvm_codeobj_load_blob(copy, size, NULL, out);
 	free(copy);
 	return err;
 }

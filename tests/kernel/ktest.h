@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "proto.h"
+#include "shared/proto.h"
 
 #define KT_DIR  "/sys/kernel/debug/hipsvm"
 #define KT_HOOK KT_DIR "/hook"

@@ -50,7 +50,7 @@ mkdir -p "$work/mod" "$work/root"
 
 # 1. The module, from a copy of kernel/ so that the source tree stays clean.
 cp "$root"/kernel/*.c "$root"/kernel/*.h "$root"/kernel/Kbuild "$root"/kernel/Makefile "$work/mod/"
-if ! make -C "$work/mod" KVER="$kver" HIPSVM_SRC="$root/src/shared" >"$work/kbuild.log" 2>&1; then
+if ! make -C "$work/mod" KVER="$kver" HIPSVM_SRC="$root/src" >"$work/kbuild.log" 2>&1; then
 	cat "$work/kbuild.log"
 	die "kbuild failed"
 fi

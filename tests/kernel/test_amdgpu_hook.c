@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "amdgpu_fake/kfake.h"
-#include "checkpoint.h"
-#include "hook.h"
-#include "testing.h"
-#include "proto.h"
+#include "shared/checkpoint.h"
+#include "shim/hook.h"
+#include "shim/testing.h"
+#include "shared/proto.h"
 
 #define NGPU 5
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim_devmap.h"
+#include "shim/shim_devmap.h"
 
 static struct hipsvm_alloc al(uintptr_t p, uint64_t size, int ctx)
 {

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_build.h"
 
 #define HOST_TRIPLE	"host-x86_64-unknown-linux"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "hipsvm_sim.h"
-#include "proto.h"
+#include "shared/proto.h"
 
 static inline int hook_connect(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_codeobj.c - the code object metadata reader (sim/codeobj.c) on the real
+ * test_codeobj.c - the code object metadata reader (sim/codeobj/codeobj.c) on the real
  * fat binary of tests/hip/kernel_args.hip built by hipcc (HIPSVM_TEST_KERNEL_ARGS
  * names it; these tests skip without hipcc): what the compiler actually writes
  * is the ground truth the synthetic inputs of test_codeobj_synth.c and
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_build.h"
 
 /* ---- the real binary ---------------------------------------------------- */
@@ -194,7 +194,7 @@ Test(codeobj_real, through_wrapper)
 	wrap.version = 1;
 	wrap.binary = rb.fatbin;
 	wrap.unused = NULL;
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), 0);
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), 0);
 	check_kernels(co);
 	cr_assert_eq(hipsvm_codeobj_find(co, "_Z8k_hiddenPi.kd"),
 		     hipsvm_codeobj_find(co, "_Z8k_hiddenPi"), "lookup by .symbol");
@@ -230,7 +230,7 @@ Test(codeobj_real, blob_bundle_and_raw_elf)
 	wrap.magic = 0x48495046;
 	wrap.version = 1;
 	wrap.binary = elf;
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), 0);
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), 0);
 	check_kernels(co);
 	hipsvm_codeobj_free(co);
 	free(elf);

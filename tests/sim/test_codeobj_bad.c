@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_codeobj_bad.c - the code object metadata reader (sim/codeobj.c) on
+ * test_codeobj_bad.c - the code object metadata reader (sim/codeobj/codeobj.c) on
  * malformed input: the simulator parses whatever a program registers, so a
  * bad bundle, ELF or MessagePack must give -EINVAL/-ENOENT/-ENOTSUP, never a
  * crash. Criterion runs each test in its own process, so a crash fails the
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_build.h"
 #include "codeobj_fixture.h"
 
@@ -26,23 +26,23 @@ Test(codeobj_bad, simple_rejections)
 	struct { uint32_t magic, version; const void *binary; void *unused; } wrap = { 0 };
 	static const uint8_t zeros[64];
 
-	cr_assert_eq(hipsvm_codeobj_load_blob(NULL, 10, &co), -EINVAL);
+	cr_assert_eq(hipsvm_codeobj_load_blob(NULL, 10, NULL, &co), -EINVAL);
 	cr_assert_eq(load_exact("", 0, &co), -EINVAL, "empty");
 	cr_assert_eq(load_exact("__CLANG_OFFLOAD_BUNDLE_", 23, &co), -EINVAL, "short magic");
 	cr_assert_eq(load_exact("__CLANG_OFFLOAD_BUNDLE__", 24, &co), -EINVAL, "no count");
 	cr_assert_eq(load_exact("__CLANG_OFFLOAD_BUNDLX__\0\0\0\0\0\0\0\0", 32, &co), -EINVAL);
 	cr_assert_eq(load_exact("CCOB\1\0\1\0", 8, &co), -ENOTSUP);
 	cr_assert_eq(load_exact(zeros, sizeof(zeros), &co), -EINVAL);
-	cr_assert_eq(hipsvm_codeobj_load(NULL, &co), -EINVAL);
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), -EINVAL, "zero wrapper");
+	cr_assert_eq(hipsvm_codeobj_load(NULL, NULL, &co), -EINVAL);
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), -EINVAL, "zero wrapper");
 	wrap.magic = 0x48495046;
 	wrap.version = 2;
 	wrap.binary = zeros;
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), -EINVAL, "version 2");
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), -EINVAL, "version 2");
 	wrap.version = 1;
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), -EINVAL, "binary is garbage");
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), -EINVAL, "binary is garbage");
 	wrap.binary = NULL;
-	cr_assert_eq(hipsvm_codeobj_load(&wrap, &co), -EINVAL, "NULL binary");
+	cr_assert_eq(hipsvm_codeobj_load(&wrap, NULL, &co), -EINVAL, "NULL binary");
 	cr_assert_eq(co, (struct hipsvm_codeobj *)&co, "out untouched");
 	hipsvm_codeobj_free(NULL);
 	cr_assert_null(hipsvm_codeobj_find(NULL, "x"));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_codeobj_synth.c - the code object metadata reader (sim/codeobj.c) on
+ * test_codeobj_synth.c - the code object metadata reader (sim/codeobj/codeobj.c) on
  * valid code objects synthesised by tests/hip/codeobj_build.h (MessagePack, a
  * minimal ELF with a PT_NOTE, a bundle): they reach the corners hipcc never
  * writes (odd encodings, long names, many arguments, mangled names to infer
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_build.h"
 #include "codeobj_fixture.h"
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "hipsvm_sim.h"
-#include "proto.h"
+#include "shared/proto.h"
 #include "sim_test_util.h"
 
 #define PAGE 4096u

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "shared/checkpoint.h"
 
 #define M HIPSVM_TS_MASK
 #define RING_BYTES 4096u

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "registry.h"
-#include "testing.h"
+#include "shim/registry.h"
+#include "shim/testing.h"
 #include "test_rand.h"
 
 #define KB ((uintptr_t)1 << 10)

@@ -2,7 +2,7 @@
 /*
  * test_checkpoint_drain.c - the drain of docs/design.md (Checkpoints): the predicate of
  * src/shared/checkpoint.c (which rings, which stamp, when it is done) and the
- * user-space wait of src/sim/drain.c, apart from set/filter/clear because these
+ * user-space wait of src/simcore/drain.c, apart from set/filter/clear because these
  * tests need a second thread to consume the rings and a clock to time out.
  */
 #include <criterion/criterion.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "checkpoint_fixture.h"
-#include "options.h"
+#include "shim/options.h"
 
 /* ---- drain predicate ---- */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_checkpoint_mt.c - set, filter, drain and clear (src/shared/checkpoint.c,
- * src/sim/drain.c) all at once under threads, checked afterwards against the
+ * src/simcore/drain.c) all at once under threads, checked afterwards against the
  * rules of docs/design.md (Checkpoints): the single-threaded tests cannot show an
  * interleaving that breaks them, and this one needs its own event log.
  */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* test_context.c - amd::Context's rules (src/sim/context.c, docs/design.md). */
+/* test_context.c - amd::Context's rules (src/simcore/ctx_model.c, docs/design.md). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
-#include "context.h"
-#include "context_test.h"
+#include "simcore/ctx_model.h"
+#include "simcore/ctx_model_test.h"
 
 #define SVM(fgs, at) { .svm_capable = true, .fine_grained_system = (fgs), .atomics = (at) }
 

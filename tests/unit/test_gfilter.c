@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gfilter.h"
+#include "shim/gfilter.h"
 #include "test_rand.h"
 
 #define G	((uintptr_t)1 << HIPSVM_GF_GRAN_SHIFT)

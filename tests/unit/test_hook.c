@@ -10,9 +10,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "hook.h"
-#include "testing.h"
+#include "shared/checkpoint.h"
+#include "shim/hook.h"
+#include "shim/testing.h"
 
 /* The server: answers set with a checkpoint per GPU (none for GPU 1), drain
  * with ok/timeout/nodev per GPU index modulo 3, and records every request. */

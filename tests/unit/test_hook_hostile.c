@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hook.h"
+#include "shim/hook.h"
 #include "hostile_srv.h"
 
 static uint64_t ms_now(void)

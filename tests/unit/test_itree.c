@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "itree.h"
+#include "shim/itree.h"
 #include "test_rand.h"
 
 static struct hipsvm_itree *t;

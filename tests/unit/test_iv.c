@@ -2,7 +2,7 @@
 /* test_iv.c - IV encode/decode (src/shared/iv.h). */
 #include <criterion/criterion.h>
 
-#include "iv.h"
+#include "shared/iv.h"
 
 static void assert_iv_eq(const struct hipsvm_iv *a, const struct hipsvm_iv *b)
 {

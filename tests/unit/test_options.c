@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "outname.h"
-#include "sim_options.h"
+#include "shim/options.h"
+#include "shim/outname.h"
+#include "simcore/sim_options.h"
 
 /* ---- the parsers ---- */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "outname.h"
+#include "shim/outname.h"
 
 static char *const no_env[] = { NULL };
 

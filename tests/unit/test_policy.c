@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "policy.h"
+#include "shim/policy.h"
 
 #define MIB (UINT64_C(1) << 20)
 #define GIB (UINT64_C(1) << 30)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
-#include "ts.h"
+#include "shared/proto.h"
+#include "shared/ts.h"
 
 static int parse(const char *s, struct hipsvm_cmd *c)
 {

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "shim/report.h"
 
 static struct hipsvm_stats st;
 

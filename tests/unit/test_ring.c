@@ -6,7 +6,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "ring.h"
+#include "shared/ring.h"
 #include "test_rand.h"
 
 #define M HIPSVM_TS_MASK

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "route.h"
+#include "shim/route.h"
 
 static struct hipsvm_policy pol(const char *text)
 {

@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "shim.h"
+#include "shim/shim.h"
 
 static int early_return(int n)
 {

@@ -12,9 +12,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "api.h"
-#include "stats.h"
-#include "testing.h"
+#include "shim/api.h"
+#include "shim/stats.h"
+#include "shim/testing.h"
 #include "test_rand.h"
 
 static struct hipsvm_stats st;

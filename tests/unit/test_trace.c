@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace.h"
+#include "shim/trace.h"
 
 Test(trace, format_every_type)
 {

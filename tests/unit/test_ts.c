@@ -4,7 +4,7 @@
 #include <criterion/logging.h>
 #include <stdlib.h>
 
-#include "ts.h"
+#include "shared/ts.h"
 #include "test_rand.h"
 
 #define M HIPSVM_TS_MASK

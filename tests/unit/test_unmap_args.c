@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "test_rand.h"
-#include "unmap_args.h"
+#include "shim/unmap_args.h"
 
 #define REGION	((uintptr_t)16 << 20)
 

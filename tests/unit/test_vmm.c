@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "shim_vmm.h"
+#include "shim/shim_vmm.h"
 
 static struct hipsvm_vmm v;
 

@@ -1,3 +1,3 @@
 /* SPDX-License-Identifier: MIT */
 /* The series copies src/shared/proto.h here; the test uses the original. */
-#include <proto.h>
+#include "shared/proto.h"

@@ -6,10 +6,11 @@
  * extra library, and every read goes through one bounds-checked helper (rd()),
  * which is what makes the parser safe to fuzz. Layouts are described in codeobj.h.
  */
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "codeobj_mangle.h"
 #include "codeobj_read.h"
 #include "codeobj_code.h"
+#include "codeobj_target.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ struct hipsvm_codeobj {
 	unsigned n, cap;
 	struct kentry *k;
 	uint8_t *image;		/* our copy of the ELF the kernels' code points into */
+	size_t image_size;
+	char target[48];	/* the chosen code object's target ID ("" unknown) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -243,6 +246,7 @@ static int attach(const struct buf *b, struct hipsvm_codeobj *co)
 	if (!co->image)
 		return -ENOMEM;
 	memcpy(co->image, b->p, b->size);
+	co->image_size = b->size;
 	for (unsigned i = 0; i < co->n; i++)
 		hipsvm_codeobj_find_code(co->image, b->size, co->k[i].fullname, &co->k[i].info);
 	return 0;
@@ -280,8 +284,10 @@ static int scan_notes(const struct buf *b, uint64_t off, uint64_t size, struct h
 	return -ENOENT;
 }
 
-static int parse_elf(const struct buf *b, struct hipsvm_codeobj *co)
+/* A bare code object; with dev, only one its e_flags make compatible. */
+static int parse_elf(const struct buf *b, const struct tid *dev, struct hipsvm_codeobj *co)
 {
+	struct tid t;
 	uint8_t id[16];
 	uint16_t machine, phentsize, phnum, shentsize, shnum;
 	uint64_t phoff, shoff;
@@ -301,6 +307,13 @@ static int parse_elf(const struct buf *b, struct hipsvm_codeobj *co)
 	shnum = le16toh(shnum);
 	if (machine != EM_AMDGPU_)
 		return -EINVAL;
+	if (tid_from_elf(b->p, b->size, &t)) {
+		if (dev && !tid_compatible(&t, dev))
+			return -ENOENT;
+		tid_format(&t, co->target, sizeof(co->target));
+	} else if (dev) {
+		return -ENOENT;
+	}
 	/* The loader uses PT_NOTE; sections are the fallback for stripped headers. */
 	if (phnum && phentsize < 56)
 		return -EINVAL;
@@ -351,8 +364,34 @@ static void co_reset(struct hipsvm_codeobj *co)
 	co->n = 0;
 }
 
-/* First amdgcn entry that parses wins; a malformed header fails the whole bundle. */
-static int parse_bundle(const struct buf *b, struct hipsvm_codeobj *co)
+/*
+ * The entry's code object target ID, from a "hipv4-" triple or else from the
+ * ELF header of a "hip-"/"hcc-" entry; false for other kinds (host, openmp)
+ * and IDs that do not parse (hipamd skips those entries).
+ */
+static bool entry_target(const struct buf *triple, const struct buf *entry, struct tid *t)
+{
+	const char *s = (const char *)triple->p;
+	const char *dash = memchr(s, '-', triple->size);
+	size_t kind = dash ? (size_t)(dash - s) : triple->size;
+
+	if (!dash)
+		return false;
+	if (kind == 5 && !memcmp(s, "hipv4", 5))
+		return triple->size - kind - 1 > TID_TRIPLE_LEN &&
+		       !memcmp(dash + 1, TID_TRIPLE, TID_TRIPLE_LEN) &&
+		       tid_parse(dash + 1, triple->size - kind - 1, t);
+	if ((kind == 3 && !memcmp(s, "hip", 3)) || (kind == 3 && !memcmp(s, "hcc", 3)))
+		return tid_from_elf(entry->p, entry->size, t);
+	return false;
+}
+
+/*
+ * With a device target, the first entry compatible with it that parses wins
+ * (ROCm takes the first compatible one); without, the first amdgcn entry
+ * that parses. A malformed header fails the whole bundle.
+ */
+static int parse_bundle(const struct buf *b, const struct tid *dev, struct hipsvm_codeobj *co)
 {
 	uint64_t n, pos = BUNDLE_MAGIC_LEN + 8;
 	int err = -ENOENT;
@@ -363,6 +402,8 @@ static int parse_bundle(const struct buf *b, struct hipsvm_codeobj *co)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t off, size, tlen;
 		struct buf entry, triple;
+		struct tid t;
+		bool known;
 		int e;
 
 		if (!rd64(b, pos, &off) || !rd64(b, pos + 8, &size) || !rd64(b, pos + 16, &tlen) ||
@@ -371,10 +412,15 @@ static int parse_bundle(const struct buf *b, struct hipsvm_codeobj *co)
 		pos += 24 + tlen;
 		if (done || !is_amdgcn((const char *)triple.p, triple.size))
 			continue;
-		e = parse_elf(&entry, co);
+		known = entry_target(&triple, &entry, &t);
+		if (dev && (!known || !tid_compatible(&t, dev)))
+			continue;
+		e = parse_elf(&entry, NULL, co);
 		if (!e) {
 			done = true;
 			err = 0;
+			if (known)
+				tid_format(&t, co->target, sizeof(co->target));
 		} else {
 			co_reset(co);
 			/* -EINVAL from a broken entry outranks "nothing found" */
@@ -385,22 +431,25 @@ static int parse_bundle(const struct buf *b, struct hipsvm_codeobj *co)
 	return err;
 }
 
-static int load(const struct buf *b, struct hipsvm_codeobj **out)
+static int load(const struct buf *b, const char *target, struct hipsvm_codeobj **out)
 {
 	struct hipsvm_codeobj *co;
+	struct tid dev;
 	int err;
 
 	if (!b->p || !out)
+		return -EINVAL;
+	if (target && !tid_parse(target, strlen(target), &dev))
 		return -EINVAL;
 	co = calloc(1, sizeof(*co));
 	if (!co)
 		return -ENOMEM;
 	if (b->size >= BUNDLE_MAGIC_LEN && !memcmp(b->p, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
-		err = parse_bundle(b, co);
+		err = parse_bundle(b, target ? &dev : NULL, co);
 	else if (b->size >= 4 && !memcmp(b->p, "CCOB", 4))
 		err = -ENOTSUP;
 	else if (b->size >= 4 && !memcmp(b->p, "\177ELF", 4))
-		err = parse_elf(b, co);
+		err = parse_elf(b, target ? &dev : NULL, co);
 	else
 		err = -EINVAL;
 	if (err) {
@@ -411,11 +460,12 @@ static int load(const struct buf *b, struct hipsvm_codeobj **out)
 	return 0;
 }
 
-int hipsvm_codeobj_load_blob(const void *data, size_t size, struct hipsvm_codeobj **out)
+int hipsvm_codeobj_load_blob(const void *data, size_t size, const char *target,
+			     struct hipsvm_codeobj **out)
 {
 	struct buf b = { data, size };
 
-	return load(&b, out);
+	return load(&b, target, out);
 }
 
 /*
@@ -469,7 +519,8 @@ static uint64_t elf_extent(const uint8_t *p)
 	return ph_end > sh_end ? ph_end : sh_end;
 }
 
-int hipsvm_codeobj_load(const void *fatbin_wrapper, struct hipsvm_codeobj **out)
+int hipsvm_codeobj_load(const void *fatbin_wrapper, const char *target,
+			struct hipsvm_codeobj **out)
 {
 	uint32_t w[2];
 	const uint8_t *bin;
@@ -489,7 +540,7 @@ int hipsvm_codeobj_load(const void *fatbin_wrapper, struct hipsvm_codeobj **out)
 		return -ENOTSUP;
 	if (!size || size > SIZE_MAX)
 		return -EINVAL;
-	return hipsvm_codeobj_load_blob(bin, (size_t)size, out);
+	return hipsvm_codeobj_load_blob(bin, (size_t)size, target, out);
 }
 
 const struct hipsvm_kernel_info *hipsvm_codeobj_find(const struct hipsvm_codeobj *co,
@@ -506,6 +557,19 @@ const struct hipsvm_kernel_info *hipsvm_codeobj_find(const struct hipsvm_codeobj
 		if (!strncmp(co->k[i].fullname, name, len) && !co->k[i].fullname[len])
 			return &co->k[i].info;
 	return NULL;
+}
+
+const char *hipsvm_codeobj_target(const struct hipsvm_codeobj *co)
+{
+	return co ? co->target : "";
+}
+
+bool hipsvm_target_compatible(const char *code_object, const char *device)
+{
+	struct tid c, d;
+
+	return code_object && device && tid_parse(code_object, strlen(code_object), &c) &&
+	       tid_parse(device, strlen(device), &d) && tid_compatible(&c, &d);
 }
 
 unsigned hipsvm_codeobj_count(const struct hipsvm_codeobj *co)

@@ -6,7 +6,7 @@
  * A launch runs the kernel's machine code on the interpreter (sim/isa/)
  * when it can. Otherwise (HIPSVM_SIM_EXEC=touch, no code, an instruction
  * the interpreter lacks) it takes the buffer-touch model: it finds which
- * arguments are global buffers (the code object's metadata, sim/codeobj.h)
+ * arguments are global buffers (the code object's metadata, sim/codeobj/codeobj.h)
  * and touches every page of the simulator allocations they point into, on
  * the stream's device, from the stream's worker thread: the faults a kernel
  * would raise, in stream order. Pointer-sized, 8-byte aligned arguments
@@ -19,14 +19,22 @@
 
 #include <stdlib.h>
 
-#include "codeobj.h"
-#include "isa/run.h"
+#include "codeobj/codeobj.h"
+#include "exec/run.h"
 
 #define CALL_STACK 8
 #define MAX_TOUCH 64
 
+/*
+ * A registered fat binary. Its code object is chosen at first use, as ROCm
+ * defers it to the first call that needs a device: registration runs in the
+ * program's constructors, before the simulator knows the devices' XNACK mode
+ * (HSA_XNACK), which decides between xnack+ and xnack- code objects.
+ */
 struct sim_module {
 	struct sim_module *next;
+	const void *wrapper;
+	bool loaded;
 	struct hipsvm_codeobj *co;
 	int load_err;
 };
@@ -36,6 +44,7 @@ struct sim_func {
 	struct sim_module *mod;
 	const void *host_fn;
 	char name[256];
+	char *dev_name;		/* untruncated, for the code object lookup */
 	const struct hipsvm_kernel_info *info;
 };
 
@@ -66,7 +75,7 @@ SIM_API void **__hipRegisterFatBinary(const void *data)
 
 	if (!m)
 		return NULL;
-	m->load_err = hipsvm_codeobj_load(data, &m->co);
+	m->wrapper = data;
 	pthread_mutex_lock(&reg_lock);
 	m->next = modules;
 	modules = m;
@@ -86,6 +95,7 @@ SIM_API void __hipUnregisterFatBinary(void **handle)
 		f = *fp;
 		if (f->mod == m) {
 			*fp = f->next;
+			free(f->dev_name);
 			free(f);
 		} else {
 			fp = &f->next;
@@ -116,8 +126,11 @@ SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev
 	f->mod = m;
 	f->host_fn = host_fn;
 	snprintf(f->name, sizeof(f->name), "%s", dev_name ? dev_name : "?");
-	if (m->co && dev_name)
-		f->info = hipsvm_codeobj_find(m->co, dev_name);
+	f->dev_name = strdup(f->name[0] == '?' && !dev_name ? "" : dev_name);
+	if (!f->dev_name) {
+		free(f);
+		return;
+	}
 	pthread_mutex_lock(&reg_lock);
 	f->next = funcs;
 	funcs = f;
@@ -321,13 +334,30 @@ void sim_launch_notice(void)
 			 "the memory its buffer arguments point to");
 }
 
+/* The module's code object for the devices' target ID; reg_lock held. */
+static struct hipsvm_codeobj *module_co(struct sim_module *m)
+{
+	if (!m->loaded) {
+		m->loaded = true;
+		m->load_err = hipsvm_codeobj_load(m->wrapper, sim.target, &m->co);
+		if (m->load_err == -ENOENT && !sim.quiet)
+			sim_warn("a fat binary has no code object for %s: its kernels are not run "
+				 "(ROCm ends such a program with hipErrorNoBinaryForGpu)", sim.target);
+	}
+	return m->co;
+}
+
 const char *sim_func_lookup(const void *host_fn, const void **info)
 {
 	struct sim_func *f;
+	struct hipsvm_codeobj *co;
 
+	sim_init();
 	pthread_mutex_lock(&reg_lock);
 	for (f = funcs; f && f->host_fn != host_fn; f = f->next)
 		;
+	if (f && !f->info && (co = module_co(f->mod)) != NULL)
+		f->info = hipsvm_codeobj_find(co, f->dev_name);
 	pthread_mutex_unlock(&reg_lock);
 	if (!f)
 		return NULL;

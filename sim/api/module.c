@@ -5,7 +5,7 @@
  * other launch entry points (cooperative, multi-device, hipExtLaunchKernel,
  * the old hipConfigureCall / hipSetupArgument / hipLaunchByPtr triple).
  *
- * A module is a code object read by sim/codeobj.c, as the fat binaries of
+ * A module is a code object read by sim/codeobj/codeobj.c, as the fat binaries of
  * hipcc programs are; a launch through it touches the allocations its buffer
  * arguments point to, exactly as a <<<>>> launch does (launch.c), whether
  * the arguments come as kernelParams or packed in `extra`. Kernel code is
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 
 #define MOD_MAGIC 0x4d4f444cu	/* "MODL" */
 #define FN_MAGIC 0x46554e43u	/* "FUNC" */
@@ -109,7 +109,7 @@ static hipError_t load_image(hipModule_t *out, const void *image)
 			0x48495046u, 1, image, NULL
 		};
 
-		err = hipsvm_codeobj_load(&w, &co);
+		err = hipsvm_codeobj_load(&w, sim.target, &co);
 	}
 	if (err)
 		return load_err(err);
@@ -161,7 +161,7 @@ SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
 		free(buf);
 		return sim_ret(hipErrorInvalidKernelFile);
 	}
-	err = hipsvm_codeobj_load_blob(buf, (size_t)st.st_size, &co);
+	err = hipsvm_codeobj_load_blob(buf, (size_t)st.st_size, sim.target, &co);
 	if (err) {
 		free(buf);
 		return sim_ret(load_err(err));

@@ -3,14 +3,14 @@
  * context_test.h - the parts of ROCclr's context model (context.h) that only
  * tests call: the simulator's contexts live as long as the process, so it
  * never counts references, and it finds a null stream its own way
- * (sim/stream.c). Kept to pin down how ROCclr behaves.
+ * (sim/runtime/stream.c). Kept to pin down how ROCclr behaves.
  */
 #ifndef HIPSVM_CONTEXT_TEST_H
 #define HIPSVM_CONTEXT_TEST_H
 
 #include <stdint.h>
 
-#include "context.h"
+#include "ctx_model.h"
 
 void hipsvm_ctx_retain(struct hipsvm_context *c);
 /* Returns the count left; at 0 the context is dead (its owner frees it).

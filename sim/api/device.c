@@ -24,8 +24,7 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "hipsvm simulated GPU %d", dev);
-	snprintf(p->gcnArchName, sizeof(p->gcnArchName), "gfx90a:sramecc+:xnack%c",
-		 sim.xnack ? '+' : '-');
+	snprintf(p->gcnArchName, sizeof(p->gcnArchName), "%s", sim.target);
 	p->totalGlobalMem = g->capacity;
 	p->sharedMemPerBlock = 65536;
 	p->regsPerBlock = 65536;

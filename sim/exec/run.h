@@ -11,9 +11,9 @@
 #ifndef HIPSVM_SIM_ISA_RUN_H
 #define HIPSVM_SIM_ISA_RUN_H
 
-#include "../sim.h"
-#include "codeobj.h"
-#include "dispatch.h"
+#include "sim.h"
+#include "codeobj/codeobj.h"
+#include "isa/dispatch.h"
 
 #include <signal.h>
 

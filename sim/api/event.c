@@ -11,7 +11,7 @@
  * opens through hipIpcOpenEventHandle.
  */
 #include "sim.h"
-#include "event_ipc.h"
+#include "runtime/event_ipc.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -21,7 +21,8 @@
  * Every length and offset in the input is bounds-checked: the parser is fuzzed.
  * Functions return 0 or -errno and leave *out untouched on failure:
  *   -EINVAL   malformed input
- *   -ENOENT   well-formed, but no amdgcn code object / no metadata note in it
+ *   -ENOENT   well-formed, but no amdgcn code object for the target / no
+ *             metadata note in it
  *   -ENOTSUP  a compressed ("CCOB") bundle, which clang-15 never writes
  *   -ENOMEM
  * Nothing here logs.
@@ -87,11 +88,25 @@ enum {
 
 struct hipsvm_codeobj;
 
-/* From the pointer that __hipRegisterFatBinary() receives. */
-int hipsvm_codeobj_load(const void *fatbin_wrapper, struct hipsvm_codeobj **out);
+/*
+ * From the pointer that __hipRegisterFatBinary() receives. target is the
+ * device's target ID ("gfx90a:sramecc+:xnack+", codeobj_target.h): the first
+ * code object compatible with it is read, -ENOENT when none is. NULL takes
+ * the first amdgcn code object, whatever its processor (tools, the fuzzer).
+ */
+int hipsvm_codeobj_load(const void *fatbin_wrapper, const char *target,
+			struct hipsvm_codeobj **out);
 
 /* From a raw clang offload bundle or a raw ELF code object of `size` bytes. */
-int hipsvm_codeobj_load_blob(const void *data, size_t size, struct hipsvm_codeobj **out);
+int hipsvm_codeobj_load_blob(const void *data, size_t size, const char *target,
+			     struct hipsvm_codeobj **out);
+
+/* The target ID of the code object read ("gfx90a:xnack-"; "" unknown). */
+const char *hipsvm_codeobj_target(const struct hipsvm_codeobj *co);
+
+/* Does a code object built for target ID code_object run on a device of
+ * target ID device? Either may carry the "amdgcn-amd-amdhsa--" prefix. */
+bool hipsvm_target_compatible(const char *code_object, const char *device);
 
 /* By .name (mangled) or by .symbol ("<name>.kd"); NULL when absent. */
 const struct hipsvm_kernel_info *hipsvm_codeobj_find(const struct hipsvm_codeobj *co,

@@ -38,8 +38,6 @@ static struct {
 	struct conn conn[MAX_CONN];
 } hs;
 
-void sim_hook_cmds_reset(void);
-
 void sim_hook_reset(void)
 {
 	static bool valid;

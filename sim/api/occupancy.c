@@ -20,9 +20,6 @@
 #define WAVE 64
 #define NCU 104
 
-struct ihipModuleSymbol_t;
-const char *sim_module_fn_name(hipFunction_t f, char *buf);
-bool sim_module_fn_live(hipFunction_t f);
 
 static int blocks_per_cu(int block, size_t lds)
 {

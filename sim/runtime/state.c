@@ -29,12 +29,6 @@ static int inited;		/* acquire/release */
 static int atfork_registered;
 static __thread int cur_dev;
 
-void sim_streams_reset(void);
-void sim_events_reset(void);
-void sim_hook_reset(void);
-void sim_launch_reset(void);
-void sim_pools_reset(void);
-
 void sim_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -105,6 +99,25 @@ static uint32_t ring_size_option(void)
 	return (uint32_t)p;
 }
 
+/*
+ * ROCr sets the process's XNACK mode from HSA_XNACK: "1" on, "0" off, any
+ * other value (or none) leaves the driver's default, which here is
+ * HIPSVM_SIM_XNACK (on unless set to 0). An MI250 runs xnack+ code objects
+ * only in XNACK mode, and only then are its page faults retried.
+ */
+static bool xnack_mode(void)
+{
+	char **e;
+
+	for (e = environ; e && *e; e++) {
+		if (!strcmp(*e, "HSA_XNACK=1"))
+			return true;
+		if (!strcmp(*e, "HSA_XNACK=0"))
+			return false;
+	}
+	return sim.opt.num[HIPSVM_SIM_O_XNACK] != 0;
+}
+
 static void do_init(void)
 {
 	struct hipsvm_opt_error errs[16];
@@ -123,7 +136,8 @@ static void do_init(void)
 	if (sim.nphys > HIPSVM_MAX_GPUS)
 		sim.nphys = HIPSVM_MAX_GPUS;
 	sim.ngpu = sim_visible_devices(sim.nphys, sim.phys);
-	sim.xnack = sim.opt.num[HIPSVM_SIM_O_XNACK] != 0;
+	sim.xnack = xnack_mode();
+	snprintf(sim.target, sizeof(sim.target), "gfx90a:sramecc+:xnack%c", sim.xnack ? '+' : '-');
 	sim.retry_cam = sim.opt.num[HIPSVM_SIM_O_RETRY_CAM] != 0;
 	sim.apu = sim.opt.num[HIPSVM_SIM_O_APU] != 0;
 	sim.ts_start = sim.opt.num[HIPSVM_SIM_O_TS_START] & HIPSVM_TS_MASK;
