@@ -176,13 +176,20 @@ static int page_in(struct sim_isa_mem *m, struct tcache *c, uint64_t page, bool 
 }
 
 /* Every page [addr[i], addr[i] + size) touches, lane order; a run of lanes
- * on one page costs one compare each. */
+ * on one page costs one compare each, and consecutive lanes (run: every
+ * byte from addr[0] to the last lane's end is touched) just their span. */
 static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
-		    bool write)
+		    bool write, bool run)
 {
 	struct tcache *c = tc_get(m);
 	uint64_t last = ~0ull;
 
+	if (run) {
+		for (uint64_t p = addr[0] / SIM_PAGE; p <= (addr[n - 1] + size - 1) / SIM_PAGE; p++)
+			if (page_in(m, c, p, write))
+				return -ISA_E_FAULT;
+		return 0;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t p0 = addr[i] / SIM_PAGE, p1 = (addr[i] + size - 1) / SIM_PAGE;
 
@@ -273,12 +280,8 @@ static bool direct(struct sim_isa_mem *m)
 /* The lanes' bytes, straight: one copy when the lanes are consecutive. Not
  * inlined, so that no load or store moves out of the guard's window. */
 static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned n, unsigned size,
-						 bool write, uint8_t *buf)
+						 bool write, uint8_t *buf, bool run)
 {
-	bool run = true;
-
-	for (unsigned i = 0; i < n; i++)
-		run &= addr[i] == addr[0] + (uint64_t)i * size;
 	if (run) {
 		if (write)
 			memcpy((void *)(uintptr_t)addr[0], buf, (size_t)n * size);
@@ -296,13 +299,14 @@ static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned 
 	}
 }
 
-static int guarded_lanes(const uint64_t *addr, unsigned n, unsigned size, bool write, uint8_t *buf)
+static int guarded_lanes(const uint64_t *addr, unsigned n, unsigned size, bool write, uint8_t *buf,
+			 bool run)
 {
 	if (sigsetjmp(guard_jmp, 0))
 		return -ISA_E_FAULT;
 	guard_on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	copy_lanes(addr, n, size, write, buf);
+	copy_lanes(addr, n, size, write, buf, run);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_on = 0;
 	return 0;
@@ -327,10 +331,10 @@ static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n,
 				memcpy(b, (const void *)(uintptr_t)addr[i], size);
 			continue;
 		}
-		if (addr[i] + size < addr[i] || pages_in(m, &addr[i], 1, size, write))
+		if (addr[i] + size < addr[i] || pages_in(m, &addr[i], 1, size, write, true))
 			return -ISA_E_FAULT;
 		global = true;
-		if (direct(m) ? guarded_lanes(&addr[i], 1, size, write, b) : vm_copy(m, &l, &r, 1, write))
+		if (direct(m) ? guarded_lanes(&addr[i], 1, size, write, b, true) : vm_copy(m, &l, &r, 1, write))
 			return -ISA_E_FAULT;
 	}
 	if (global)
@@ -345,13 +349,23 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 	struct iovec local, remote[ISA_LANES];
 	uint64_t lo = ~0ull, hi = 0;
 	unsigned nr = 0;
+	bool run = true;
 
 	if (n > ISA_LANES || !n)
 		return n ? -ISA_E_FAULT : 0;
-	/* the bounds, once per instruction */
-	for (unsigned i = 0; i < n; i++) {
-		lo = addr[i] < lo ? addr[i] : lo;
-		hi = addr[i] > hi ? addr[i] : hi;
+	/* the bounds, once per instruction: consecutive lanes have theirs at
+	 * the ends */
+	for (unsigned i = 0; i < n; i++)
+		run &= addr[i] == addr[0] + (uint64_t)i * size;
+	run &= addr[n - 1] >= addr[0];	/* not wrapped */
+	if (run) {
+		lo = addr[0];
+		hi = addr[n - 1];
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			lo = addr[i] < lo ? addr[i] : lo;
+			hi = addr[i] > hi ? addr[i] : hi;
+		}
 	}
 	if (hi + size < hi)
 		return -ISA_E_FAULT;
@@ -359,10 +373,10 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 		if (lo < m->hi[i] && hi + size > m->lo[i])
 			return mixed_access(m, addr, n, size, write, buf);
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (pages_in(m, addr, n, size, write))
+	if (pages_in(m, addr, n, size, write, run))
 		return -ISA_E_FAULT;
 	if (direct(m))
-		return guarded_lanes(addr, n, size, write, buf);
+		return guarded_lanes(addr, n, size, write, buf, run);
 	/* one process_vm_* call: consecutive lanes at consecutive addresses merge */
 	for (unsigned i = 0; i < n; i++) {
 		if (nr && (uintptr_t)remote[nr - 1].iov_base + remote[nr - 1].iov_len == addr[i]) {
@@ -457,7 +471,7 @@ static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 		if (addr[i] % size || internal(m, addr[i], size))
 			return -ISA_E_FAULT;
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (pages_in(m, addr, n, size, true))
+	if (pages_in(m, addr, n, size, true, false))
 		return -ISA_E_FAULT;
 	return guarded_rmw(addr, n, size, op, src, cmp, old);
 }

@@ -44,11 +44,20 @@ static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 {
 	struct kcache *c;
 
+	struct kcache **pp;
+
 	pthread_mutex_lock(&cache_lock);
-	for (c = cache; c; c = c->next)
+	/* the entry found moves to the front: a program relaunching one
+	 * kernel finds it first (the bytes are still compared: a module
+	 * loaded where an unloaded one was may hold other code) */
+	for (pp = &cache; (c = *pp) != NULL; pp = &c->next)
 		if (c->code_size == info->code_size && c->code_vaddr == info->code_vaddr &&
-		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, info->code, c->code_size))
+		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, info->code, c->code_size)) {
+			*pp = c->next;
+			c->next = cache;
+			cache = c;
 			break;
+		}
 	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
 		c->code = malloc(info->code_size ? info->code_size : 1);
 		if (!c->code) {
@@ -115,15 +124,24 @@ static int spawn(pthread_t *t, void *(*fn)(void *), void *arg)
 	return err;
 }
 
+/* The CPU count is read once (sysconf reads /sys: three system calls a
+ * launch otherwise); 0: not read yet. */
+static unsigned ncpus;
+
 static unsigned threads(void)
 {
 	uint64_t n = sim.opt.num[HIPSVM_SIM_O_EXEC_THREADS];
-	long cpus;
+	unsigned c = __atomic_load_n(&ncpus, __ATOMIC_RELAXED);
 
 	if (n)
 		return (unsigned)n;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
+	if (!c) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c = cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
+		__atomic_store_n(&ncpus, c, __ATOMIC_RELAXED);
+	}
+	return c;
 }
 
 static void isa_run(struct sim_op *op)
