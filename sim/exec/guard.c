@@ -342,8 +342,8 @@ static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n,
 	return 0;
 }
 
-static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size,
-		      bool write, void *buf)
+ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size,
+			       bool write, void *buf)
 {
 	struct sim_isa_mem *m = (struct sim_isa_mem *)im;
 	struct iovec local, remote[ISA_LANES];

@@ -179,14 +179,20 @@ static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
 	unsigned t = wi * ISA_LANES, x = t % gsize[0], y = t / gsize[0] % gsize[1];
 	unsigned z = t / (gsize[0] * gsize[1]);
 
-	for (unsigned l = 0; l < ISA_LANES && t + l < nthreads; l++) {
-		w->v[0][l] = x | y << 10 | z << 20;
-		ex |= 1ull << l;
-		if (++x == gsize[0]) {
-			x = 0;
-			if (++y == gsize[1]) {
-				y = 0;
-				z++;
+	if (x + ISA_LANES <= gsize[0] && t + ISA_LANES <= nthreads) {	/* one row: x counts */
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			w->v[0][l] = (x + l) | y << 10 | z << 20;
+		ex = ~0ull;
+	} else {
+		for (unsigned l = 0; l < ISA_LANES && t + l < nthreads; l++) {
+			w->v[0][l] = x | y << 10 | z << 20;
+			ex |= 1ull << l;
+			if (++x == gsize[0]) {
+				x = 0;
+				if (++y == gsize[1]) {
+					y = 0;
+					z++;
+				}
 			}
 		}
 	}

@@ -237,6 +237,18 @@ uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigne
 void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v);
 void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v);
 
+/* x86-64 with AVX2 (and FMA, where the row's one operation is an fma)
+ * runs the loops 8 lanes at a time; chosen once, when the library loads.
+ * Only for loops whose arithmetic is one IEEE operation per result, so
+ * that no contraction can change a bit. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ISA_WIDE __attribute__((target_clones("avx2", "default")))
+#define ISA_WIDE_FMA __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ISA_WIDE
+#define ISA_WIDE_FMA
+#endif
+
 /* The handlers (named in ops.def), declared from the table. */
 #define ROW(fmt, op, name, ty, fl, h) isa_handler isa_h_##h;
 #include "ops.def"

@@ -14,18 +14,6 @@
  */
 #include "operand.h"
 
-/* x86-64 with AVX2 (and FMA, where the row's one operation is an fma)
- * runs the loops 8 lanes at a time; chosen once, when the library loads.
- * Only for loops whose arithmetic is one IEEE operation per result, so
- * that no contraction can change a bit. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ISA_WIDE __attribute__((target_clones("avx2", "default")))
-#define ISA_WIDE_FMA __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define ISA_WIDE
-#define ISA_WIDE_FMA
-#endif
-
 #define HANDLER(name) \
 	int isa_h_##name(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 
@@ -200,7 +188,7 @@ ISA_WIDE HANDLER(carry)
 	uint32_t ba[ISA_LANES], bb[ISA_LANES], r[ISA_LANES];
 	const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb);
 	unsigned op = in->op, sd = in->fmt == F_VOP3 ? in->sdst : ISA_VCC_LO;
-	uint64_t ex = isa_exec(w), cin = op >= 0x11c ? mask_src(w, in) : 0, carry = 0;
+	uint64_t ex = isa_exec(w), cin = op >= 0x11c ? mask_src(w, in) : 0, carry;
 	uint8_t co[ISA_LANES];
 
 	(void)env;
@@ -210,23 +198,38 @@ ISA_WIDE HANDLER(carry)
 		A = B;
 		B = t;
 	}
-	if (op == 0x119 || op == 0x11c) {
-		for (unsigned l = 0; l < ISA_LANES; l++) {
-			uint64_t t = (uint64_t)A[l] + B[l] + (cin >> l & 1);
-
-			r[l] = (uint32_t)t;
-			co[l] = (uint8_t)(t >> 32);
-		}
+	if (op < 0x11c) {
+		if (op == 0x119)
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				r[l] = A[l] + B[l];
+				co[l] = r[l] < A[l];
+			}
+		else
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				r[l] = A[l] - B[l];
+				co[l] = A[l] < B[l];
+			}
 	} else {
-		for (unsigned l = 0; l < ISA_LANES; l++) {
-			uint64_t t = (uint64_t)A[l] - B[l] - (cin >> l & 1);
+		uint8_t ci[ISA_LANES];
 
-			r[l] = (uint32_t)t;
-			co[l] = (uint8_t)(t >> 32 != 0);
-		}
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			ci[l] = cin >> l & 1;
+		if (op == 0x11c)
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				uint32_t t = A[l] + B[l];
+
+				r[l] = t + ci[l];
+				co[l] = (t < A[l]) | (r[l] < t);
+			}
+		else
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				uint32_t t = A[l] - B[l];
+
+				r[l] = t - ci[l];
+				co[l] = (A[l] < B[l]) | (t < ci[l]);
+			}
 	}
-	for (unsigned l = 0; l < ISA_LANES; l++)
-		carry |= (uint64_t)co[l] << l;
+	carry = pack_mask(co);
 	isa_swrite64(w, sd, carry & ex);
 	put32(w, vdst(in), ex, r);
 	return 0;
@@ -297,15 +300,6 @@ ISA_WIDE HANDLER(shift64)
 		T a = (T)A[l], b = (T)B[l]; \
 		c[l] = (cond); \
 	}
-
-static uint64_t pack_mask(const uint8_t *c)
-{
-	uint64_t m = 0;
-
-	for (unsigned l = 0; l < ISA_LANES; l++)
-		m |= (uint64_t)c[l] << l;
-	return m;
-}
 
 static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t *c)
 {

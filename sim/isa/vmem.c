@@ -92,7 +92,7 @@ static uint32_t widen(enum kind k, const uint8_t *p)
 
 /* Global (or flat, or raw buffer) load/store at b->addr[] for the lanes of ex.
  * Flat addresses in the private aperture go to scratch. */
-static int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, uint64_t ex,
+static inline int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, uint64_t ex,
 		bool store, enum kind k, unsigned n, unsigned dreg, unsigned vdst)
 {
 	unsigned sz = kind_size(k, n), cnt = 0;
@@ -237,7 +237,7 @@ static int atomics(struct isa_wave *w, const struct isa_env *env, const struct i
 	return 0;
 }
 
-int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct vbuf b;
 	uint64_t ex = isa_exec(w);
