@@ -369,9 +369,19 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 	}
 	if (hi + size < hi)
 		return -ISA_E_FAULT;
-	for (unsigned i = 0; i < m->ninternal; i++)
-		if (lo < m->hi[i] && hi + size > m->lo[i])
-			return mixed_access(m, addr, n, size, write, buf);
+	for (unsigned i = 0; i < m->ninternal; i++) {
+		if (!(lo < m->hi[i] && hi + size > m->lo[i]))
+			continue;
+		/* consecutive lanes within one of them (SMEM's kernarg loads) */
+		if (run && lo >= m->lo[i] && hi + size <= m->hi[i]) {
+			if (write)
+				memcpy((void *)(uintptr_t)lo, buf, (size_t)n * size);
+			else
+				memcpy(buf, (const void *)(uintptr_t)lo, (size_t)n * size);
+			return 0;
+		}
+		return mixed_access(m, addr, n, size, write, buf);
+	}
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
 	if (pages_in(m, addr, n, size, write, run))
 		return -ISA_E_FAULT;

@@ -93,7 +93,7 @@ static uint32_t widen(enum kind k, const uint8_t *p)
 /* Global (or flat, or raw buffer) load/store at b->addr[] for the lanes of ex.
  * Flat addresses in the private aperture go to scratch. */
 static inline int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, uint64_t ex,
-		bool store, enum kind k, unsigned n, unsigned dreg, unsigned vdst)
+		bool store, enum kind k, unsigned n, unsigned dreg, unsigned vdst, bool maybe_ap)
 {
 	unsigned sz = kind_size(k, n), cnt = 0;
 	uint64_t g[ISA_LANES];
@@ -103,7 +103,7 @@ static inline int move(struct isa_wave *w, const struct isa_env *env, struct vbu
 	if (k == K_D && n == 1 && ex == ~0ull) {
 		bool ap = false;
 
-		for (unsigned l = 0; l < ISA_LANES; l++)
+		for (unsigned l = 0; l < ISA_LANES && maybe_ap; l++)
 			ap |= (b->addr[l] >> 32 == ISA_PRIVATE_HI) | (b->addr[l] >> 32 == ISA_SHARED_HI);
 		if (!ap)
 			return env->mem->access(env->mem, b->addr, ISA_LANES, 4, store,
@@ -248,6 +248,7 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 
 	const uint32_t *lo = w->v[in->addr & 0xff], *hi = w->v[(in->addr + 1) & 0xff];
 	int64_t off = in->offset;
+	bool ap = false;
 
 	/* every lane's address (the inactive ones are not used) */
 	if (in->seg == 1) {	/* scratch_*: a private offset */
@@ -261,10 +262,13 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
 	}
+	/* any lane in the LDS or private aperture? (here, where the loop is wide) */
+	for (unsigned l = 0; l < ISA_LANES; l++)
+		ap |= (b.addr[l] >> 32 == ISA_PRIVATE_HI) | (b.addr[l] >> 32 == ISA_SHARED_HI);
 	if (load_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, false, k, n, 0, in->dst);
+		return move(w, env, &b, ex, false, k, n, 0, in->dst, ap);
 	if (store_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, true, k, n, in->data, 0);
+		return move(w, env, &b, ex, true, k, n, in->data, 0, ap);
 	return atomics(w, env, in, &b, ex);
 }
 
@@ -295,9 +299,9 @@ int isa_h_mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_
 			b.addr[l] = base + idx * stride + off;
 	}
 	if (load_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, false, k, n, 0, in->data);
+		return move(w, env, &b, ex, false, k, n, 0, in->data, true);
 	if (store_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, true, k, n, in->data, 0);
+		return move(w, env, &b, ex, true, k, n, in->data, 0, true);
 	return -ISA_E_DECODE;
 }
 
