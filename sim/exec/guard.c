@@ -355,8 +355,8 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 		return n ? -ISA_E_FAULT : 0;
 	/* the bounds, once per instruction: consecutive lanes have theirs at
 	 * the ends */
-	for (unsigned i = 0; i < n; i++)
-		run &= addr[i] == addr[0] + (uint64_t)i * size;
+	for (unsigned i = 1; i < n; i++)
+		run &= addr[i] - addr[i - 1] == size;
 	run &= addr[n - 1] >= addr[0];	/* not wrapped */
 	if (run) {
 		lo = addr[0];

@@ -263,8 +263,11 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
 	}
 	/* any lane in the LDS or private aperture? (here, where the loop is wide) */
-	for (unsigned l = 0; l < ISA_LANES; l++)
-		ap |= (b.addr[l] >> 32 == ISA_PRIVATE_HI) | (b.addr[l] >> 32 == ISA_SHARED_HI);
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		uint32_t h = (uint32_t)(b.addr[l] >> 32);
+
+		ap |= (h == ISA_PRIVATE_HI) | (h == ISA_SHARED_HI);
+	}
 	if (load_shape(in->op, &k, &n))
 		return move(w, env, &b, ex, false, k, n, 0, in->dst, ap);
 	if (store_shape(in->op, &k, &n))
