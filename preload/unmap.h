@@ -46,6 +46,9 @@ struct hipsvm_unmap_call {
  * (mmap, mremap), as a long. */
 long hipsvm_unmap_call_run(struct hipsvm_unmap_call *c);
 
+/* Whether madvise with this advice drops the pages (DONTNEED, FREE, REMOVE). */
+bool hipsvm_madvise_drops_pages(int advice);
+
 /* shmdt's extent: the bytes mapped from the file mapped at addr, from addr
  * on (the segment, split by mprotect); 0 if nothing starts there or
  * /proc/self/maps cannot be read. errno unchanged (shm_wrap.c). */

@@ -291,7 +291,7 @@ HIPSVM_EXPORT void *mremap(void *old, size_t old_size, size_t new_size, int flag
 	return (void *)hipsvm_unmap_call_run(&c);
 }
 
-static bool drops_pages(int advice)
+bool hipsvm_madvise_drops_pages(int advice)
 {
 	switch (advice) {
 	case MADV_DONTNEED:
@@ -308,7 +308,7 @@ static bool drops_pages(int advice)
 
 HIPSVM_EXPORT int madvise(void *addr, size_t len, int advice)
 {
-	struct hipsvm_unmap_call c = { .op = HIPSVM_UNMAP_MADVISE, .takes = drops_pages(advice),
+	struct hipsvm_unmap_call c = { .op = HIPSVM_UNMAP_MADVISE, .takes = hipsvm_madvise_drops_pages(advice),
 				       .addr = addr, .len = len, .advice = advice };
 
 	if (LIKELY(!c.takes ? !hipsvm_tls.guard : hipsvm_unmap_untracked(addr, len)))

@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "shim/shim.h"
 #include "table.h"
+#include "ucx.h"
 
 #define REAL(name, type) ((type)hipsvm_real(HIPSVM_ROW_##name))
 
@@ -30,6 +31,7 @@ static inline int run(struct hipsvm_shim *s, struct hipsvm_call *c, bool alloc)
 {
 	int rc;
 
+	hipsvm_ucx_join();
 	{
 		HIPSVM_IN_HIP();
 		rc = alloc ? hipsvm_shim_alloc(s, c) : hipsvm_shim_free(s, c);

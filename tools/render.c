@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * render.c - a "hipsvm-report/3" JSON report (or /2, /1) as text, normalised
+ * render.c - a "hipsvm-report/4" JSON report (or /3, /2, /1) as text, normalised
  * JSON or CSV.
  *
  * Every reader here is tolerant: unknown keys are ignored and a missing value
@@ -28,6 +28,9 @@ const char *const unmap_keys[] = { "tracked", "coordinated", "uncoordinated", "p
 const char *const hipmem_keys[] = { "pool_trims", "pools_destroyed", "pool_exports",
 	"vmm_reserves", "vmm_maps", "vmm_frees", NULL };
 const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", NULL };
+/* the strings schema 4 added after "program" */
+const char *const launch_keys[] = { "host", "rank", "rocr_visible_devices", "hip_visible_devices",
+	NULL };
 
 #define C_BOLD "\033[1m"
 #define C_WARN "\033[33m"
@@ -106,6 +109,9 @@ static void text_header(FILE *f, const struct json *r)
 	fprintf(f, "  pid %s, ran %s, runtime %s, policy %s\n", json_u64(r, "pid", 0) ? p : "-",
 		json_get(r, "duration_ns") ? fmt_ns(json_u64(r, "duration_ns", 0), d, sizeof(d)) : "-",
 		json_str(r, "runtime", "-"), json_str(r, "policy", "-"));
+	if (*json_str(r, "host", "") || *json_str(r, "rank", ""))
+		fprintf(f, "  host %s, rank %s\n", *json_str(r, "host", "") ? json_str(r, "host", "") : "-",
+			*json_str(r, "rank", "") ? json_str(r, "rank", "") : "-");
 	fprintf(f, "  checkpoint hook: %s", json_str(hook, "path", "-"));
 	if (json_get(hook, "state"))
 		fprintf(f, " (%s", json_str(hook, "state", "-"));
@@ -337,7 +343,7 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
 		return -EINVAL;
 	}
 	if (schema ? strncmp(schema, "hipsvm-report/", 14) != 0 : !json_get(r, "devices")) {
-		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/3\")",
+		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/4\")",
 			 schema ? schema : "missing");
 		return -EINVAL;
 	}
@@ -345,8 +351,9 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
 		return 0;	/* only checked */
 	switch (fmt) {
 	case FMT_TEXT:
-		/* /1 lacks what /2 added, /2 the histograms: shown as zeros */
-		if (schema && strcmp(schema, "hipsvm-report/3") != 0 &&
+		/* /1 lacks what /2 added, /2 the histograms, /3 the launch: shown as zeros */
+		if (schema && strcmp(schema, "hipsvm-report/4") != 0 &&
+		    strcmp(schema, "hipsvm-report/3") != 0 &&
 		    strcmp(schema, "hipsvm-report/2") != 0 && strcmp(schema, "hipsvm-report/1") != 0)
 			fprintf(f, "(schema %s is newer than this tool: showing the fields it knows)\n", schema);
 		render_text(f, r, color);

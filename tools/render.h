@@ -13,7 +13,7 @@
 
 extern const char *const dev_keys[], *const drain_keys[], *const fault_keys[],
 	*const ctx_keys[], *const routing_keys[], *const unmap_keys[], *const hipmem_keys[],
-	*const error_keys[];
+	*const error_keys[], *const launch_keys[];
 
 /* r's array at key, or NULL; the number of items of a (0 for NULL). */
 const struct json *render_arr(const struct json *r, const char *key);
@@ -23,5 +23,7 @@ void render_dev_list(const struct json *devs, char *buf, size_t cap);
 
 void render_json(FILE *f, const struct json *r);
 void render_csv(FILE *f, const struct json *r);
+/* s as one CSV field: quoted when it holds a comma, a quote or a line break. */
+void csv_str(FILE *f, const char *s);
 
 #endif

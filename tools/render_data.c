@@ -64,9 +64,13 @@ void render_json(FILE *f, const struct json *r)
 	const struct json *devs = render_arr(r, "devices"), *ctxs = render_arr(r, "contexts"), *hook = json_get(r, "hook");
 	size_t i, k;
 
-	fputs("{\"schema\":\"hipsvm-report/3\",", f);
+	fputs("{\"schema\":\"hipsvm-report/4\",", f);
 	fprintf(f, "\"pid\":%llu,\"program\":", (unsigned long long)json_u64(r, "pid", 0));
 	json_write_str(f, json_str(r, "program", ""));
+	for (k = 0; launch_keys[k]; k++) {
+		fprintf(f, ",\"%s\":", launch_keys[k]);
+		json_write_str(f, json_str(r, launch_keys[k], ""));
+	}
 	fprintf(f, ",\"duration_ns\":%llu,\"runtime\":", (unsigned long long)json_u64(r, "duration_ns", 0));
 	json_write_str(f, json_str(r, "runtime", "unknown"));
 	fputs(",\"policy\":", f);
@@ -122,7 +126,7 @@ void render_json(FILE *f, const struct json *r)
 
 /* ---- CSV: one value per row, "section,id,key,value" ---- */
 
-static void csv_str(FILE *f, const char *s)
+void csv_str(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, f);
@@ -156,6 +160,10 @@ void render_csv(FILE *f, const struct json *r)
 	fputs("section,id,key,value\n", f);
 	fputs("run,,program,", f);
 	csv_str(f, json_str(r, "program", ""));
+	for (i = 0; launch_keys[i]; i++) {
+		fprintf(f, "\nrun,,%s,", launch_keys[i]);
+		csv_str(f, json_str(r, launch_keys[i], ""));
+	}
 	fprintf(f, "\nrun,,pid,%llu\nrun,,duration_ns,%llu\nrun,,runtime,",
 		(unsigned long long)json_u64(r, "pid", 0), (unsigned long long)json_u64(r, "duration_ns", 0));
 	csv_str(f, json_str(r, "runtime", "unknown"));

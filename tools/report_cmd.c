@@ -3,21 +3,26 @@
  * report_cmd.c - hipsvm report: a saved JSON report, again.
  */
 #include "cli.h"
+#include "job.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char report_help[] =
 "Usage: hipsvm report [--format text|json|csv] [-o OUT] FILE.json\n"
 "       hipsvm report --html OUT.html [--events EVENTS.jsonl] FILE.json\n"
+"       hipsvm report [--format ...] [-o OUT | --html OUT.html] FILE|DIR...\n"
 "\n"
 "Shows a JSON report saved by 'hipsvm run --report FILE.json' (or written by\n"
 "the shim to HIPSVM_REPORT). FILE may be '-' for standard input.\n"
+"Several reports, or a directory (its *.json), show the job: a row per rank,\n"
+"totals, min/median/max and the rank farthest from the median.\n"
 "\n"
 "  -f, --format FMT   text (default): the report hipsvm run prints\n"
-"                     json: the report with every field of hipsvm-report/3\n"
+"                     json: the report with every field of hipsvm-report/4\n"
 "                           present (missing ones as 0), for scripts\n"
 "                     csv:  one value per row: section,id,key,value\n"
 "  -o, --output OUT   write there instead of standard output\n"
@@ -38,6 +43,13 @@ static const struct option report_longs[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static bool is_dir(const char *path)
+{
+	struct stat sb;
+
+	return strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -70,8 +82,6 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_err("report", "no report file given");
-	if (optind + 1 < argc)
-		return usage_err("report", "one report at a time ('%s' and '%s')", argv[optind], argv[optind + 1]);
 	file = argv[optind];
 	if (html && out)
 		return usage_err("report", "--html names its own output: -o is for the other formats");
@@ -83,6 +93,11 @@ int cmd_report(int argc, char **argv)
 		color = true;
 	if (fmt != FMT_TEXT)
 		color = false;
+	if (optind + 1 < argc || is_dir(file)) {
+		if (events)
+			return usage_err("report", "--events is for one report, not a job");
+		return cmd_report_job(argv + optind, (size_t)(argc - optind), fmt, out, html, color);
+	}
 	e = json_slurp(file, &buf, &len);
 	if (e) {
 		tool_err("%s: %s", file, strerror(-e));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - writes "hipsvm-report/3" (report.h, docs/report.md). The key
+ * report.c - writes "hipsvm-report/4" (report.h, docs/report.md). The key
  * set is a contract with tools/ (`hipsvm report`): add nothing, rename
  * nothing without bumping the schema.
  */
@@ -148,6 +148,10 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 	hipsvm_jw_kstr(&w, "schema", HIPSVM_REPORT_SCHEMA);
 	hipsvm_jw_ku64(&w, "pid", (uint64_t)m->pid);
 	hipsvm_jw_kstr(&w, "program", m->program ? m->program : "");
+	hipsvm_jw_kstr(&w, "host", m->host ? m->host : "");
+	hipsvm_jw_kstr(&w, "rank", m->rank ? m->rank : "");
+	hipsvm_jw_kstr(&w, "rocr_visible_devices", m->rocr_visible ? m->rocr_visible : "");
+	hipsvm_jw_kstr(&w, "hip_visible_devices", m->hip_visible ? m->hip_visible : "");
 	hipsvm_jw_ku64(&w, "duration_ns", m->duration_ns);
 	hipsvm_jw_kstr(&w, "runtime", m->runtime ? m->runtime : "unknown");
 	hipsvm_jw_kstr(&w, "policy", m->policy ? m->policy : "default");

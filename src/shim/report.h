@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - the "hipsvm-report/2" JSON document (docs/report.md).
+ * report.h - the "hipsvm-report/4" JSON document (docs/report.md).
  *
  * Formatting only: the shim gathers the facts (meta) and the counters, this
  * writes them in the one documented shape, into a caller's buffer, without
@@ -17,12 +17,18 @@
 #include "shared/proto.h"
 #include "shim/stats.h"
 
-#define HIPSVM_REPORT_SCHEMA "hipsvm-report/3"
+#define HIPSVM_REPORT_SCHEMA "hipsvm-report/4"
 #define HIPSVM_REPORT_PATH_MAX 256
 
 struct hipsvm_report_meta {
 	int pid;
 	const char *program;		/* /proc/self/exe */
+	/* Where in a job the process ran (schema 4), "" when not known: so
+	 * that the reports of many ranks can be put side by side. */
+	const char *host;		/* %h */
+	const char *rank;		/* %r, "" when no launcher set one */
+	const char *rocr_visible;	/* ROCR_VISIBLE_DEVICES as the process got it */
+	const char *hip_visible;	/* HIP_VISIBLE_DEVICES */
 	uint64_t duration_ns;		/* since the shim started */
 	const char *runtime;		/* "sim" | "rocm" | "unknown" */
 	const char *policy;		/* the policy text in force */

@@ -16,8 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shim/outname.h"
 #include "shim/report.h"
 #include "shim/trace.h"
+
+extern char **environ;
 
 __thread struct hipsvm_tls hipsvm_tls __attribute__((tls_model("initial-exec")));
 
@@ -71,6 +74,25 @@ static void conn_key_make(void)
 	conn_key_ok = pthread_key_create(&conn_key, conn_thread_exit) == 0;
 }
 
+/* Read once at start: the launcher's variables are there from exec, and a
+ * program that changes its environment later does not move its report to
+ * another rank. What does not fit stays "" (the report is then less
+ * helpful, never wrong). */
+static void launch_info(struct hipsvm_shim *s)
+{
+	if (hipsvm_outname("%h", 0, environ, s->host, sizeof(s->host)))
+		s->host[0] = '\0';
+	if (hipsvm_outname("%r", 0, environ, s->rank, sizeof(s->rank)) ||
+	    strcmp(s->rank, "norank") == 0)
+		s->rank[0] = '\0';
+	if (hipsvm_outname("%e{ROCR_VISIBLE_DEVICES}", 0, environ, s->rocr_visible,
+			   sizeof(s->rocr_visible)))
+		s->rocr_visible[0] = '\0';
+	if (hipsvm_outname("%e{HIP_VISIBLE_DEVICES}", 0, environ, s->hip_visible,
+			   sizeof(s->hip_visible)))
+		s->hip_visible[0] = '\0';
+}
+
 int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const char *hook_opt,
 		     uint32_t drain_timeout_ms, int trace_fd, int pid)
 {
@@ -92,6 +114,7 @@ int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const
 	s->gen = 1;
 	s->start_ns = hipsvm_now_ns();
 	s->runtime = "unknown";
+	launch_info(s);
 	hipsvm_vmm_init(&s->vmm);
 	pthread_once(&conn_key_once, conn_key_make);
 	return 0;
@@ -140,9 +163,11 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 	hipsvm_vmm_init(&s->vmm);
 }
 
-/* 2^16 slots of 32 bytes: 2 MiB, touched where used. Programs with more
- * live device allocations than fit go on in the registry. */
+/* The first generation: 2^16 slots of 32 bytes, 2 MiB, touched where used;
+ * 16 generations hold about 2^30 live device allocations before a program
+ * goes on in the registry. */
 #define DEVMAP_LOG2 16
+#define DEVMAP_GENS 16
 
 struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
 {
@@ -154,7 +179,7 @@ struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
 	if (!__atomic_compare_exchange_n(&s->devmap_state, &zero, 1, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return NULL;
-	if (hipsvm_devmap_create(&s->devmap_store, DEVMAP_LOG2)) {
+	if (hipsvm_devmap_create(&s->devmap_store, DEVMAP_LOG2, DEVMAP_GENS)) {
 		__atomic_store_n(&s->devmap_state, 3, __ATOMIC_RELEASE);
 		return NULL;
 	}
@@ -374,6 +399,10 @@ int hipsvm_shim_report(struct hipsvm_shim *s, char *buf, size_t cap)
 	struct hipsvm_report_meta m = {
 		.pid = s->pid,
 		.program = s->program,
+		.host = s->host,
+		.rank = s->rank,
+		.rocr_visible = s->rocr_visible,
+		.hip_visible = s->hip_visible,
 		.duration_ns = hipsvm_now_ns() - s->start_ns,
 		.runtime = s->runtime,
 		.policy = s->policy_text,

@@ -106,6 +106,8 @@ struct hipsvm_shim {
 	uint64_t start_ns;
 	const char *runtime;		/* "sim" | "rocm" | "unknown" */
 	char program[256];
+	/* the process's place in a job, for the report (hipsvm_shim_init) */
+	char host[65], rank[64], rocr_visible[128], hip_visible[128];
 	/* Device allocations (shim_devmap.h), made on the first one. */
 	struct hipsvm_devmap *devmap;	/* atomic; NULL until made */
 	int devmap_state;		/* 0 none, 1 being made, 2 made, 3 failed */

@@ -9,6 +9,7 @@
 #   relocate.py LINKED.c      (environment: tests/install/meson.build)
 import glob
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -107,7 +108,7 @@ def main(t):
                  "pkg-config hipsvm points into the moved prefix" +
                  ("" if reloc else " (prefix given: this build's .pc is not relocatable)"))
             exe = os.path.join(w, "linked")
-            r = t.run(os.environ.get("CC", "cc"), "-D__HIP_PLATFORM_AMD__", "-I" + hip_inc, linked_c,
+            r = t.run(*shlex.split(os.environ.get("CC", "cc")), "-D__HIP_PLATFORM_AMD__", "-I" + hip_inc, linked_c,
                       "-o", exe, *flags, f"-Wl,-rpath,{lib}")
             t.ok(r.rc == 0, "a program links with -lhipsvm from the moved prefix")
             r = t.run(H, "check", exe, unset=unset)

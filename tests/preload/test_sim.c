@@ -445,7 +445,7 @@ Test(sim, exit_while_threads_allocate)
 	for (i = 0; i < 3; i++) {
 		run(&R, RT_SIM, true, argv, NULL);
 		cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
-		cr_expect(strstr(R.report, "\"schema\":\"hipsvm-report/3\""), "%s", R.err);
+		cr_expect(strstr(R.report, "\"schema\":\"hipsvm-report/4\""), "%s", R.err);
 		cr_expect_str_eq(R.err, "");
 	}
 }

@@ -62,7 +62,7 @@ def main(t):
              "managed_saxpy: 2 allocations and 2 frees in host_context")
         t.ok(ge(dev(rep, 0, "faults.raised"), 1) and ge(dev(rep, 0, "faults.handled"), 1),
              "managed_saxpy: faults raised and handled on GPU 0")
-        t.ok(get(rep, "runtime") == "sim" and get(rep, "schema") == "hipsvm-report/3",
+        t.ok(get(rep, "runtime") == "sim" and get(rep, "schema") == "hipsvm-report/4",
              "managed_saxpy: report names the simulator")
         r = t.run(H, "report", "--format", "csv", f"{w}/saxpy.json")
         t.ok(r.rc == 0 and "context,host_context,allocations,2" in r.out.splitlines() and

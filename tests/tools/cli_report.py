@@ -27,7 +27,7 @@ def report(t, H, w, fix):
     r = t.run(H, "report", "--format", "json", f"{fix}/report_full.json")
     doc = json.loads(r.out) if r.rc == 0 else {}
     t.ok(r.rc == 0 and get(doc, "devices.1.drain_timeouts") == 1 and
-         get(doc, "devices.0.faults.dropped") == 64 and get(doc, "schema") == "hipsvm-report/3",
+         get(doc, "devices.0.faults.dropped") == 64 and get(doc, "schema") == "hipsvm-report/4",
          "report --format json: parses and keeps the counts")
     r = t.run(H, "report", "--format=json", f"{fix}/report_sparse.json")
     doc = json.loads(r.out) if r.rc == 0 else {}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_report.c - the "hipsvm-report/3" document (src/shim/report.c, src/shim/stats.c,
+ * test_report.c - the "hipsvm-report/4" document (src/shim/report.c, src/shim/stats.c,
  * docs/report.md): exactly the documented keys, in the documented order.
  */
 #include <criterion/criterion.h>
@@ -18,7 +18,8 @@
 static struct hipsvm_stats st;
 
 static const char golden[] =
-	"{\"schema\":\"hipsvm-report/3\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
+	"{\"schema\":\"hipsvm-report/4\",\"pid\":42,\"program\":\"/bin/p\\\"q\","
+	"\"host\":\"node7\",\"rank\":\"3\",\"rocr_visible_devices\":\"\",\"hip_visible_devices\":\"6,7\","
 	"\"duration_ns\":7,\"runtime\":\"sim\",\"policy\":\"quota=1:1024\","
 	"\"hook\":{\"path\":\"@hipsvm-sim.42\",\"state\":\"connected\",\"version\":1},"
 	"\"devices\":["
@@ -91,6 +92,9 @@ static void fill(struct hipsvm_policy *p, struct hipsvm_report_meta *m)
 	memset(m, 0, sizeof(*m));
 	m->pid = 42;
 	m->program = "/bin/p\"q";
+	m->host = "node7";
+	m->rank = "3";
+	m->hip_visible = "6,7";	/* rocr_visible NULL: written as "" */
 	m->duration_ns = 7;
 	m->runtime = "sim";
 	m->policy = "quota=1:1024";
