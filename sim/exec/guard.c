@@ -190,6 +190,20 @@ static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, uns
 				return -ISA_E_FAULT;
 		return 0;
 	}
+	/* the lanes within two pages: the lowest lane touches the first, the
+	 * highest the last, so both are touched */
+	uint64_t lo = ~0ull, hi = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		lo = addr[i] < lo ? addr[i] : lo;
+		hi = addr[i] > hi ? addr[i] : hi;
+	}
+	if ((hi + size - 1) / SIM_PAGE - lo / SIM_PAGE <= 1) {
+		for (uint64_t p = lo / SIM_PAGE; p <= (hi + size - 1) / SIM_PAGE; p++)
+			if (page_in(m, c, p, write))
+				return -ISA_E_FAULT;
+		return 0;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t p0 = addr[i] / SIM_PAGE, p1 = (addr[i] + size - 1) / SIM_PAGE;
 
@@ -289,14 +303,21 @@ static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned 
 			memcpy(buf, (const void *)(uintptr_t)addr[0], (size_t)n * size);
 		return;
 	}
-	for (unsigned i = 0; i < n; i++, buf += size) {
-		void *p = (void *)(uintptr_t)addr[i];
-
-		if (write)
-			memcpy(p, buf, size);
-		else
-			memcpy(buf, p, size);
+	/* the common sizes as fixed-size copies (no call per lane) */
+#define LANE_COPY(sz) \
+	for (unsigned i = 0; i < n; i++, buf += (sz)) { \
+		void *p = (void *)(uintptr_t)addr[i]; \
+		if (write) \
+			memcpy(p, buf, (sz)); \
+		else \
+			memcpy(buf, p, (sz)); \
 	}
+	switch (size) {
+	case 4: LANE_COPY(4) break;
+	case 8: LANE_COPY(8) break;
+	default: LANE_COPY(size) break;
+	}
+#undef LANE_COPY
 }
 
 static int guarded_lanes(const uint64_t *addr, unsigned n, unsigned size, bool write, uint8_t *buf,

@@ -558,7 +558,7 @@ static bool lds_addrs(const struct isa_wave *w, const struct isa_env *env, unsig
 	return env->lds_size >= size && hi <= env->lds_size - size;
 }
 
-int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint32_t off16 = (uint32_t)in->offset | (uint32_t)in->offset1 << 8, ad[ISA_LANES], ad1[ISA_LANES];
 	unsigned op = in->op, a = in->addr, d0 = in->data, d1 = in->data1, vd = in->dst;
@@ -570,8 +570,13 @@ int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	case 0x36:	/* ds_read_b32 */
 		if (!lds_addrs(w, env, a, off16, 4, ad))
 			break;
-		for (unsigned l = 0; l < ISA_LANES; l++)
-			memcpy(&w->v[vd][l], lds_ + ad[l], 4);
+		{
+			uint32_t r0[ISA_LANES];
+
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				memcpy(&r0[l], lds_ + ad[l], 4);
+			memcpy(w->v[vd], r0, sizeof(r0));
+		}
 		return 0;
 	case 0x0d:	/* ds_write_b32: lane order, the last lane's value stays */
 		if (!lds_addrs(w, env, a, off16, 4, ad))
@@ -585,24 +590,33 @@ int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const struct isa_
 		if (!lds_addrs(w, env, a, (uint32_t)in->offset * sz, sz, ad) ||
 		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * sz, sz, ad1))
 			break;
+		uint32_t *o0 = w->v[vd & 0xff], *o1 = w->v[(vd + 1) & 0xff];
+		uint32_t *o2 = w->v[(vd + 2) & 0xff], *o3 = w->v[(vd + 3) & 0xff];
+		uint32_t r0[ISA_LANES], r1[ISA_LANES], r2[ISA_LANES], r3[ISA_LANES];
+
+		/* gathered into locals first: the stores cannot alias the loads */
 		if (sz == 4) {
 			for (unsigned l = 0; l < ISA_LANES; l++) {
-				uint32_t v0, v1;
-
-				memcpy(&v0, lds_ + ad[l], 4);
-				memcpy(&v1, lds_ + ad1[l], 4);
-				w->v[vd][l] = v0;
-				w->v[(vd + 1) & 0xff][l] = v1;
+				memcpy(&r0[l], lds_ + ad[l], 4);
+				memcpy(&r1[l], lds_ + ad1[l], 4);
 			}
+			memcpy(o0, r0, sizeof(r0));
+			memcpy(o1, r1, sizeof(r1));
 		} else {
 			for (unsigned l = 0; l < ISA_LANES; l++) {
-				uint32_t v[4];
+				uint64_t x, y;
 
-				memcpy(v, lds_ + ad[l], 8);
-				memcpy(v + 2, lds_ + ad1[l], 8);
-				for (unsigned i = 0; i < 4; i++)
-					w->v[(vd + i) & 0xff][l] = v[i];
+				memcpy(&x, lds_ + ad[l], 8);
+				memcpy(&y, lds_ + ad1[l], 8);
+				r0[l] = (uint32_t)x;
+				r1[l] = (uint32_t)(x >> 32);
+				r2[l] = (uint32_t)y;
+				r3[l] = (uint32_t)(y >> 32);
 			}
+			memcpy(o0, r0, sizeof(r0));
+			memcpy(o1, r1, sizeof(r1));
+			memcpy(o2, r2, sizeof(r2));
+			memcpy(o3, r3, sizeof(r3));
 		}
 		return 0;
 	}
