@@ -205,7 +205,7 @@ bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);
 /* Bumped (release) whenever a page may stop being mapped on some GPU: an
  * unmap, a checkpoint, a page the program unmapped, an allocation leaving
  * the map, a fork child's new GPUs. The interpreter's translation caches
- * (sim/isa/guard.c) hold only pages found mapped and drop them all when it
+ * (sim/exec/guard.c) hold only pages found mapped and drop them all when it
  * moves; a page becoming mapped needs no bump. Never reset. */
 extern uint64_t sim_pt_gen;
 static inline void sim_pt_changed(void)
