@@ -15,7 +15,8 @@
  * unmaps: the shim calls us from inside our own munmap.
  */
 #include "sim.h"
-#include "outname.h"
+#include "runtime/step.h"
+#include "shim/outname.h"
 
 #include <sys/epoll.h>
 #include <signal.h>
@@ -41,7 +42,7 @@ static struct {
 	struct conn conn[MAX_CONN];
 } hs;
 
-void sim_hook_reset(void)
+static void hook_reset(void)
 {
 	static bool valid;
 	unsigned i;
@@ -61,7 +62,6 @@ void sim_hook_reset(void)
 	hs.ep = -1;
 	for (i = 0; i < MAX_CONN; i++)
 		hs.conn[i].fd = -1;
-	sim_hook_cmds_reset();
 }
 
 static void reply(int fd, const char *buf, int n)
@@ -224,7 +224,12 @@ static int listen_on(const char *name)
 		return -ENAMETOOLONG;
 	memcpy(sa.sun_path, name, n);
 	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	if (name[0] == '@') {
+	if (n == 1 && name[0] == '@') {
+		/* "@" alone: the kernel picks a free abstract name (autobind);
+		 * the caller learns it from socket_name_of, so that the
+		 * shim's auto hook finds the server there. */
+		salen = (socklen_t)offsetof(struct sockaddr_un, sun_path);
+	} else if (name[0] == '@') {
 		sa.sun_path[0] = '\0';	/* abstract: the length says where it ends */
 	} else {
 		int err = clear_stale(name, &sa, salen);
@@ -244,7 +249,26 @@ static int listen_on(const char *name)
 	return fd;
 }
 
-void sim_hook_start(void)
+/* "@" + the name the kernel bound fd to (an autobound abstract name is
+ * five hex digits), into out. 0, or -errno. */
+static int socket_name_of(int fd, char *out, size_t cap)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	size_t n;
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0)
+		return -errno;
+	n = len > offsetof(struct sockaddr_un, sun_path) ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+	if (n < 2 || sa.sun_path[0] != '\0' || n >= cap || memchr(sa.sun_path + 1, '\0', n - 1))
+		return -EINVAL;
+	out[0] = '@';
+	memcpy(out + 1, sa.sun_path + 1, n - 1);
+	out[n] = '\0';
+	return 0;
+}
+
+static void hook_start(void)
 {
 	const char *tmpl = sim.opt.str[HIPSVM_SIM_O_SOCKET];
 	pthread_t t;
@@ -264,6 +288,17 @@ void sim_hook_start(void)
 			 strerror(-fd));
 		sim.socket_name[0] = '\0';
 		return;
+	}
+	if (!strcmp(sim.socket_name, "@")) {
+		int err = socket_name_of(fd, sim.socket_name, sizeof(sim.socket_name));
+
+		if (err) {
+			sim_warn("HIPSVM_SIM_SOCKET=@: the name the kernel chose cannot be read (%s): "
+				 "no hook server", strerror(-err));
+			close(fd);
+			sim.socket_name[0] = '\0';
+			return;
+		}
 	}
 	hs.listen_fd = fd;
 	for (i = 0; i < MAX_CONN; i++)
@@ -289,3 +324,10 @@ void sim_hook_start(void)
 		sim.socket_name[0] = '\0';
 	}
 }
+
+static void hook_serve(void)
+{
+	if (sim.opt.num[HIPSVM_SIM_O_SERVE])
+		hook_start();
+}
+SIM_STEP(hook, .reset = hook_reset, .start = hook_serve, .rank = SIM_START_HOOK);
