@@ -38,8 +38,14 @@ int isa_run_wave(struct isa_wave *w, const struct isa_env *env, uint64_t budget)
 		if (pc >= env->code_size || pc % 4)
 			return -ISA_E_PC;
 		in = &prog[pc / 4];
-		if (!in->fn)
-			return -ISA_E_DECODE;
+		if (!in->fn) {
+			/* a slot preparation did not reach (code entered through
+			 * a function pointer): decoded where it runs */
+			err = isa_step(w, env);
+			if (err)
+				return err;
+			continue;
+		}
 		w->insns++;
 		w->pc = pc + 4u * in->words;
 		err = in->fn(w, env, in);
