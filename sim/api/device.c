@@ -5,6 +5,7 @@
  * simulator changes is memory size, XNACK, APU mode and the PCI location.
  */
 #include "sim.h"
+#include "isa/isa.h"
 
 #include <stdio.h>
 
@@ -32,7 +33,7 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	p->maxThreadsPerBlock = 1024;
 	p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = 1024;
 	p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 2147483647;
-	p->clockRate = 1700000;
+	p->clockRate = ISA_SHADER_CLOCK_KHZ;	/* s_memtime's rate (isa/isa.h) */
 	p->memoryClockRate = 1600000;
 	p->memoryBusWidth = 4096;
 	p->totalConstMem = 2147483647;
