@@ -18,6 +18,13 @@
  *   and per hipMalloc+hipFree pair, under callgrind (exact; target: at most
  *   30 added per munmap)
  *   hipFree of an idle managed range on the simulator (coordinated)
+ *   instructions per hipMalloc+hipFree pair on the simulator at 0, 1K, 100K
+ *   and 1M live device allocations (target: at most +600), and per
+ *   coordinated munmap of an idle managed page with 1, 2, 4 and 8 simulated
+ *   GPUs (target: at most 15,000 with 4, and +1,000 per extra GPU)
+ *   hipFree of 1 MiB, 1 GiB and 4 GiB of idle managed memory on the
+ *   simulator, and the hook requests each made (set: coordinated) (target:
+ *   at most 1 ms added at 4 GiB, and coordinated)
  *   munmap of one page of an idle hipMallocManaged range on the simulator:
  *   with the shim a coordinated unmap (set, the unmap, then drainclear: two
  *   hook round trips; three, drain and clear apart, with a hook of protocol
@@ -26,7 +33,8 @@
  * Usage: bench_preload [--runs N] [--alt N] [--shim PATH] [--sim DIR] [--fake DIR]
  *                      [--only CASE]   (CASE: munmap, munmap_hole, munmap_1m,
  *                      pairs, unmap_tracked, threads, threads4, cg (every
- *                      callgrind row), cg_munmap_0, ...: one row)
+ *                      callgrind row), cg_munmap_0, cg_pairs_1m,
+ *                      cg_unmap_gpus4, free_4g, free_4g_sets, ...: one row)
  * Defaults are relative to this executable in the build tree
  * (build/tests/preload/bench_preload). Each case: N runs (default 21) of a
  * batch, the median of the per-operation times, CLOCK_MONOTONIC.
@@ -368,15 +376,111 @@ static void cg_pairs(void)
 	CALLGRIND_STOP_INSTRUMENTATION;
 }
 
+/* live hipMalloc'd pages of device memory, then CG_OPS pairs: the device
+ * table's cost as it fills. */
+static void cg_pairs_live(long live)
+{
+	void *p;
+	long i;
+
+	runtime();
+	pm = (malloc_fn)fn("hipMalloc");
+	pf = (free_fn)fn("hipFree");
+	for (i = 0; i < live; i++) {
+		if (pm(&p, 4096)) {
+			fprintf(stderr, "bench_preload: allocation %ld failed\n", i);
+			exit(2);
+		}
+	}
+	pairs(CG_OPS);
+	CALLGRIND_START_INSTRUMENTATION;
+	CALLGRIND_TOGGLE_COLLECT;
+	for (i = 0; i < CG_OPS; i++) {
+		pm(&p, 4096);
+		pf(p);
+	}
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_STOP_INSTRUMENTATION;
+}
+
+/* CG_OPS munmaps of single pages of an idle managed range: with the shim
+ * each is coordinated (set, the unmap, drainclear), and callgrind counts
+ * every thread, the simulator's hook server included (a toggle of the
+ * collection would count this thread's share only). */
+static void cg_unmap_tracked(void)
+{
+	hmalloc_fn mm;
+	char *m = NULL;
+	long i;
+
+	runtime();
+	mm = (hmalloc_fn)fn("hipMallocManaged");
+	if (mm((void **)&m, (size_t)(CG_OPS + 1) * 4096, 1 /* hipMemAttachGlobal */)) {
+		fprintf(stderr, "bench_preload: hipMallocManaged failed\n");
+		exit(2);
+	}
+	munmap(m + (size_t)CG_OPS * 4096, 4096);	/* the first one connects */
+	/* collected from the start (cg_all_threads): instrumentation, which
+	 * is global, bounds the count, so the server thread's share is in */
+	CALLGRIND_START_INSTRUMENTATION;
+	for (i = 0; i < CG_OPS; i++)
+		munmap(m + i * 4096, 4096);
+	CALLGRIND_STOP_INSTRUMENTATION;
+}
+
+/* struct hipsvm_sim_stats (sim/hipsvm_sim.h, not on this target's include
+ * path) as words: sets is its tenth counter. */
+#define SIM_STATS_WORDS 64
+#define SIM_STATS_SETS 9
+typedef int (*stats_fn)(int, uint64_t *);
+
+/* hipFree of an idle managed range of size bytes (never touched: the
+ * kernel gives it no pages). mode 0: microseconds per free; 1: hook sets on GPU 0
+ * per free (1 when the free was coordinated, 0 when it went ahead alone). */
+static double case_free_big(size_t size, int mode)
+{
+	hmalloc_fn mm;
+	free_fn f;
+	stats_fn st;
+	uint64_t s0[SIM_STATS_WORDS] = { 0 }, s1[SIM_STATS_WORDS] = { 0 };
+	double per[256];
+	int r;
+
+	runtime();
+	mm = (hmalloc_fn)fn("hipMallocManaged");
+	f = (free_fn)fn("hipFree");
+	st = (stats_fn)fn("hipsvmSimGetStats");
+	st(0, s0);
+	for (r = 0; r < runs; r++) {
+		void *m = NULL;
+		uint64_t t0;
+
+		if (mm(&m, size, 1 /* hipMemAttachGlobal */)) {
+			fprintf(stderr, "bench_preload: hipMallocManaged(%zu) failed\n", size);
+			exit(2);
+		}
+		t0 = now_ns();
+		f(m);
+		per[r] = (double)(now_ns() - t0);
+	}
+	st(0, s1);
+	if (mode)
+		return (double)(s1[SIM_STATS_SETS] - s0[SIM_STATS_SETS]) / runs;
+	return median(per, runs) / 1e3;	/* microseconds */
+}
+
 /* ---- the parent ---- */
 
 static char self[PATH_MAX], shim[PATH_MAX], simdir[PATH_MAX], fakedir[PATH_MAX];
+/* one more variable for the child (the simulator's GPU count), or "" */
+static char child_env[64];
 
 static int measure(const char *which, bool preload, const char *libdir, double *out)
 {
 	char cmd_runs[16], ldpre[PATH_MAX + 16], ldlib[PATH_MAX + 32], buf[128];
 	char *argv[] = { self, "--child", (char *)which, cmd_runs, NULL };
-	char *envp[] = { "HIPSVM_SIM_QUIET=1", ldlib, preload ? ldpre : NULL, NULL };
+	char *envp[] = { "HIPSVM_SIM_QUIET=1", ldlib, child_env[0] ? child_env : "BENCH_PRELOAD_NO_ENV=",
+			 preload ? ldpre : NULL, NULL };
 	int pfd[2], st;
 	ssize_t n;
 	pid_t pid;
@@ -466,15 +570,17 @@ static void row(const char *name, const char *which, const char *libdir, const c
 /* Instructions per operation under callgrind, with and without the shim,
  * one run each: exact, so one run is enough. -1 when valgrind is missing
  * or failed. */
+static bool cg_all_threads;	/* collect in every thread (see cg_unmap_tracked) */
+
 static double cg_measure(const char *which, bool preload, const char *libdir)
 {
 	char out[64], ofile[96], cmd_runs[16], ldpre[PATH_MAX + 16], ldlib[PATH_MAX + 32];
 	char line[256];
 	char *argv[] = { "valgrind", "-q", "--tool=callgrind", "--instr-atstart=no",
-			 "--collect-atstart=no", ofile, self, "--child", (char *)which, cmd_runs,
+			 cg_all_threads ? "--collect-atstart=yes" : "--collect-atstart=no", ofile, self, "--child", (char *)which, cmd_runs,
 			 NULL };
-	char *envp[] = { "HIPSVM_SIM_QUIET=1", "HIPSVM_INHERIT=1", ldlib, preload ? ldpre : NULL,
-			 NULL };
+	char *envp[] = { "HIPSVM_SIM_QUIET=1", "HIPSVM_INHERIT=1", ldlib,
+			 child_env[0] ? child_env : "BENCH_PRELOAD_NO_ENV=", preload ? ldpre : NULL, NULL };
 	double total = -1;
 	FILE *f;
 	pid_t pid;
@@ -510,22 +616,26 @@ out:
 	return total < 0 ? -1 : (double)(long)(total / CG_OPS + 0.5);
 }
 
-static void cg_row(const char *name, const char *which, const char *libdir, double limit,
-		   const char *target)
+/* Prints the row; returns what the shim adds, or -1. */
+static double cg_row(const char *name, const char *which, const char *libdir, double limit,
+		     const char *target)
 {
 	double wo, wi;
 
 	if (only && strcmp(only, which) && strcmp(only, "cg"))
-		return;
+		return -1;
 	wo = cg_measure(which, false, libdir);
 	wi = cg_measure(which, true, libdir);
 	if (wo < 0 || wi < 0) {
 		printf("%-36s %12s %12s %12s  %17s  %s\n", name, "no valgrind", "", "", "",
 		       target);
-		return;
+		return -1;
 	}
-	printf("%-36s %12.1f %12.1f %+12.1f  %17s  %s: %s\n", name, wo, wi, wi - wo, "exact",
-	       target, limit <= 0 ? "figure" : wi - wo <= limit ? "met" : "NOT met");
+	printf("%-36s %12.1f %12.1f %+12.1f  %17s  %s%s%s\n", name, wo, wi, wi - wo, "exact",
+	       target, target[0] ? ": " : "",
+	       limit <= 0 ? "figure" : wi - wo <= limit ? "met" : "NOT met");
+	fflush(stdout);
+	return wi - wo;
 }
 
 static void dir_of(char *out, const char *rel)
@@ -580,6 +690,24 @@ int main(int argc, char **argv)
 			cg_munmap(1000000);
 		else if (!strcmp(argv[2], "cg_pairs"))
 			cg_pairs();
+		else if (!strcmp(argv[2], "cg_pairs_0"))
+			cg_pairs_live(0);
+		else if (!strcmp(argv[2], "cg_pairs_1k"))
+			cg_pairs_live(1000);
+		else if (!strcmp(argv[2], "cg_pairs_100k"))
+			cg_pairs_live(100000);
+		else if (!strcmp(argv[2], "cg_pairs_1m"))
+			cg_pairs_live(1000000);
+		else if (!strncmp(argv[2], "cg_unmap_gpus", 13))
+			cg_unmap_tracked();
+		else if (!strcmp(argv[2], "free_1m"))
+			v = case_free_big((size_t)1 << 20, 0);
+		else if (!strcmp(argv[2], "free_1g"))
+			v = case_free_big((size_t)1 << 30, 0);
+		else if (!strcmp(argv[2], "free_4g"))
+			v = case_free_big((size_t)4 << 30, 0);
+		else if (!strcmp(argv[2], "free_4g_sets"))
+			v = case_free_big((size_t)4 << 30, 1);
 		printf("%.3f\n", v);
 		return 0;
 	}
@@ -618,6 +746,45 @@ int main(int argc, char **argv)
 	cg_row("instr/munmap of a hole, 1K live", "cg_munmap_1k", fakedir, 30, "<= +30");
 	cg_row("instr/munmap of a hole, 1M live", "cg_munmap_1m", fakedir, 30, "<= +30");
 	cg_row("instr/hipMalloc+hipFree (fake rt)", "cg_pairs", fakedir, 0, "");
+	cg_row("instr/pair, sim, 0 live", "cg_pairs_0", simdir, 600, "<= +600");
+	cg_row("instr/pair, sim, 1K live", "cg_pairs_1k", simdir, 600, "<= +600");
+	cg_row("instr/pair, sim, 100K live", "cg_pairs_100k", simdir, 600, "<= +600");
+	cg_row("instr/pair, sim, 1M live", "cg_pairs_1m", simdir, 600, "<= +600");
+	{
+		static const struct { const char *name, *which, *n; } g[] = {
+			{ "instr/coordinated munmap, 1 GPU", "cg_unmap_gpus1", "1" },
+			{ "instr/coordinated munmap, 2 GPUs", "cg_unmap_gpus2", "2" },
+			{ "instr/coordinated munmap, 4 GPUs", "cg_unmap_gpus4", "4" },
+			{ "instr/coordinated munmap, 8 GPUs", "cg_unmap_gpus8", "8" },
+		};
+		double added[4] = { -1, -1, -1, -1 };
+		unsigned k;
+
+		/* the with-shim figure is the whole unmap (the simulator's
+		 * server thread included); the targets are on "added" */
+		cg_all_threads = true;
+		for (k = 0; k < 4; k++) {
+			snprintf(child_env, sizeof(child_env), "HIPSVM_SIM_GPUS=%s", g[k].n);
+			added[k] = cg_row(g[k].name, g[k].which, simdir, k == 2 ? 15000 : 0,
+					  k == 2 ? "<= +15,000" : "");
+		}
+		child_env[0] = '\0';
+		cg_all_threads = false;
+		if (added[2] >= 0 && added[3] >= 0)
+			printf("%-36s %12s %12s %+12.1f  %17s  %s: %s\n", "instr/extra GPU (4 to 8)", "",
+			       "", (added[3] - added[2]) / 4, "exact", "<= +1,000",
+			       (added[3] - added[2]) / 4 <= 1000 ? "met" : "NOT met");
+	}
+	row("hipFree, managed 1 MiB (sim), us", "free_1m", simdir, "us", 0, "");
+	row("hipFree, managed 1 GiB (sim), us", "free_1g", simdir, "us", 0, "");
+	row("hipFree, managed 4 GiB (sim), us", "free_4g", simdir, "us", 1000, "<= 1000 us added");
+	if (!only || !strcmp(only, "free_4g_sets")) {
+		double sets = -1;
+
+		measure("free_4g_sets", true, simdir, &sets);
+		printf("%-36s %12s %12.2f %12s  %17s  %s: %s\n", "hook sets per 4 GiB hipFree", "",
+		       sets, "", "", "1 (coordinated)", sets >= 1 ? "met" : "NOT met");
+	}
 	row("hipMalloc+hipFree pair (simulator)", "pairs", simdir, "ns", 150, "<= 150 ns added");
 	row("munmap, tracked idle page (simulator)", "unmap_tracked", simdir, "ns", 0,
 	    "2 hook round trips");

@@ -5,7 +5,9 @@
  * The shim parses replies inside its munmap hook, from a server it does not
  * control (another process's socket). Checked: no crash, no read past the
  * reply, status is 0 or a negative errno, every copied string is terminated
- * within its field, and a token found by iteration is found by key.
+ * within its field, a token found by iteration is found by key, and the
+ * in-place reader of the unmap hook (hipsvm_reply_open/next) agrees with the
+ * copying parser and never points outside the reply.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	rc = hipsvm_proto_parse_reply(buf, size, &r);
+	{
+		struct hipsvm_reply_it it;
+		struct hipsvm_span w, key, val;
+		unsigned n = 0;
+		int status, rc2 = hipsvm_reply_open(buf, size, &it, &w, &status);
+
+		if ((rc2 < 0) != (rc == -EINVAL))
+			abort();
+		if (rc2 >= 0 && (w.p < buf || w.p + w.n > buf + size))
+			abort();
+		if (rc2 == 0) {
+			while (hipsvm_reply_next(&it, &key, &val)) {
+				if (key.p < buf || key.p + key.n > buf + size || val.p < buf ||
+				    val.p + val.n > buf + size)
+					abort();
+				n++;
+			}
+			if (rc == 0 && n != r.ntok)
+				abort();
+		}
+	}
 	free(buf);
 	if (rc != 0) {
 		if (rc != -EINVAL && rc != -E2BIG)

@@ -119,7 +119,17 @@ bool sim_lookup(const void *p, struct sim_alloc *copy);
 bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void *arg);
 /* The pages of [start, end) that are unmapped from the CPU now leave the
  * allocations they belonged to (the hook's drain, after the program's unmap). */
-void sim_map_release_unmapped(uintptr_t start, uintptr_t end);
+/* The pages of [start, end) that the CPU no longer maps leave the
+ * allocations they belonged to; true if none of the range is mapped.
+ * O(mappings and allocations of the range), not O(pages). */
+bool sim_map_release_unmapped(uintptr_t start, uintptr_t end);
+
+/* vmspan.c: fn(lo, hi, arg) for each piece of [start, end) (page-rounded)
+ * the CPU maps, in address order. query false: without PROCMAP_QUERY (the
+ * older kernels' way; for tests). */
+typedef void (*sim_vm_fn)(uintptr_t lo, uintptr_t hi, void *arg);
+void sim_vm_mapped(uintptr_t start, uintptr_t end, sim_vm_fn fn, void *arg);
+void sim_vm_mapped_by(uintptr_t start, uintptr_t end, bool query, sim_vm_fn fn, void *arg);
 /* Caller holds map_lock. */
 bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page);
 /* atfork child: the parent's map, without taking its lock. */
@@ -185,7 +195,10 @@ int sim_gpu_raise(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
 int sim_gpu_write_fault(struct sim_gpu *g, uintptr_t addr, bool write, bool retry,
 			bool have_ts, uint64_t ts, uint64_t token, uint64_t *ts_out);
 /* The page-table side of an unmap: forget [start, end) on GPU g. */
-void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
+/* Clears g's lazily mapped pages of [start, end), unless no page was mapped
+ * on any GPU since the count was since (sim_gpu_map_events). */
+void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end, uint64_t since);
+uint64_t sim_gpu_map_events(void);
 /* Map the whole range on GPU g (prefetch, eager mappings). */
 void sim_gpu_map_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
 bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);

@@ -161,6 +161,16 @@ bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr)
 	return r;
 }
 
+/* Pages mapped lazily on any GPU, ever: a drain that finds the count where
+ * its set left it knows that no fault mapped anything since (the count
+ * moves under the GPU's pt_lock, and is read under it). */
+static uint64_t map_events;
+
+uint64_t sim_gpu_map_events(void)
+{
+	return __atomic_load_n(&map_events, __ATOMIC_RELAXED);
+}
+
 /* Caller holds pt_lock and map_lock (read): what restore_pages would do
  * for this address. */
 static int resolve_held(struct sim_gpu *g, uintptr_t addr)
@@ -187,6 +197,7 @@ static int resolve_held(struct sim_gpu *g, uintptr_t addr)
 	i = page_index(a, page);
 	a->bits[g->index][i / 64] |= UINT64_C(1) << (i % 64);
 	g->pages++;
+	__atomic_fetch_add(&map_events, 1, __ATOMIC_RELAXED);
 	return SIM_RES_MAPPED;
 }
 
@@ -443,30 +454,36 @@ static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 	if (!a)
 		a = sim_map_ceil(start);
 	for (; a && a->base < end; a = sim_map_next(a)) {
-		uintptr_t lo, hi, p;
+		uintptr_t lo, hi;
+		size_t p, n;
 		uint64_t *bits = a->bits[g->index];
 
 		if (!bits || a->base + a->size <= start)
 			continue;
 		lo = start > a->base ? start : a->base;
 		hi = end < a->base + a->size ? end : a->base + a->size;
-		for (p = lo & ~(uintptr_t)(SIM_PAGE - 1); p < hi; p += SIM_PAGE) {
-			size_t i = page_index(a, p);
-			uint64_t m = UINT64_C(1) << (i % 64);
+		/* by words of the bitmap: a 4 GiB range is 16K words, not 1M pages */
+		p = page_index(a, lo & ~(uintptr_t)(SIM_PAGE - 1));
+		for (n = page_index(a, (hi + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1)); p < n;) {
+			size_t b = p % 64, k = n - p < 64 - b ? n - p : 64 - b;
+			uint64_t m = k == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << k) - 1) << b;
 
-			if (bits[i / 64] & m) {
-				bits[i / 64] &= ~m;
-				g->pages--;
-			}
+			g->pages -= (unsigned)__builtin_popcountll(bits[p / 64] & m);
+			bits[p / 64] &= ~m;
+			p += k;
 		}
 	}
 	pthread_rwlock_unlock(&sim.map_lock);
 }
 
-void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end)
+void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end, uint64_t since)
 {
 	pthread_mutex_lock(&g->pt_lock);
-	unmap_locked(g, start, end);
+	/* A fault that maps a page holds this lock across its look at the
+	 * CPU mapping and the count, so the count read here covers every
+	 * fault that saw the range still mapped by the CPU. */
+	if (__atomic_load_n(&map_events, __ATOMIC_RELAXED) != since)
+		unmap_locked(g, start, end);
 	pthread_mutex_unlock(&g->pt_lock);
 }
 

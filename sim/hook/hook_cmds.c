@@ -8,8 +8,9 @@
  * atomically with respect to the fault handler. The range is remembered so
  * that "drain" can invalidate it again once the CPU unmap has happened (a
  * fault strictly newer than the checkpoint may have mapped a page in
- * between) and log whether the CPU unmap had already happened (mincore
- * answers ENOMEM). The pages that the CPU unmap took leave their allocation
+ * between) and log whether the CPU unmap had already happened (the
+ * kernel is asked which pieces of the range it maps: O(pieces), never
+ * O(pages), so that a drain of 4 GiB costs what one of a page does). The pages that the CPU unmap took leave their allocation
  * then: a fault on them is real from then on, even once another mapping
  * reuses the address, and hipFree does not unmap them again.
  *
@@ -28,21 +29,25 @@
 struct zap {
 	uintptr_t start, end;
 	uint64_t gpus;
+	uint64_t map_events;	/* sim_gpu_map_events() before the set */
 	bool gone;	/* seen unmapped from the CPU, its pages released */
 };
 
+/* Kept as given and formatted when the log is asked for: the words are
+ * static strings (the reply words, "on"/"off"), the rest a number. */
 struct log_ev {
 	uint64_t seq;
 	const char *op;
 	unsigned gpu;
-	char extra[24];
+	bool has_x;
+	const char *word;	/* or NULL */
+	uint64_t x;
 };
 
 static struct {
 	pthread_mutex_t zap_lock;
 	struct zap zap[SIM_ZAP_MAX];
 	unsigned nzap;
-	pthread_mutex_t log_lock;
 	struct log_ev log[SIM_LOG_LEN];
 	uint64_t seq;
 } hs;
@@ -51,20 +56,28 @@ void sim_hook_cmds_reset(void)
 {
 	memset(&hs, 0, sizeof(hs));
 	pthread_mutex_init(&hs.zap_lock, NULL);
-	pthread_mutex_init(&hs.log_lock, NULL);
 }
 
-static void log_event(const char *op, unsigned gpu, const char *extra)
-{
-	struct log_ev *e;
+/* Without a lock: every unmap logs a few events per GPU. A writer takes a
+ * sequence number, marks its slot as being written (seq 0), fills it and
+ * publishes the number; a reader keeps an entry only if the slot holds the
+ * number it expects before and after reading it. */
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-	pthread_mutex_lock(&hs.log_lock);
-	e = &hs.log[hs.seq % SIM_LOG_LEN];
-	e->seq = ++hs.seq;
-	e->op = op;
-	e->gpu = gpu;
-	snprintf(e->extra, sizeof(e->extra), "%s", extra ? extra : "");
-	pthread_mutex_unlock(&hs.log_lock);
+static void log_event(const char *op, unsigned gpu, const char *word, bool has_x, uint64_t x)
+{
+	uint64_t seq = __atomic_add_fetch(&hs.seq, 1, __ATOMIC_RELAXED);
+	struct log_ev *e = &hs.log[(seq - 1) % SIM_LOG_LEN];
+
+	ST(e->seq, 0);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	ST(e->op, op);
+	ST(e->gpu, gpu);
+	ST(e->word, word);
+	ST(e->has_x, has_x);
+	ST(e->x, x);
+	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
 }
 
 static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
@@ -75,19 +88,9 @@ static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 		memmove(&hs.zap[0], &hs.zap[1], (SIM_ZAP_MAX - 1) * sizeof(hs.zap[0]));
 		hs.nzap--;
 	}
-	hs.zap[hs.nzap++] = (struct zap){ start, end, gpus, false };
+	__atomic_store_n(&hs.nzap, hs.nzap + 1, __ATOMIC_RELAXED);
+	hs.zap[hs.nzap - 1] = (struct zap){ start, end, gpus, sim_gpu_map_events(), false };
 	pthread_mutex_unlock(&hs.zap_lock);
-}
-
-static bool cpu_unmapped(uintptr_t start, uintptr_t end)
-{
-	unsigned char v;
-	uintptr_t p;
-
-	for (p = start & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
-		if (mincore((void *)p, SIM_PAGE, &v) == 0 || errno != ENOMEM)
-			return false;
-	return true;
 }
 
 /* After a drain on g: invalidate every remembered range of g once more and
@@ -98,6 +101,10 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 	uint64_t bit = UINT64_C(1) << g->index;
 	unsigned i = 0;
 
+	/* drainclear: the drain forgot g everywhere already; the clear finds
+	 * nothing (a zap added meanwhile is another unmapper's) */
+	if (!__atomic_load_n(&hs.nzap, __ATOMIC_RELAXED))
+		return NULL;
 	pthread_mutex_lock(&hs.zap_lock);
 	while (i < hs.nzap) {
 		struct zap *z = &hs.zap[i];
@@ -115,11 +122,9 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 			 * of the drain; a range still (partly) mapped may be
 			 * another unmapper's whose CPU unmap is yet to come,
 			 * so the next GPU looks again. */
-			if (!z->gone) {
-				sim_map_release_unmapped(z->start, z->end);
-				z->gone = cpu_unmapped(z->start, z->end);
-			}
-			sim_gpu_unmap_range(g, z->start, z->end);
+			if (!z->gone)
+				z->gone = sim_map_release_unmapped(z->start, z->end);
+			sim_gpu_unmap_range(g, z->start, z->end, z->map_events);
 			word = z->gone ? "unmapped" : "mapped";
 		}
 		z->gpus &= ~bit;
@@ -197,14 +202,8 @@ static void be_log(void *be, enum hipsvm_srv_ev ev, unsigned g, bool has_x, uint
 		[HIPSVM_SRV_EV_SET] = "set", [HIPSVM_SRV_EV_DRAIN] = "drain",
 		[HIPSVM_SRV_EV_CLEAR] = "clear", [HIPSVM_SRV_EV_RANGE] = "range",
 	};
-	char hex[24];
-
 	(void)be;
-	if (!word && has_x) {
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)x);
-		word = hex;
-	}
-	log_event(names[ev], g, word);
+	log_event(names[ev], g, word, !word && has_x, x);
 }
 
 static void gpu_stats(struct hipsvm_out *o, const char *prefix, const struct hipsvm_sim_stats *s)
@@ -261,26 +260,38 @@ static void be_stats(void *be, const struct hipsvm_cmd *c, struct hipsvm_out *o)
 
 static void be_log_format(void *be, struct hipsvm_out *o)
 {
-	uint64_t first, k;
+	uint64_t first, k, last = __atomic_load_n(&hs.seq, __ATOMIC_ACQUIRE);
 
 	(void)be;
-	pthread_mutex_lock(&hs.log_lock);
-	first = hs.seq > SIM_LOG_LEN ? hs.seq - SIM_LOG_LEN : 0;
-	for (k = first; k < hs.seq; k++) {
+	first = last > SIM_LOG_LEN ? last - SIM_LOG_LEN : 0;
+	for (k = first; k < last; k++) {
 		const struct log_ev *e = &hs.log[k % SIM_LOG_LEN];
+		struct log_ev v;
 
-		hipsvm_out_str(o, " ");
-		hipsvm_out_u64(o, e->seq);
-		hipsvm_out_str(o, ":");
-		hipsvm_out_str(o, e->op);
-		hipsvm_out_str(o, ":");
-		hipsvm_out_u64(o, e->gpu);
-		if (e->extra[0]) {
-			hipsvm_out_str(o, ":");
-			hipsvm_out_str(o, e->extra);
+		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != k + 1)
+			continue;	/* being written, or written over */
+		v.op = LD(e->op);
+		v.gpu = LD(e->gpu);
+		v.word = LD(e->word);
+		v.has_x = LD(e->has_x);
+		v.x = LD(e->x);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (LD(e->seq) != k + 1)
+			continue;
+		hipsvm_out_lit(o, " ");
+		hipsvm_out_u64(o, k + 1);
+		hipsvm_out_lit(o, ":");
+		hipsvm_out_str(o, v.op);
+		hipsvm_out_lit(o, ":");
+		hipsvm_out_u64(o, v.gpu);
+		if (v.word && v.word[0]) {
+			hipsvm_out_lit(o, ":");
+			hipsvm_out_str(o, v.word);
+		} else if (v.has_x) {
+			hipsvm_out_lit(o, ":");
+			hipsvm_out_hex(o, v.x);
 		}
 	}
-	pthread_mutex_unlock(&hs.log_lock);
 }
 
 static int be_inject(void *be, const struct hipsvm_cmd *c, uint64_t *ts, const char **detail)
@@ -294,7 +305,7 @@ static int be_inject(void *be, const struct hipsvm_cmd *c, uint64_t *ts, const c
 		*detail = err == -ENOSPC ? "ring full" : "inject";
 		return err;
 	}
-	log_event("inject", c->gpu, NULL);
+	log_event("inject", c->gpu, NULL, false, 0);
 	return 0;
 }
 
@@ -312,7 +323,7 @@ static int be_ring(void *be, const struct hipsvm_cmd *c, const char **detail)
 	}
 	HIPSVM_STORE(&r->enabled, c->on ? 1u : 0u);
 	sim_gpu_kick(g);
-	log_event("ring", c->gpu, c->on ? "on" : "off");
+	log_event("ring", c->gpu, c->on ? "on" : "off", false, 0);
 	return 0;
 }
 

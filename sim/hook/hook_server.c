@@ -4,7 +4,9 @@
  * (src/shared/proto.h) over a UNIX stream socket, HIPSVM_SIM_SOCKET (default
  * "@hipsvm-sim.%p": abstract namespace, %p = pid).
  *
- * One thread polls the listening socket and a few connections; each request
+ * One thread waits on the listening socket and the connections with one
+ * epoll set, changed only when a connection comes or goes (a wake-up costs
+ * the ready descriptors, not the 257 a rebuilt poll set did); each request
  * line is answered with one line by sim_hook_handle_line (hook_cmds.c).
  * SO_PEERCRED names the caller; only the same user (or root) is served.
  *
@@ -15,7 +17,7 @@
 #include "sim.h"
 #include "outname.h"
 
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +37,7 @@ struct conn {
 
 static struct {
 	int listen_fd;
+	int ep;			/* epoll: data.u32 is the slot, MAX_CONN the listener */
 	struct conn conn[MAX_CONN];
 } hs;
 
@@ -47,12 +50,15 @@ void sim_hook_reset(void)
 	if (valid) {
 		if (hs.listen_fd >= 0)
 			close(hs.listen_fd);
+		if (hs.ep >= 0)
+			close(hs.ep);
 		for (i = 0; i < MAX_CONN; i++)
 			if (hs.conn[i].fd >= 0)
 				close(hs.conn[i].fd);
 	}
 	valid = true;
 	hs.listen_fd = -1;
+	hs.ep = -1;
 	for (i = 0; i < MAX_CONN; i++)
 		hs.conn[i].fd = -1;
 	sim_hook_cmds_reset();
@@ -74,6 +80,9 @@ static void reply(int fd, const char *buf, int n)
 
 static void conn_close(struct conn *c)
 {
+	/* out of the set first: a fork child may still hold a copy of the
+	 * descriptor, and then close alone would leave it there */
+	epoll_ctl(hs.ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
 }
@@ -139,6 +148,10 @@ static void conn_accept(void)
 	}
 	for (i = 0; i < MAX_CONN; i++) {
 		if (hs.conn[i].fd < 0) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+
+			if (epoll_ctl(hs.ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+				break;
 			hs.conn[i].fd = fd;
 			hs.conn[i].len = 0;
 			hs.conn[i].discard = false;
@@ -150,21 +163,20 @@ static void conn_accept(void)
 
 static void *server_main(void *arg)
 {
-	struct pollfd pfd[MAX_CONN + 1];
-	unsigned i, n;
+	struct epoll_event ev[16];
+	int i, n;
 
 	(void)arg;
 	for (;;) {
-		pfd[0] = (struct pollfd){ .fd = hs.listen_fd, .events = POLLIN };
-		for (i = 0, n = 1; i < MAX_CONN; i++)
-			pfd[n++] = (struct pollfd){ .fd = hs.conn[i].fd, .events = POLLIN };
-		if (poll(pfd, n, -1) < 0)
-			continue;
-		if (pfd[0].revents & POLLIN)
-			conn_accept();
-		for (i = 0; i < MAX_CONN; i++)
-			if (hs.conn[i].fd >= 0 && pfd[i + 1].revents)
-				conn_read(&hs.conn[i]);
+		n = epoll_wait(hs.ep, ev, 16, -1);
+		for (i = 0; i < n; i++) {
+			uint32_t k = ev[i].data.u32;
+
+			if (k == MAX_CONN)
+				conn_accept();
+			else if (k < MAX_CONN && hs.conn[k].fd >= 0)
+				conn_read(&hs.conn[k]);
+		}
 	}
 	return NULL;
 }
@@ -256,11 +268,23 @@ void sim_hook_start(void)
 	hs.listen_fd = fd;
 	for (i = 0; i < MAX_CONN; i++)
 		hs.conn[i].fd = -1;
-	if (sim_thread_start(&t, server_main, NULL, "hipsvm-hook") == 0) {
+	hs.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (hs.ep >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = MAX_CONN };
+
+		if (epoll_ctl(hs.ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			close(hs.ep);
+			hs.ep = -1;
+		}
+	}
+	if (hs.ep >= 0 && sim_thread_start(&t, server_main, NULL, "hipsvm-hook") == 0) {
 		pthread_detach(t);
 	} else {
 		sim_warn("cannot start the hook server thread");
 		close(fd);
+		if (hs.ep >= 0)
+			close(hs.ep);
+		hs.ep = -1;
 		hs.listen_fd = -1;
 		sim.socket_name[0] = '\0';
 	}

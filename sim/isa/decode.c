@@ -5,9 +5,10 @@
  * The format is told by the top bits of the first dword, most specific
  * first (SOP1/SOPC/SOPP share SOP2's top bits, SOPK too). A source operand
  * of 255 pulls in a 32-bit literal dword after the instruction (one per
- * instruction). SDWA (source 249) and DPP (250), MIMG, MTBUF and EXP are
- * not decoded: hipcc does not emit them at -O3 for the kernels we run, and
- * a kernel that has one falls back to the buffer-touch model.
+ * instruction). VOP1, VOP2 and VOPC with src0 250 (DPP) or 249 (SDWA)
+ * carry a second dword instead, with the real src0 and the lane or
+ * sub-dword controls (ext_word). MIMG, MTBUF and EXP are not decoded: a
+ * kernel that has one falls back to the buffer-touch model.
  *
  * Then the instruction is bound to its row of the opcode table (ops.def):
  * the handler that runs it, chosen here once, and the float modifiers
@@ -58,6 +59,79 @@ static int no_lit(const struct isa_insn *in)
 		if (in->src[i] == 255 || in->src[i] == 249 || in->src[i] == 250)
 			return -ISA_E_DECODE;
 	return 0;
+}
+
+/*
+ * The DPP or SDWA dword of a VOP1/VOP2/VOPC (gfx9 layouts):
+ *   DPP:  src0 [7:0] (a VGPR), dpp_ctrl [16:8], bound_ctrl [19], src0
+ *         neg/abs [20]/[21], src1 neg/abs [22]/[23], bank_mask [27:24],
+ *         row_mask [31:28].
+ *   SDWA: src0 [7:0], dst_sel [10:8], dst_unused [12:11], clamp [13], omod
+ *         [15:14] (VOPC: sdst [14:8] and its enable [15] instead), src0_sel
+ *         [18:16], sext [19], neg [20], abs [21], src0 is an SGPR or constant
+ *         [23]; src1_sel [26:24], sext [27], neg [28], abs [29], src1 (the
+ *         first dword's VGPR field) is an SGPR [31].
+ * No literal can follow: the dword takes its place.
+ */
+static int ext_word(struct isa_insn *in, const uint8_t *code, size_t len)
+{
+	uint32_t d;
+
+	if (in->src[0] != 249 && in->src[0] != 250)
+		return 1;
+	if (len < 8)
+		return -ISA_E_DECODE;
+	d = word(code + 4);
+	in->words = 2;
+	if (in->src[0] == 250) {
+		in->ext = ISA_EXT_DPP;
+		in->src[0] = 256 + (d & 0xff);
+		in->dpp_ctrl = (d >> 8) & 0x1ff;
+		in->bound_ctrl = (d >> 19) & 1;
+		in->neg = ((d >> 20) & 1) | ((d >> 22) & 1) << 1;
+		in->abs = ((d >> 21) & 1) | ((d >> 23) & 1) << 1;
+		in->bank_mask = (d >> 24) & 0xf;
+		in->row_mask = (d >> 28) & 0xf;
+		/* 0x100 and the gaps between the shift families are reserved */
+		if (in->dpp_ctrl == 0x100 || in->dpp_ctrl == 0x110 || in->dpp_ctrl == 0x120 ||
+		    (in->dpp_ctrl > 0x12f && in->dpp_ctrl != 0x130 && in->dpp_ctrl != 0x134 &&
+		     in->dpp_ctrl != 0x138 && in->dpp_ctrl != 0x13c && (in->dpp_ctrl < 0x140 ||
+		     in->dpp_ctrl > 0x143)))
+			return -ISA_E_DECODE;
+		return 0;
+	}
+	in->ext = ISA_EXT_SDWA;
+	in->src[0] = (d >> 23 & 1) ? (d & 0xff) : 256 + (d & 0xff);
+	if (d >> 31 & 1)
+		in->src[1] -= 256;	/* src1 is an SGPR (or a constant) */
+	if (in->fmt == F_VOPC) {
+		if (d >> 15 & 1)
+			in->sdst = (d >> 8) & 0x7f;
+		in->dst_sel = SEL_DWORD;
+	} else {
+		in->dst_sel = (d >> 8) & 7;
+		in->dst_unused = (d >> 11) & 3;
+		in->clamp = (d >> 13) & 1;
+		in->omod = (d >> 14) & 3;
+	}
+	in->sel[0] = (d >> 16) & 7;
+	in->sel[1] = (d >> 24) & 7;
+	in->sext = ((d >> 19) & 1) | ((d >> 27) & 1) << 1;
+	in->neg = ((d >> 20) & 1) | ((d >> 28) & 1) << 1;
+	in->abs = ((d >> 21) & 1) | ((d >> 29) & 1) << 1;
+	if (in->dst_sel > SEL_DWORD || in->sel[0] > SEL_DWORD || in->sel[1] > SEL_DWORD ||
+	    in->dst_unused > UNUSED_PRESERVE)
+		return -ISA_E_DECODE;
+	return 0;
+}
+
+
+/* A VOP1/VOP2/VOPC's DPP or SDWA dword, or else its literal */
+static int ext_or_lits(struct isa_insn *in, unsigned n, const uint8_t *code, size_t len)
+{
+	int e = ext_word(in, code, len);
+
+	return e <= 0 ? e : lits(in, n, code, len);
 }
 
 static int sext(uint32_t v, unsigned bits)
@@ -224,7 +298,7 @@ static int fields(const uint8_t *code, size_t len, struct isa_insn *in)
 		in->src[0] = a & 0x1ff;
 		if (isa_ops[isa_row(F_VOP3, in->op)].flags & O_SGPR_DST)
 			in->dst -= 256;	/* v_readfirstlane_b32 */
-		return lits(in, 1, code, len);
+		return ext_or_lits(in, 1, code, len);
 	}
 	if (a >> 25 == 0x3E) {	/* VOPC */
 		in->fmt = F_VOPC;
@@ -232,7 +306,7 @@ static int fields(const uint8_t *code, size_t len, struct isa_insn *in)
 		in->sdst = ISA_VCC_LO;
 		in->src[0] = a & 0x1ff;
 		in->src[1] = 256 + ((a >> 9) & 0xff);
-		return lits(in, 2, code, len);
+		return ext_or_lits(in, 2, code, len);
 	}
 	if (a >> 31 == 0) {	/* VOP2 */
 		unsigned op = (a >> 25) & 0x3f;
@@ -245,12 +319,12 @@ static int fields(const uint8_t *code, size_t len, struct isa_insn *in)
 		in->sdst = ISA_VCC_LO;
 		/* v_madmk/madak carry a literal constant */
 		if (isa_ops[isa_row(F_VOP3, in->op)].flags & O_LIT) {
-			if (len < 8)
+			if (len < 8 || in->src[0] == 249 || in->src[0] == 250)
 				return -ISA_E_DECODE;
 			in->lit = b;
 			in->words = 2;
 		}
-		return lits(in, 1, code, len);
+		return ext_or_lits(in, 1, code, len);
 	}
 	return -ISA_E_DECODE;
 }
@@ -290,6 +364,20 @@ static int bind(struct isa_insn *in)
 			in->sxor[i] = sign;
 	}
 	in->mods = in->abs || in->neg || in->omod || in->clamp;
+	if (in->ext && in->fn) {
+		/* DPP and SDWA extend the operations with 32- or 16-bit sources
+		 * and result, not the lane moves nor 64-bit operands */
+		for (unsigned i = 0; i < 3; i++) {
+			unsigned t = i ? ISA_STYPE(o->types, i - 1) : ISA_DTYPE(o->types);
+
+			if ((t == OT_B && !(i == 0 && (o->flags & O_SDST))) || t == OT_d)
+				in->fn = NULL;
+		}
+		if (o->flags & O_SGPR_DST || o->fn == isa_h_lanes)
+			in->fn = NULL;
+		if (in->fn)
+			in->fn = in->ext == ISA_EXT_DPP ? isa_h_dpp : isa_h_sdwa;
+	}
 	return 0;
 }
 

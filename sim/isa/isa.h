@@ -13,8 +13,9 @@
  *   operand.c  operand access: scalar sources and destinations, inline
  *              constants (operand.h: the vector sources and masked writes)
  *   salu.c     scalar ALU, SMEM, branches and program control
- *   valu.c     vector comparisons, lane moves, VOP3P
+ *   valu.c     vector comparisons, lane moves, VOP3P, DPP and SDWA operands
  *   valu_ops.c vector ALU operations with 32- and 64-bit results
+ *   valu16.c   16-bit integer and half-precision operations, packed and mixed
  *   valu_wave.c element-wise vector operations as whole-wave loops
  *   vmem.c     FLAT/GLOBAL, MUBUF (scratch), DS (LDS)
  *   dispatch.c kernel descriptor, dispatch packet, workgroups on threads
@@ -40,6 +41,9 @@
 #define ISA_NSGPR 128		/* s0..s101, flat_scr, xnack, vcc, ttmp, m0, exec */
 #define ISA_NVGPR 256
 #define ISA_NAGPR 256
+/* Registers past the architectural VGPRs: DPP and SDWA operands are
+ * staged there (valu.c), so every handler reads them as plain VGPRs. */
+#define ISA_VTMP 3
 
 /* special SGPR slots in isa_wave.s[] (the operand encoding's numbers) */
 #define ISA_FLAT_SCR_LO 102
@@ -76,6 +80,12 @@ enum isa_err {
 
 /* A sentence for -ISA_E_* (or "unknown error"). */
 const char *isa_strerror(int err);
+
+enum isa_ext { ISA_EXT_DPP = 1, ISA_EXT_SDWA = 2 };
+
+/* SDWA operand selects and the destination's unused bits */
+enum isa_sdwa_sel { SEL_BYTE0, SEL_BYTE1, SEL_BYTE2, SEL_BYTE3, SEL_WORD0, SEL_WORD1, SEL_DWORD };
+enum isa_sdwa_unused { UNUSED_PAD, UNUSED_SEXT, UNUSED_PRESERVE };
 
 enum isa_fmt {
 	F_SOP2 = 1, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
@@ -146,6 +156,14 @@ struct isa_insn {
 	uint16_t src[3];
 	uint32_t lit;
 	uint8_t abs, neg, omod, clamp, opsel, opsel_hi;
+	/* VOP1/VOP2/VOPC with a DPP or SDWA dword (src0 250/249 in the
+	 * encoding; src[0] then holds the real operand). abs/neg/clamp/omod
+	 * above carry the dword's modifiers; fn is valu.c's isa_h_dpp or
+	 * isa_h_sdwa, which runs the row's handler on the staged operands. */
+	uint8_t ext;		/* 0, ISA_EXT_DPP, ISA_EXT_SDWA */
+	uint8_t row_mask, bank_mask, bound_ctrl;	/* DPP */
+	uint16_t dpp_ctrl;
+	uint8_t sel[2], sext, dst_sel, dst_unused;	/* SDWA (sext: bit per source) */
 	bool mods;		/* a float source or output modifier is on */
 	uint32_t sand[3], sxor[3];
 	isa_handler *fn;	/* what runs it; NULL: not supported */
@@ -197,7 +215,7 @@ enum isa_wave_state { W_RUN, W_BARRIER, W_DONE };
 
 struct isa_wave {
 	uint32_t s[ISA_NSGPR];
-	uint32_t v[ISA_NVGPR][ISA_LANES];
+	uint32_t v[ISA_NVGPR + ISA_VTMP][ISA_LANES];
 	uint32_t acc[ISA_NAGPR][ISA_LANES];	/* AGPRs (v_accvgpr_read/write) */
 	uint64_t pc;		/* byte offset into env->code */
 	bool scc;
@@ -246,5 +264,7 @@ void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v);
 #define ROW(fmt, op, name, ty, fl, h) isa_handler isa_h_##h;
 #include "ops.def"
 #undef ROW
+/* valu.c: a VOP1/VOP2/VOPC with a DPP or SDWA dword (bound at decode) */
+isa_handler isa_h_dpp, isa_h_sdwa;
 
 #endif

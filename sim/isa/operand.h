@@ -101,7 +101,7 @@ static inline float out32(const struct isa_insn *in, float r)
 {
 	static const float om[4] = { 1.0f, 2.0f, 4.0f, 0.5f };
 
-	if (in->fmt == F_VOP3) {
+	if (in->fmt == F_VOP3 || in->ext == ISA_EXT_SDWA) {
 		r *= om[in->omod];
 		if (in->clamp)
 			r = r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;	/* NaN -> 0 */
@@ -125,7 +125,7 @@ static inline double out64(const struct isa_insn *in, double r)
 
 static inline void write32(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *r)
 {
-	if (dst < 256 || dst - 256 >= ISA_NVGPR)
+	if (dst < 256 || dst - 256 >= ISA_NVGPR + ISA_VTMP)
 		return;
 	LANES(ex)
 		w->v[dst - 256][l] = r[l];
@@ -155,7 +155,7 @@ static inline void put32(struct isa_wave *w, unsigned dst, uint64_t ex, const ui
 {
 	uint32_t *d;
 
-	if (dst < 256 || dst - 256 >= ISA_NVGPR)
+	if (dst < 256 || dst - 256 >= ISA_NVGPR + ISA_VTMP)
 		return;
 	d = w->v[dst - 256];
 	if (ex == ~0ull) {
@@ -165,5 +165,12 @@ static inline void put32(struct isa_wave *w, unsigned dst, uint64_t ex, const ui
 	for (unsigned l = 0; l < ISA_LANES; l++)
 		d[l] = ex >> l & 1 ? r[l] : d[l];
 }
+
+/* valu16.c: half precision and 16-bit integer operations (isa_h_valu32
+ * comes here for their opcodes), and the half conversions the comparisons
+ * use. */
+int isa_valu_op16(struct isa_wave *w, const struct isa_insn *in, struct srcs *s, uint64_t ex);
+float isa_h2f(uint32_t v);
+uint32_t isa_f2h(float x);
 
 #endif

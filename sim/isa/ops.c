@@ -83,7 +83,8 @@ void isa_describe(const struct isa_insn *in, char *buf, size_t len)
 	if (in->fmt == F_FLAT)
 		snprintf(buf, len, "%s%s", segs[in->seg & 3], name + 5);
 	else
-		snprintf(buf, len, "%s", name);
+		snprintf(buf, len, "%s%s", name,
+			 in->ext == ISA_EXT_DPP ? "_dpp" : in->ext == ISA_EXT_SDWA ? "_sdwa" : "");
 }
 
 const char *isa_strerror(int err)

@@ -6,60 +6,6 @@
  */
 #include "operand.h"
 
-/* Half precision (IEEE binary16) by hand (not every compiler has _Float16
- * on x86): a sum, difference or product of two halves is exact in float,
- * so one rounding to half, to nearest even, gives the correctly rounded
- * result. */
-static float h2f(uint32_t v)
-{
-	uint32_t h = v & 0xffff, sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-
-	if (e == 0) {
-		float r = ldexpf((float)m, -24);	/* zero or subnormal */
-
-		return sign ? -r : r;
-	}
-	return f32(sign | (e == 31 ? 0x7f800000u | m << 13 : (e + 112) << 23 | m << 13));
-}
-
-static uint32_t f2h(float x)
-{
-	uint32_t f = u32(x), sign = (f >> 16) & 0x8000u, e = (f >> 23) & 0xff, m = f & 0x7fffff;
-	int he = (int)e - 112;
-	uint32_t r, rem, half;
-
-	if (e == 255)		/* inf, nan (kept quiet) */
-		return sign | 0x7c00u | (m ? 0x200u | m >> 13 : 0);
-	if (he >= 31)
-		return sign | 0x7c00u;
-	if (he <= 0) {		/* subnormal half, or zero */
-		unsigned shift = (unsigned)(14 - he);
-
-		if (shift > 24)
-			return sign;
-		m |= 0x800000u;
-		r = m >> shift;
-		rem = m & ((1u << shift) - 1);
-		half = 1u << (shift - 1);
-	} else {
-		r = (uint32_t)he << 10 | m >> 13;
-		rem = m & 0x1fff;
-		half = 0x1000;
-	}
-	if (rem > half || (rem == half && (r & 1)))
-		r++;		/* a carry rounds up into the exponent, to inf at the top */
-	return sign | r;	/* gfx9 zeroes the high half of a 16-bit result */
-}
-
-static float m16(const struct isa_insn *in, unsigned i, uint32_t v)
-{
-	if (in->abs >> i & 1)
-		v &= 0x7fffu;
-	if (in->neg >> i & 1)
-		v ^= 0x8000u;
-	return h2f(v);
-}
-
 /* The fraction bits of 2/pi, most significant first (1201 bits, then
  * zeroes), for v_trig_preop_f64: the range reduction of double sin/cos. */
 static const uint32_t two_by_pi[] = {
@@ -349,9 +295,6 @@ int isa_h_valu32(struct isa_wave *w, const struct isa_env *env, const struct isa
 		isa_swrite64(w, sd, carry);
 		break;
 	}
-	case 0x12a: LANES(ex) r[l] = (B[l] << (A[l] & 15)) & 0xffff; break;	/* v_lshlrev_b16 */
-	case 0x12b: LANES(ex) r[l] = (B[l] & 0xffff) >> (A[l] & 15); break;
-	case 0x12c: LANES(ex) r[l] = (uint32_t)(uint16_t)((int16_t)B[l] >> (A[l] & 15)); break;
 	case 0x134: LANES(ex) r[l] = A[l] + B[l]; break;
 	case 0x135: LANES(ex) r[l] = A[l] - B[l]; break;
 	case 0x136: LANES(ex) r[l] = B[l] - A[l]; break;
@@ -474,15 +417,6 @@ int isa_h_valu32(struct isa_wave *w, const struct isa_env *env, const struct isa
 		LANES(ex) r[l] = u32(m32(in, 0, A[l]));
 		isa_swrite64(w, in->sdst, 0);
 		break;
-	case 0x11f: LANES(ex) r[l] = f2h(m16(in, 0, A[l]) + m16(in, 1, B[l])); break;	/* f16 */
-	case 0x120: LANES(ex) r[l] = f2h(m16(in, 0, A[l]) - m16(in, 1, B[l])); break;
-	case 0x121: LANES(ex) r[l] = f2h(m16(in, 1, B[l]) - m16(in, 0, A[l])); break;
-	case 0x122: LANES(ex) r[l] = f2h(m16(in, 0, A[l]) * m16(in, 1, B[l])); break;
-	case 0x12d: LANES(ex) r[l] = f2h(fmaxf(m16(in, 0, A[l]), m16(in, 1, B[l]))); break;
-	case 0x12e: LANES(ex) r[l] = f2h(fminf(m16(in, 0, A[l]), m16(in, 1, B[l]))); break;
-	case 0x14a: LANES(ex) r[l] = f2h(m32(in, 0, A[l])); break;	/* v_cvt_f16_f32 */
-	case 0x14b: LANES(ex) r[l] = u32(m16(in, 0, A[l])); break;	/* v_cvt_f32_f16 */
-	case 0x206: LANES(ex) r[l] = f2h((float)fma(m16(in, 0, A[l]), m16(in, 1, B[l]), m16(in, 2, C[l]))); break;
 	case 0x1dc: LANES(ex) r[l] = (A[l] > B[l] ? A[l] - B[l] : B[l] - A[l]) + C[l]; break;	/* v_sad_u32 */
 	case 0x1f3: LANES(ex) r[l] = (A[l] ^ B[l]) + C[l]; break;	/* v_xad_u32 */
 	case 0x29c: LANES(ex) r[l] = A[l] + B[l]; break;		/* v_add_i32 (no clamp) */
@@ -508,7 +442,7 @@ int isa_h_valu32(struct isa_wave *w, const struct isa_env *env, const struct isa
 		break;
 	case 0x293: LANES(ex) r[l] = ((1u << (A[l] & 31)) - 1) << (B[l] & 31); break;
 	default:
-		return -ISA_E_DECODE;
+		return isa_valu_op16(w, in, s, ex);
 	}
 	write32(w, vdst(in), ex, r);
 	return 0;

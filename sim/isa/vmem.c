@@ -13,6 +13,7 @@
  */
 #include "operand.h"
 
+#include <math.h>
 #include <string.h>
 
 struct vbuf {
@@ -297,6 +298,84 @@ static uint32_t lds_rmw(unsigned op, uint32_t old, uint32_t v)
 	}
 }
 
+static uint64_t lds_rmw64(unsigned op, uint64_t old, uint64_t v)
+{
+	switch (op & 0x1f) {
+	case 0x00: return old + v;
+	case 0x01: return old - v;
+	case 0x02: return v - old;
+	case 0x03: return old >= v ? 0 : old + 1;
+	case 0x04: return old == 0 || old > v ? v : old - 1;
+	case 0x05: return (int64_t)old < (int64_t)v ? old : v;
+	case 0x06: return (int64_t)old > (int64_t)v ? old : v;
+	case 0x07: return old < v ? old : v;
+	case 0x08: return old > v ? old : v;
+	case 0x09: return old & v;
+	case 0x0a: return old | v;
+	default: return old ^ v;
+	}
+}
+
+static bool ds_atomic_has(unsigned op)
+{
+	unsigned base = op & ~0x20u;
+
+	return base == 0x10 || base == 0x11 || base == 0x12 || base == 0x13 || base == 0x15 ||
+	       (base >= 0x40 && base <= 0x4b) || base == 0x50 || base == 0x52 || base == 0x53 ||
+	       base == 0x5c || op == 0x2d || op == 0x6d;
+}
+
+/*
+ * The LDS atomics beyond the integer family, one lane at a time in lane
+ * order (what makes them atomic here): compare-and-store (DATA0 is the
+ * value compared, DATA1 the one stored: the reverse of the FLAT cmpswap),
+ * exchange, float add/min/max, and the 64-bit integer family. The _rtn
+ * forms (op | 0x20) return the old value. 0 or 1 (not one of these).
+ */
+static int ds_atomic(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		     uint64_t ex, uint32_t off16)
+{
+	unsigned op = in->op, base = op & ~0x20u, a = in->addr, d0 = in->data, d1 = in->data1;
+	bool wide = base >= 0x40, rtn = op & 0x20;
+
+	if (!ds_atomic_has(op))
+		return 1;
+	LANES(ex) {
+		uint8_t *p = lds(env, w->v[a][l] + off16, wide ? 8 : 4);
+		uint64_t old = 0, nv, v = wide ? vreg64(w, d0, l) : w->v[d0][l];
+
+		if (p)
+			memcpy(&old, p, wide ? 8 : 4);
+		switch (base) {
+		case 0x10: case 0x50:		/* cmpst_b32/b64 */
+			nv = old == v ? (wide ? vreg64(w, d1, l) : w->v[d1][l]) : old;
+			break;
+		case 0x11:			/* cmpst_f32: compared as floats */
+			nv = f32((uint32_t)old) == f32((uint32_t)v) ? w->v[d1][l] : old;
+			break;
+		case 0x0d:			/* wrxchg_rtn_b32 */
+			nv = v;
+			break;
+		case 0x12: nv = u32(fminf(f32((uint32_t)old), f32((uint32_t)v))); break;
+		case 0x13: nv = u32(fmaxf(f32((uint32_t)old), f32((uint32_t)v))); break;
+		case 0x15: nv = u32(f32((uint32_t)old) + f32((uint32_t)v)); break;
+		case 0x52: nv = u64(fmin(f64(old), f64(v))); break;
+		case 0x53: nv = u64(fmax(f64(old), f64(v))); break;
+		case 0x5c: nv = u64(f64(old) + f64(v)); break;
+		default: nv = base == 0x4d ? v : lds_rmw64(base, old, v); break;
+		}
+		if (p)
+			memcpy(p, &nv, wide ? 8 : 4);
+		if (rtn) {
+			w->v[in->dst][l] = (uint32_t)old;
+			if (wide)
+				w->v[(in->dst + 1) & 0xff][l] = (uint32_t)(old >> 32);
+		}
+	}
+	return 0;
+}
+
+
 int isa_h_ds(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint64_t ex = isa_exec(w);
@@ -427,5 +506,7 @@ int isa_h_ds(struct isa_wave *w, const struct isa_env *env, const struct isa_ins
 			w->v[vd][l] = tmp[l];
 		return 0;
 	}
+	if (ds_atomic_has(op))
+		return ds_atomic(w, env, in, ex, off16) ? -ISA_E_DECODE : 0;
 	return -ISA_E_DECODE;
 }

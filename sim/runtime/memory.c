@@ -90,6 +90,56 @@ void sim_uncharge(int dev, size_t bytes)
 	pthread_mutex_unlock(&sim.mem_lock);
 }
 
+/* Where allocations go (docs/simulator.md, "Address layout"). On gfx9 and
+ * later ROCm maps every KFD allocation with mmap wherever the kernel puts
+ * it, but VRAM below 2 MiB is carved out of 2 MiB-aligned 2 MiB blocks and
+ * bigger buffers start 2 MiB-aligned: device memory and host pieces seldom
+ * share a 2 MiB granule. Our allocations are each their own mmap, so the
+ * same separation takes two apertures of their own, far from the kernel's
+ * top-down mmap area: device memory in one, every other kind (pinned host,
+ * managed) in the other; the program's own mappings stay where the kernel
+ * puts them. A bump pointer hands out addresses back to back (neighbours
+ * merge into one VMA, as the kernel's own placement does: with a gap
+ * between each a million live allocations would pass vm.max_map_count)
+ * and wraps at the end of the aperture; an address that is taken (after a
+ * wrap, or a program's MAP_FIXED) falls back to wherever the kernel likes.
+ * Above ASan's shadow (which ends below 2^44) and below 2^47. */
+#define APER_DEVICE	UINT64_C(0x200000000000)
+#define APER_HOST	UINT64_C(0x300000000000)
+#define APER_SIZE	UINT64_C(0x080000000000)	/* 8 TiB each */
+#define APER_GRAN	(UINT64_C(1) << 21)
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+static uint64_t aper_next[2];
+
+static void *aperture_map(size_t maplen, enum hipsvm_kind kind)
+{
+	unsigned cls = kind == HIPSVM_KIND_DEVICE ? 0 : 1;
+	uint64_t base = cls == 0 ? APER_DEVICE : APER_HOST, step = maplen, off;
+	void *p = MAP_FAILED;
+
+	/* 2 MiB and more: start on a granule, as ROCm aligns big buffers */
+	if (maplen >= APER_GRAN)
+		step = (maplen + 2 * APER_GRAN - 1) & ~(APER_GRAN - 1);
+	if (maplen < APER_SIZE / 4) {
+		off = __atomic_fetch_add(&aper_next[cls], step, __ATOMIC_RELAXED) % APER_SIZE;
+		if (maplen >= APER_GRAN)
+			off = (off + APER_GRAN - 1) & ~(APER_GRAN - 1);
+		if (off + maplen > APER_SIZE)
+			off = 0;
+		p = mmap((void *)(uintptr_t)(base + off), maplen, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+		/* an old kernel takes the flag for a hint: keep what it gave */
+	}
+	if (p == MAP_FAILED)
+		p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p;
+}
+
 hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device,
 			 unsigned flags, void *user_ptr, struct sim_alloc **out)
 {
@@ -116,8 +166,7 @@ hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device
 		a->charged = maplen;
 	}
 	if (kind != HIPSVM_KIND_REGISTERED) {
-		p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		p = aperture_map(maplen, kind);
 		if (p == MAP_FAILED) {
 			sim_uncharge(device, a->charged);
 			free(a);
@@ -251,9 +300,9 @@ static void unmap_owned(const struct sim_alloc *a)
 	}
 }
 
-/* Marks page i of a released; false when out of memory (the page then
- * stays part of the allocation, as if it had not been seen). */
-static bool release_page(struct sim_alloc *a, size_t i)
+/* Marks pages [i, j) of a released; false when out of memory (the pages
+ * then stay part of the allocation, as if they had not been seen). */
+static bool release_pages(struct sim_alloc *a, size_t i, size_t j)
 {
 	uint64_t *r = __atomic_load_n(&a->released, __ATOMIC_ACQUIRE);
 
@@ -268,44 +317,68 @@ static bool release_page(struct sim_alloc *a, size_t i)
 		else
 			free(fresh), r = none;
 	}
-	__atomic_fetch_or(&r[i / 64], UINT64_C(1) << (i % 64), __ATOMIC_RELAXED);
+	while (i < j) {
+		size_t w = i / 64, b = i % 64, n = j - i < 64 - b ? j - i : 64 - b;
+		uint64_t m = n == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << n) - 1) << b;
+
+		__atomic_fetch_or(&r[w], m, __ATOMIC_RELAXED);
+		i += n;
+	}
 	return true;
 }
 
-/* Under the read lock, so that the fault handlers keep going while the
- * pages are probed (a writer here stalled every GPU for the whole scan):
- * the lock keeps the allocations alive, released is installed with a
- * compare-and-swap and its bits set atomically. One mincore answers for a
- * run of pages that are all still mapped; only a run with a hole is probed
- * page by page. */
-void sim_map_release_unmapped(uintptr_t start, uintptr_t end)
+/* The pages of the hole [h0, h1) leave every allocation they belong to. */
+static void release_hole(uintptr_t h0, uintptr_t h1)
 {
-	unsigned char v[64];
-	struct sim_alloc *a;
+	struct sim_alloc *a = sim_map_find(h0);
+
+	if (!a)
+		a = sim_map_ceil(h0);
+	for (; a && page_down(a->base) < h1; a = sim_map_next(a)) {
+		uintptr_t lo, hi;
+
+		if (!a->maplen || alloc_end(a) <= h0)
+			continue;
+		lo = page_down(h0 > a->base ? h0 : a->base);
+		hi = h1 < alloc_end(a) ? h1 : alloc_end(a);
+		if (!release_pages(a, (lo - page_down(a->base)) / SIM_PAGE,
+				   (hi - page_down(a->base)) / SIM_PAGE))
+			return;
+	}
+}
+
+struct holes {
+	uintptr_t prev;		/* the end of the last mapped piece */
+	bool mapped;
+};
+
+static void on_mapped(uintptr_t lo, uintptr_t hi, void *arg)
+{
+	struct holes *h = arg;
+
+	if (lo > h->prev)
+		release_hole(h->prev, lo);
+	h->prev = hi;
+	h->mapped = true;
+}
+
+/* Under the read lock, so that the fault handlers keep going while the
+ * kernel is asked (a writer here stalled every GPU for the whole scan): the
+ * lock keeps the allocations alive, released is installed with a
+ * compare-and-swap and its bits set atomically. The holes come from the
+ * mapped pieces of the range (vmspan.c: one question per piece, not per
+ * page), and each hole is released by words of the bitmap. */
+bool sim_map_release_unmapped(uintptr_t start, uintptr_t end)
+{
+	struct holes h = { page_down(start), false };
+	uintptr_t e = (end + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1);
 
 	pthread_rwlock_rdlock(&sim.map_lock);
-	a = sim_map_find(start);
-	if (!a)
-		a = sim_map_ceil(start);
-	for (; a && page_down(a->base) < end; a = sim_map_next(a)) {
-		uintptr_t p, next, lo, hi;
-
-		if (!a->maplen || alloc_end(a) <= start)
-			continue;
-		lo = page_down(start > a->base ? start : a->base);
-		hi = end < alloc_end(a) ? end : alloc_end(a);
-		for (p = lo; p < hi; p = next) {
-			next = p + 64 * SIM_PAGE < hi ? p + 64 * SIM_PAGE : hi;
-			if (mincore((void *)p, next - p, v) == 0)
-				continue;
-			for (; p < next; p += SIM_PAGE)
-				if (mincore((void *)p, SIM_PAGE, v) != 0 && errno == ENOMEM &&
-				    !release_page(a, (p - page_down(a->base)) / SIM_PAGE))
-					goto out;
-		}
-	}
-out:
+	sim_vm_mapped(start, end, on_mapped, &h);
+	if (h.prev < e)
+		release_hole(h.prev, e);
 	pthread_rwlock_unlock(&sim.map_lock);
+	return !h.mapped;
 }
 
 /* The allocation is out of the map: drop it from every GPU's page table

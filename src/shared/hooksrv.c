@@ -36,7 +36,7 @@ static uint64_t named(const struct hipsvm_cmd *c, unsigned n)
 static void do_set(const struct hipsvm_srv_ops *ops, void *be, const struct hipsvm_cmd *c,
 		   unsigned n, uint64_t mask, struct hipsvm_out *o)
 {
-	uint64_t real = mask & (n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
+	uint64_t real = mask & (n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1), left;
 	unsigned g;
 
 	/* One event names the range, ahead of the per-GPU set events, so that
@@ -48,19 +48,16 @@ static void do_set(const struct hipsvm_srv_ops *ops, void *be, const struct hips
 			;
 		log_ev(ops, be, HIPSVM_SRV_EV_RANGE, g, true, c->addr, NULL);
 	}
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
+	for (left = mask; left; left &= left - 1) {
 		uint64_t ts = 0;
 
-		if (!(mask >> g & 1))
-			continue;
+		g = (unsigned)__builtin_ctzll(left);
 		if (g >= n) {
 			hipsvm_out_gpu_word(o, g, HIPSVM_W_NODEV);
 			continue;
 		}
 		if (ops->set(be, g, c, &ts) == 1) {
-			hipsvm_out_str(o, " ");
-			hipsvm_out_u64(o, g);
-			hipsvm_out_str(o, "=");
+			hipsvm_out_gpu_key(o, g);
 			hipsvm_out_hex(o, ts);
 			log_ev(ops, be, HIPSVM_SRV_EV_SET, g, true, ts, NULL);
 		} else {
@@ -117,14 +114,14 @@ static int do_drain(const struct hipsvm_srv_ops *ops, void *be, const struct hip
 {
 	uint32_t ms = c->has_timeout ? c->timeout_ms : HIPSVM_DRAIN_DEFAULT_MS;
 	bool and_clear = c->op == HIPSVM_OP_DRAINCLEAR;
+	uint64_t left;
 	unsigned g;
 
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
+	for (left = mask; left; left &= left - 1) {
 		const char *w, *range = NULL;
 		int res;
 
-		if (!(mask >> g & 1))
-			continue;
+		g = (unsigned)__builtin_ctzll(left);
 		if (g >= n) {
 			hipsvm_out_gpu_word(o, g, HIPSVM_W_NODEV);
 			continue;
@@ -139,9 +136,9 @@ static int do_drain(const struct hipsvm_srv_ops *ops, void *be, const struct hip
 		hipsvm_out_gpu_word(o, g, w);
 		if (and_clear && (c->has_value >> g & 1) &&
 		    (res == 0 || res == HIPSVM_DRAIN_SKIPPED)) {
-			char sep[2] = { HIPSVM_W_SEP, '\0' };
+			char sep = HIPSVM_W_SEP;
 
-			hipsvm_out_str(o, sep);
+			hipsvm_out_mem(o, &sep, 1);
 			hipsvm_out_str(o, clear_gpu(ops, be, c, g) ? HIPSVM_W_CLEARED : HIPSVM_W_KEPT);
 		}
 	}
@@ -151,11 +148,11 @@ static int do_drain(const struct hipsvm_srv_ops *ops, void *be, const struct hip
 static void do_clear(const struct hipsvm_srv_ops *ops, void *be, const struct hipsvm_cmd *c,
 		     unsigned n, uint64_t mask, struct hipsvm_out *o)
 {
+	uint64_t left;
 	unsigned g;
 
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
-		if (!(mask >> g & 1))
-			continue;
+	for (left = mask; left; left &= left - 1) {
+		g = (unsigned)__builtin_ctzll(left);
 		if (g >= n) {
 			hipsvm_out_gpu_word(o, g, HIPSVM_W_NODEV);
 			continue;
@@ -177,9 +174,9 @@ static int run(const struct hipsvm_srv_ops *ops, void *be, const struct hipsvm_c
 	}
 	switch (c->op) {
 	case HIPSVM_OP_VERSION:
-		hipsvm_out_str(o, " ");
+		hipsvm_out_lit(o, " ");
 		hipsvm_out_u64(o, HIPSVM_PROTO_VERSION);
-		hipsvm_out_str(o, " hipsvm-hook");
+		hipsvm_out_lit(o, " hipsvm-hook");
 		return 0;
 	case HIPSVM_OP_GPUS:
 		hipsvm_out_kv(o, "n", n);
@@ -206,9 +203,7 @@ static int run(const struct hipsvm_srv_ops *ops, void *be, const struct hipsvm_c
 		err = ops->inject(be, c, &ts, detail);
 		if (err)
 			return err;
-		hipsvm_out_str(o, " ");
-		hipsvm_out_u64(o, c->gpu);
-		hipsvm_out_str(o, "=");
+		hipsvm_out_gpu_key(o, c->gpu);
 		hipsvm_out_hex(o, ts);
 		return 0;
 	case HIPSVM_OP_RING:
@@ -233,7 +228,7 @@ int hipsvm_srv_request(const struct hipsvm_srv_ops *ops, void *be, struct hipsvm
 		goto fail;
 	}
 	hipsvm_out_init(&o, out, cap);
-	hipsvm_out_str(&o, "ok ");
+	hipsvm_out_lit(&o, "ok ");
 	hipsvm_out_str(&o, hipsvm_op_name(cmd->op));
 	err = run(ops, be, cmd, &o, &detail);
 	if (err)

@@ -8,10 +8,7 @@
 #include "shared/proto.h"
 #include "shared/fmt.h"
 
-struct span {
-	const char *p;
-	size_t n;
-};
+#define span hipsvm_span
 
 static const struct {
 	enum hipsvm_op op;
@@ -52,58 +49,44 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Splits into at most max tokens; -EINVAL if there are more. */
-static int tokenize(const char *buf, size_t len, struct span *tok, unsigned max)
-{
-	unsigned n = 0;
-	size_t i = 0;
-
-	while (i < len) {
-		size_t start;
-
-		while (i < len && is_space(buf[i]))
-			i++;
-		if (i == len)
-			break;
-		if (n == max)
-			return -EINVAL;
-		start = i;
-		while (i < len && !is_space(buf[i]))
-			i++;
-		tok[n].p = buf + start;
-		tok[n].n = i - start;
-		n++;
-	}
-	return (int)n;
-}
-
 int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
-	unsigned base = 10;
 	size_t i = 0;
 
 	if (len == 0)
 		return -EINVAL;
 	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
+		for (i = 2; i < len; i++) {
+			char c = s[i];
+			unsigned d;
+
+			if (c >= '0' && c <= '9')
+				d = (unsigned)(c - '0');
+			else if (c >= 'a' && c <= 'f')
+				d = (unsigned)(c - 'a' + 10);
+			else if (c >= 'A' && c <= 'F')
+				d = (unsigned)(c - 'A' + 10);
+			else
+				return -EINVAL;
+			if (v >> 60)
+				return -EINVAL;	/* overflow */
+			v = v << 4 | d;
+		}
+		*out = v;
+		return 0;
 	}
 	for (; i < len; i++) {
 		char c = s[i];
 		unsigned d;
 
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
+		if (c < '0' || c > '9')
 			return -EINVAL;
-		if (v > (UINT64_MAX - d) / base)
+		d = (unsigned)(c - '0');
+		/* v * 10 + d > UINT64_MAX, without a division per digit */
+		if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 			return -EINVAL;	/* overflow */
-		v = v * base + d;
+		v = v * 10 + d;
 	}
 	*out = v;
 	return 0;
@@ -266,8 +249,8 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 {
 	struct span t[6];
 	size_t i;
-	unsigned k;
-	int n;
+	unsigned k, n = 0;
+	bool in_word = false;
 
 	if (!buf || len == 0 || len > HIPSVM_PROTO_MAX_REQ)
 		return -EINVAL;
@@ -277,28 +260,49 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 		if (len && buf[len - 1] == '\r')
 			len--;
 	}
+	/* One pass: the characters checked and the words split. */
 	for (i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)buf[i];
 
-		if (ch < 0x20 ? ch != '\t' : ch > 0x7e)
+		if (ch == ' ' || ch == '\t') {
+			if (in_word)
+				t[n - 1].n = (size_t)(buf + i - t[n - 1].p);
+			in_word = false;
+			continue;
+		}
+		if (ch < 0x20 || ch > 0x7e)
 			return -EINVAL;	/* controls, NUL, non-ASCII */
+		if (!in_word) {
+			if (n == ARRAY_LEN(t))
+				return -EINVAL;
+			t[n].p = buf + i;
+			n++;
+			in_word = true;
+		}
 	}
-	n = tokenize(buf, len, t, ARRAY_LEN(t));
-	if (n <= 0)
+	if (in_word)
+		t[n - 1].n = (size_t)(buf + len - t[n - 1].p);
+	if (n == 0)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
-	for (k = 0; k < ARRAY_LEN(op_names); k++)
-		if (span_is(t[0], op_names[k].name))
+	for (k = 0; k < ARRAY_LEN(op_names); k++) {
+		if (span_is(t[0], op_names[k].name)) {
 			c->op = op_names[k].op;
+			break;
+		}
+	}
 	if (c->op == HIPSVM_OP_NONE)
 		return -EINVAL;
-	return parse_args(t, n, c);
+	return parse_args(t, (int)n, c);
 }
 
 const char *hipsvm_op_name(enum hipsvm_op op)
 {
-	unsigned k;
+	unsigned k = (unsigned)op - 1;
 
+	/* the table is in the enum's order */
+	if (k < ARRAY_LEN(op_names) && op_names[k].op == op)
+		return op_names[k].name;
 	for (k = 0; k < ARRAY_LEN(op_names); k++)
 		if (op_names[k].op == op)
 			return op_names[k].name;
@@ -338,28 +342,52 @@ void hipsvm_out_init(struct hipsvm_out *o, char *buf, size_t cap)
 		buf[0] = '\0';
 }
 
-static void out_mem(struct hipsvm_out *o, const char *s, size_t n)
+void hipsvm_out_mem(struct hipsvm_out *o, const char *s, size_t n)
 {
 	/* Keep one byte for the NUL and one for the final "\n". */
 	if (o->overflow || o->len + n + 2 > o->cap) {
 		o->overflow = true;
 		return;
 	}
-	memcpy(o->buf + o->len, s, n);
+	if (n <= 16) {
+		/* the usual piece: a word or a number, cheaper than a call */
+		char *d = o->buf + o->len;
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			d[i] = s[i];
+	} else {
+		memcpy(o->buf + o->len, s, n);
+	}
 	o->len += n;
 	o->buf[o->len] = '\0';
 }
 
+/* One pass, no strlen: the strings are short words. */
 void hipsvm_out_str(struct hipsvm_out *o, const char *s)
 {
-	out_mem(o, s, strlen(s));
+	size_t len = o->len;
+
+	if (o->overflow)
+		return;
+	for (; *s; s++) {
+		/* as hipsvm_out_mem: room for this byte, the "\n" and the NUL */
+		if (len + 3 > o->cap) {
+			o->overflow = true;
+			return;
+		}
+		o->buf[len++] = *s;
+	}
+	o->len = len;
+	o->buf[len] = '\0';
 }
 
 void hipsvm_out_u64(struct hipsvm_out *o, uint64_t v)
 {
 	char tmp[HIPSVM_FMT_U64_MAX];
+	const char *p = hipsvm_fmt_u64(tmp, v);
 
-	hipsvm_out_str(o, hipsvm_fmt_u64(tmp, v));
+	hipsvm_out_mem(o, p, (size_t)(tmp + HIPSVM_FMT_U64_MAX - 1 - p));
 }
 
 void hipsvm_out_hex(struct hipsvm_out *o, uint64_t v)
@@ -373,22 +401,40 @@ void hipsvm_out_hex(struct hipsvm_out *o, uint64_t v)
 	} while (v);
 	tmp[--i] = 'x';
 	tmp[--i] = '0';
-	out_mem(o, tmp + i, sizeof(tmp) - (size_t)i);
+	hipsvm_out_mem(o, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
 void hipsvm_out_kv(struct hipsvm_out *o, const char *key, uint64_t v)
 {
-	hipsvm_out_str(o, " ");
+	hipsvm_out_lit(o, " ");
 	hipsvm_out_str(o, key);
-	hipsvm_out_str(o, "=");
+	hipsvm_out_lit(o, "=");
 	hipsvm_out_u64(o, v);
+}
+
+void hipsvm_out_gpu_key(struct hipsvm_out *o, unsigned gpu)
+{
+	/* " N=" in one piece: GPU indices have two digits at most */
+	char tmp[5];
+	size_t n = 0;
+
+	tmp[n++] = ' ';
+	if (gpu >= 10)
+		tmp[n++] = (char)('0' + gpu / 10 % 10);
+	tmp[n++] = (char)('0' + gpu % 10);
+	tmp[n++] = '=';
+	if (gpu >= 100) {
+		hipsvm_out_lit(o, " ");
+		hipsvm_out_u64(o, gpu);
+		hipsvm_out_lit(o, "=");
+		return;
+	}
+	hipsvm_out_mem(o, tmp, n);
 }
 
 void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word)
 {
-	hipsvm_out_str(o, " ");
-	hipsvm_out_u64(o, gpu);
-	hipsvm_out_str(o, "=");
+	hipsvm_out_gpu_key(o, gpu);
 	hipsvm_out_str(o, word);
 }
 
@@ -406,10 +452,10 @@ int hipsvm_proto_error(char *buf, size_t cap, int err, const char *detail)
 	struct hipsvm_out o;
 
 	hipsvm_out_init(&o, buf, cap);
-	hipsvm_out_str(&o, "err ");
+	hipsvm_out_lit(&o, "err ");
 	hipsvm_out_str(&o, hipsvm_errno_name(err));
 	if (detail && *detail) {
-		hipsvm_out_str(&o, " ");
+		hipsvm_out_lit(&o, " ");
 		hipsvm_out_str(&o, detail);
 	}
 	return hipsvm_out_end(&o);
@@ -420,20 +466,23 @@ static void out_gpus(struct hipsvm_out *o, const struct hipsvm_cmd *c, bool valu
 	bool first = true;
 	unsigned g;
 
-	hipsvm_out_str(o, " ");
+	uint64_t left = c->gpus;
+
+	hipsvm_out_lit(o, " ");
 	if (c->all) {
-		hipsvm_out_str(o, "all");
+		hipsvm_out_lit(o, "all");
 		return;
 	}
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
-		if (!(c->gpus >> g & 1))
-			continue;
+	/* the set bits only: a GPU mask names a few GPUs of 64 */
+	while (left) {
+		g = (unsigned)__builtin_ctzll(left);
+		left &= left - 1;
 		if (!first)
-			hipsvm_out_str(o, ",");
+			hipsvm_out_lit(o, ",");
 		first = false;
 		hipsvm_out_u64(o, g);
 		if (values && (c->has_value >> g & 1)) {
-			hipsvm_out_str(o, "=");
+			hipsvm_out_lit(o, "=");
 			hipsvm_out_hex(o, c->value[g]);
 		}
 	}
@@ -451,9 +500,9 @@ int hipsvm_proto_format(const struct hipsvm_cmd *c, char *buf, size_t cap)
 	case HIPSVM_OP_SET:
 		out_gpus(&o, c, false);
 		if (c->has_range) {
-			hipsvm_out_str(&o, " ");
+			hipsvm_out_lit(&o, " ");
 			hipsvm_out_hex(&o, c->addr);
-			hipsvm_out_str(&o, " ");
+			hipsvm_out_lit(&o, " ");
 			hipsvm_out_u64(&o, c->len);
 		}
 		break;
@@ -461,7 +510,7 @@ int hipsvm_proto_format(const struct hipsvm_cmd *c, char *buf, size_t cap)
 	case HIPSVM_OP_DRAINCLEAR:
 		out_gpus(&o, c, c->op == HIPSVM_OP_DRAINCLEAR);
 		if (c->has_timeout) {
-			hipsvm_out_str(&o, " ");
+			hipsvm_out_lit(&o, " ");
 			hipsvm_out_u64(&o, c->timeout_ms);
 		}
 		break;
@@ -473,21 +522,21 @@ int hipsvm_proto_format(const struct hipsvm_cmd *c, char *buf, size_t cap)
 			out_gpus(&o, c, false);
 		break;
 	case HIPSVM_OP_INJECT:
-		hipsvm_out_str(&o, " ");
+		hipsvm_out_lit(&o, " ");
 		hipsvm_out_u64(&o, c->gpu);
-		hipsvm_out_str(&o, " ");
+		hipsvm_out_lit(&o, " ");
 		if (c->ts_now)
-			hipsvm_out_str(&o, "now");
+			hipsvm_out_lit(&o, "now");
 		else
 			hipsvm_out_hex(&o, c->ts);
-		hipsvm_out_str(&o, " ");
+		hipsvm_out_lit(&o, " ");
 		hipsvm_out_hex(&o, c->addr);
 		hipsvm_out_str(&o, c->write ? " w" : " r");
 		break;
 	case HIPSVM_OP_RING:
-		hipsvm_out_str(&o, " ");
+		hipsvm_out_lit(&o, " ");
 		hipsvm_out_u64(&o, c->gpu);
-		hipsvm_out_str(&o, " ");
+		hipsvm_out_lit(&o, " ");
 		hipsvm_out_str(&o, c->ring <= HIPSVM_RING_SOFT ? rings[c->ring] : "?");
 		hipsvm_out_str(&o, c->on ? " on" : " off");
 		break;
@@ -512,66 +561,113 @@ static void copy_span(char *dst, size_t cap, struct span s)
 	dst[n] = '\0';
 }
 
-int hipsvm_proto_parse_reply(const char *buf, size_t len, struct hipsvm_reply *r)
+/* The next space-separated word of [it->i, it->end); empty at the end. */
+static struct span next_word(struct hipsvm_reply_it *it)
 {
-	size_t i = 0, end;
 	struct span w;
+
+	while (it->i < it->end && is_space(it->buf[it->i]))
+		it->i++;
+	w.p = it->buf + it->i;
+	while (it->i < it->end && !is_space(it->buf[it->i]))
+		it->i++;
+	w.n = (size_t)(it->buf + it->i - w.p);
+	return w;
+}
+
+int hipsvm_reply_open(const char *buf, size_t len, struct hipsvm_reply_it *it,
+		      struct hipsvm_span *word, int *status)
+{
+	const char *nl, *nul;
+	struct span w;
+	size_t end;
 
 	if (!buf || len == 0 || len > HIPSVM_PROTO_MAX_REPLY)
 		return -EINVAL;
-	end = 0;
-	while (end < len && buf[end] != '\n' && buf[end] != '\0')
-		end++;
-	memset(r, 0, sizeof(*r));
-
-	/* Walks the tokens of [i, end). */
-#define NEXT_WORD()                                                     \
-	do {                                                            \
-		while (i < end && is_space(buf[i]))                     \
-			i++;                                            \
-		w.p = buf + i;                                          \
-		while (i < end && !is_space(buf[i]))                    \
-			i++;                                            \
-		w.n = (size_t)(buf + i - w.p);                          \
-	} while (0)
-
-	NEXT_WORD();
+	nl = memchr(buf, '\n', len);
+	end = nl ? (size_t)(nl - buf) : len;
+	nul = memchr(buf, '\0', end);
+	if (nul)
+		end = (size_t)(nul - buf);
+	it->buf = buf;
+	it->i = 0;
+	it->end = end;
+	w = next_word(it);
 	if (span_is(w, "err")) {
 		int e;
 
-		NEXT_WORD();
+		w = next_word(it);
 		e = hipsvm_errno_from_name(w.p, w.n);
-		r->status = -(e ? e : EIO);
-		while (i < end && is_space(buf[i]))
-			i++;
-		w.p = buf + i;
-		w.n = end - i;
-		copy_span(r->detail, sizeof(r->detail), w);
-		return 0;
+		*status = -(e ? e : EIO);
+		while (it->i < end && is_space(buf[it->i]))
+			it->i++;
+		word->p = buf + it->i;
+		word->n = end - it->i;
+		it->i = end;
+		return 1;
 	}
 	if (!span_is(w, "ok"))
 		return -EINVAL;
-	NEXT_WORD();
+	w = next_word(it);
 	if (w.n == 0)
 		return -EINVAL;
-	copy_span(r->op, sizeof(r->op), w);
-	for (;;) {
-		size_t k;
+	*status = 0;
+	*word = w;
+	return 0;
+}
 
-		NEXT_WORD();
-		if (w.n == 0)
+bool hipsvm_reply_next(struct hipsvm_reply_it *it, struct hipsvm_span *key, struct hipsvm_span *val)
+{
+	const char *b = it->buf;
+	size_t i = it->i, end = it->end, start, eq = 0;
+
+	while (i < end && is_space(b[i]))
+		i++;
+	if (i == end) {
+		it->i = i;
+		return false;
+	}
+	/* one pass: the word's end and its first '=' (one comparison for
+	 * most characters: the separators are below '!') */
+	for (start = i; i < end; i++) {
+		char ch = b[i];
+
+		if ((unsigned char)ch <= ' ' && is_space(ch))
 			break;
+		if (ch == '=' && !eq)
+			eq = i + 1;
+	}
+	it->i = i;
+	key->p = b + start;
+	key->n = (eq ? eq - 1 : i) - start;
+	val->p = eq ? b + eq : b + i;
+	val->n = eq ? i - eq : 0;
+	return true;
+}
+
+int hipsvm_proto_parse_reply(const char *buf, size_t len, struct hipsvm_reply *r)
+{
+	struct hipsvm_reply_it it;
+	struct span w, key, val;
+	int rc, status;
+
+	rc = hipsvm_reply_open(buf, len, &it, &w, &status);
+	if (rc < 0)
+		return rc;
+	memset(r, 0, sizeof(*r));
+	r->status = status;
+	if (rc == 1) {
+		copy_span(r->detail, sizeof(r->detail), w);
+		return 0;
+	}
+	copy_span(r->op, sizeof(r->op), w);
+	while (hipsvm_reply_next(&it, &key, &val)) {
 		if (r->ntok == HIPSVM_PROTO_MAX_TOKENS)
 			return -E2BIG;
-		for (k = 0; k < w.n && w.p[k] != '='; k++)
-			;
-		copy_span(r->tok[r->ntok].key, sizeof(r->tok[0].key), (struct span){ w.p, k });
-		if (k < w.n)
-			copy_span(r->tok[r->ntok].val, sizeof(r->tok[0].val),
-				  (struct span){ w.p + k + 1, w.n - k - 1 });
+		copy_span(r->tok[r->ntok].key, sizeof(r->tok[0].key), key);
+		copy_span(r->tok[r->ntok].val, sizeof(r->tok[0].val), val);
 		r->ntok++;
 	}
-#undef NEXT_WORD
 	return 0;
 }
 

@@ -105,12 +105,16 @@ struct hipsvm_out {
 	bool overflow;
 };
 void hipsvm_out_init(struct hipsvm_out *o, char *buf, size_t cap);
+void hipsvm_out_mem(struct hipsvm_out *o, const char *s, size_t n);
+/* a string literal, its length known at compile time */
+#define hipsvm_out_lit(o, lit) hipsvm_out_mem((o), "" lit, sizeof(lit) - 1)
 void hipsvm_out_str(struct hipsvm_out *o, const char *s);
 void hipsvm_out_u64(struct hipsvm_out *o, uint64_t v);
 void hipsvm_out_hex(struct hipsvm_out *o, uint64_t v);
 /* " key=value" with value in decimal */
 void hipsvm_out_kv(struct hipsvm_out *o, const char *key, uint64_t v);
-/* " N=word" */
+/* " N=", and " N=word" */
+void hipsvm_out_gpu_key(struct hipsvm_out *o, unsigned gpu);
 void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word);
 /* Terminates with "\n" and NUL; the length, or -ENOSPC on overflow. */
 int hipsvm_out_end(struct hipsvm_out *o);
@@ -129,6 +133,25 @@ struct hipsvm_reply {
 	char detail[96];
 };
 int hipsvm_proto_parse_reply(const char *buf, size_t len, struct hipsvm_reply *r);
+
+/* The same reply read in place, for the unmap hook's requests: no copy of
+ * the tokens, nothing but the line itself to look at. open: 0 for "ok OP
+ * ..." (*word the op, *status 0), 1 for "err NAME detail" (*status -errno,
+ * *word the detail), -EINVAL for anything else; the line ends at the
+ * first "\n" or NUL. next: the next token, split at its first '=' (an
+ * empty value without one); false after the last. */
+struct hipsvm_span {
+	const char *p;
+	size_t n;
+};
+struct hipsvm_reply_it {
+	const char *buf;
+	size_t i, end;
+};
+int hipsvm_reply_open(const char *buf, size_t len, struct hipsvm_reply_it *it,
+		      struct hipsvm_span *word, int *status);
+bool hipsvm_reply_next(struct hipsvm_reply_it *it, struct hipsvm_span *key,
+		       struct hipsvm_span *val);
 const char *hipsvm_reply_get(const struct hipsvm_reply *r, const char *key);
 /* Parses a number as the protocol writes it. 0 or -EINVAL. */
 int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out);

@@ -349,13 +349,17 @@ static uint64_t reply_budget_ms(const struct hipsvm_hook *h, const struct hipsvm
 	return ms;
 }
 
-int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct hipsvm_reply *r)
+/* One request, its reply line in rep (NUL-terminated): its length, or
+ * -errno (the connection is then closed). A kernel that refuses the write
+ * answers with that errno: *refused, and 0. */
+static int call_line(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, char *rep, size_t cap,
+		     int *refused)
 {
 	char req[HIPSVM_PROTO_MAX_REQ + 1];
-	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
 	uint64_t deadline;
 	int len, err;
 
+	*refused = 0;
 	if (h->fd < 0)
 		return -ENOTCONN;
 	len = hipsvm_proto_format(cmd, req, sizeof(req));
@@ -370,35 +374,70 @@ int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct
 			if (err == EINTR || err == EBADF || err == EIO)
 				goto broken;
 			/* The kernel refused the request: that is its answer. */
-			memset(r, 0, sizeof(*r));
-			r->status = -err;
+			*refused = -err;
 			return 0;
 		}
 		do
-			n = pread(h->fd, rep, sizeof(rep) - 1, 0);
+			n = pread(h->fd, rep, cap - 1, 0);
 		while (n < 0 && errno == EINTR);
 		if (n <= 0) {
 			err = n < 0 ? errno : EIO;
 			goto broken;
 		}
-		len = (int)n;
-	} else {
-		err = -send_all(h->fd, req, (size_t)len, deadline);
-		if (err)
-			goto broken;
-		len = read_line(h->fd, rep, sizeof(rep), deadline);
-		if (len < 0) {
-			err = -len;
-			goto broken;
-		}
+		rep[n] = '\0';
+		return (int)n;
+	}
+	err = -send_all(h->fd, req, (size_t)len, deadline);
+	if (err)
+		goto broken;
+	len = read_line(h->fd, rep, cap, deadline);
+	if (len >= 0)
+		return len;
+	err = -len;
+broken:
+	hipsvm_hook_close(h);
+	return -err;
+}
+
+int hipsvm_hook_call(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, struct hipsvm_reply *r)
+{
+	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
+	int len, err, refused;
+
+	len = call_line(h, cmd, rep, sizeof(rep), &refused);
+	if (len < 0)
+		return len;
+	if (refused) {
+		memset(r, 0, sizeof(*r));
+		r->status = refused;
+		return 0;
 	}
 	err = hipsvm_proto_parse_reply(rep, (size_t)len, r);
 	if (err)
 		hipsvm_hook_close(h);	/* out of step with the server */
 	return err;
-broken:
-	hipsvm_hook_close(h);
-	return -err;
+}
+
+/* The unmap hook's calls: the reply read in place (hipsvm_reply_open).
+ * 0 with *it at the first token, the server's -errno, or -errno of the
+ * call. */
+static int call_open(struct hipsvm_hook *h, const struct hipsvm_cmd *cmd, char *rep, size_t cap,
+		     struct hipsvm_reply_it *it)
+{
+	struct hipsvm_span w;
+	int len, refused, status, rc;
+
+	len = call_line(h, cmd, rep, cap, &refused);
+	if (len < 0)
+		return len;
+	if (refused)
+		return refused;
+	rc = hipsvm_reply_open(rep, (size_t)len, it, &w, &status);
+	if (rc < 0) {
+		hipsvm_hook_close(h);	/* out of step with the server */
+		return rc;
+	}
+	return status;
 }
 
 static int simple(struct hipsvm_hook *h, enum hipsvm_op op, struct hipsvm_reply *r)
@@ -444,11 +483,18 @@ int hipsvm_hook_gpus(struct hipsvm_hook *h)
 }
 
 /* Token "N=..." to a GPU index, or -1. */
-static int tok_gpu(const char *key)
+static int tok_gpu(struct hipsvm_span key)
 {
 	uint64_t g;
 
-	if (hipsvm_proto_u64(key, strlen(key), &g) || g >= HIPSVM_MAX_GPUS)
+	/* "N" and "NN", the only keys a reply of up to 64 GPUs has */
+	if (key.n == 1 && key.p[0] >= '0' && key.p[0] <= '9')
+		return key.p[0] - '0';
+	if (key.n == 2 && key.p[0] >= '1' && key.p[0] <= '9' && key.p[1] >= '0' && key.p[1] <= '9' &&
+	    (key.p[0] - '0') * 10 + (key.p[1] - '0') < HIPSVM_MAX_GPUS)
+		return (key.p[0] - '0') * 10 + (key.p[1] - '0');
+
+	if (hipsvm_proto_u64(key.p, key.n, &g) || g >= HIPSVM_MAX_GPUS)
 		return -1;
 	return (int)g;
 }
@@ -456,10 +502,11 @@ static int tok_gpu(const char *key)
 int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_t len,
 		    uint64_t cp_out[HIPSVM_MAX_GPUS], uint64_t *set_mask)
 {
+	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
+	struct hipsvm_reply_it it;
+	struct hipsvm_span key, val;
 	struct hipsvm_cmd c;
-	struct hipsvm_reply r;
 	uint64_t mask = 0;
-	unsigned k;
 	int err;
 
 	if (!gpus)
@@ -472,18 +519,16 @@ int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_
 		c.addr = addr;
 		c.len = len;
 	}
-	err = hipsvm_hook_call(h, &c, &r);
+	err = call_open(h, &c, rep, sizeof(rep), &it);
 	if (err)
 		return err;
-	if (r.status)
-		return r.status;
-	for (k = 0; k < r.ntok; k++) {
-		int g = tok_gpu(r.tok[k].key);
+	while (hipsvm_reply_next(&it, &key, &val)) {
+		int g = tok_gpu(key);
 		uint64_t v;
 
 		if (g < 0 || !(gpus >> g & 1))
 			continue;
-		if (hipsvm_proto_u64(r.tok[k].val, strlen(r.tok[k].val), &v))
+		if (hipsvm_proto_u64(val.p, val.n, &v))
 			continue;	/* "none": empty rings (0x0 is a real timestamp) */
 		cp_out[g] = v;
 		mask |= UINT64_C(1) << g;
@@ -498,18 +543,24 @@ static void put_values(struct hipsvm_cmd *c, uint64_t gpus, const uint64_t cp[HI
 {
 	unsigned g;
 
-	for (g = 0; g < HIPSVM_MAX_GPUS; g++) {
-		if ((cp_mask & gpus) >> g & 1) {
-			c->has_value |= UINT64_C(1) << g;
-			c->value[g] = cp[g];
-		}
+	uint64_t left = cp_mask & gpus;
+
+	for (; left; left &= left - 1) {
+		g = (unsigned)__builtin_ctzll(left);
+		c->has_value |= UINT64_C(1) << g;
+		c->value[g] = cp[g];
 	}
 }
 
 /* The n bytes at v are the reply word w. */
 static bool word_is(const char *v, size_t n, const char *w)
 {
-	return strlen(w) == n && !strncmp(v, w, n);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (w[i] != v[i] || !w[i])
+			return false;
+	return !w[n];
 }
 
 /* drain and drainclear: one request, then each GPU's drain word (and,
@@ -519,9 +570,11 @@ static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
 		      uint32_t timeout_ms, const uint64_t *cp, uint64_t cp_mask,
 		      int result[HIPSVM_MAX_GPUS], uint64_t *cleared)
 {
+	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
+	struct hipsvm_reply_it it;
+	struct hipsvm_span key, val;
 	struct hipsvm_cmd c;
-	struct hipsvm_reply r;
-	unsigned k;
+	uint64_t left;
 	int err;
 
 	if (!gpus)
@@ -533,32 +586,30 @@ static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
 	c.timeout_ms = timeout_ms < HIPSVM_DRAIN_MAX_MS ? timeout_ms : HIPSVM_DRAIN_MAX_MS;
 	if (cp)
 		put_values(&c, gpus, cp, cp_mask);
-	err = hipsvm_hook_call(h, &c, &r);
+	err = call_open(h, &c, rep, sizeof(rep), &it);
 	if (err)
 		return err;
-	if (r.status)
-		return r.status;
 	if (cleared)
 		*cleared = 0;
-	for (k = 0; k < HIPSVM_MAX_GPUS; k++)
-		if (gpus >> k & 1)
-			result[k] = -EPROTO;	/* unless the reply says */
-	for (k = 0; k < r.ntok; k++) {
-		int g = tok_gpu(r.tok[k].key);
-		const char *v = r.tok[k].val, *sep = strchr(v, HIPSVM_W_SEP);
-		size_t n = sep ? (size_t)(sep - v) : strlen(v);
+	for (left = gpus; left; left &= left - 1)
+		result[__builtin_ctzll(left)] = -EPROTO;	/* unless the reply says */
+	while (hipsvm_reply_next(&it, &key, &val)) {
+		int g = tok_gpu(key);
+		size_t n = 0;
 
 		if (g < 0 || !(gpus >> g & 1))
 			continue;
-		if (word_is(v, n, HIPSVM_W_OK))
+		while (n < val.n && val.p[n] != HIPSVM_W_SEP)
+			n++;
+		if (word_is(val.p, n, HIPSVM_W_OK))
 			result[g] = 0;
-		else if (word_is(v, n, HIPSVM_W_TIMEOUT))
+		else if (word_is(val.p, n, HIPSVM_W_TIMEOUT))
 			result[g] = -ETIME;
-		else if (word_is(v, n, HIPSVM_W_NODEV))
+		else if (word_is(val.p, n, HIPSVM_W_NODEV))
 			result[g] = -ENODEV;
-		else if (word_is(v, n, HIPSVM_W_SKIPPED))
+		else if (word_is(val.p, n, HIPSVM_W_SKIPPED))
 			result[g] = HIPSVM_DRAIN_SKIPPED;
-		if (cleared && sep && !strcmp(sep + 1, HIPSVM_W_CLEARED))
+		if (cleared && n < val.n && word_is(val.p + n + 1, val.n - n - 1, HIPSVM_W_CLEARED))
 			*cleared |= UINT64_C(1) << g;
 	}
 	return 0;

@@ -163,9 +163,11 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 	hipsvm_vmm_init(&s->vmm);
 }
 
-/* 2^16 slots of 32 bytes: 2 MiB, touched where used. Programs with more
- * live device allocations than fit go on in the registry. */
+/* The first generation: 2^16 slots of 32 bytes, 2 MiB, touched where used;
+ * 16 generations hold about 2^30 live device allocations before a program
+ * goes on in the registry. */
 #define DEVMAP_LOG2 16
+#define DEVMAP_GENS 16
 
 struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
 {
@@ -177,7 +179,7 @@ struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
 	if (!__atomic_compare_exchange_n(&s->devmap_state, &zero, 1, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return NULL;
-	if (hipsvm_devmap_create(&s->devmap_store, DEVMAP_LOG2)) {
+	if (hipsvm_devmap_create(&s->devmap_store, DEVMAP_LOG2, DEVMAP_GENS)) {
 		__atomic_store_n(&s->devmap_state, 3, __ATOMIC_RELEASE);
 		return NULL;
 	}

@@ -1,23 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim_devmap.h - device-memory allocations by pointer: a lock-free open
- * addressing table.
+ * shim_devmap.h - device-memory allocations by pointer: a lock-free hash
+ * table that grows with the number of live entries.
  *
  * Device memory (hipMalloc & co. in a primary context) is never coordinated
  * on unmap, so it does not need the registry's interval tree: the shim only
  * has to find, at hipFree, which context and device an allocation belongs
  * to. This table does that with one compare-and-swap per insert and per
  * removal and no lock, so that allocation pairs stay cheap and threads do
- * not serialise. When it cannot place an entry (its probe window is full),
- * the caller falls back to the registry.
+ * not serialise.
+ *
+ * The table is a list of generations, each twice the size of the one before
+ * (the first 2^log2cap slots, the last 2^(log2cap + HIPSVM_DEVMAP_GENS - 1)).
+ * An entry lives within HIPSVM_DEVMAP_PROBE slots of its home in one
+ * generation. A generation takes new entries only while it is at most half
+ * full: the search for an absent address, which every insert makes (an
+ * entry for the same address is replaced) and which ends at the first
+ * empty slot, then looks at about 2.5 slots per generation, where
+ * generations filled to their windows' ends made it read whole windows.
+ * The fill is counted on a sample of the slots (shim_devmap.c), so that
+ * threads seldom write the count. An insert that finds no free slot near
+ * its home in a generation that takes entries maps the next one. Nothing moves once written, so a reader never
+ * sees an entry in flight between two tables; a lookup looks at each
+ * generation's window in turn (and stops early in each at an empty slot).
+ * Generations are mapped on demand (MAP_NORESERVE, touched where used) and
+ * kept until destroy: a reader may still hold a pointer into one. -ENOSPC
+ * only when every generation is mapped and full near the home: the caller
+ * then uses the registry.
+ *
+ * The home is a multiplicative hash of the page number (address >> 12):
+ * allocations are page-aligned or sub-page pieces of one page, so the low
+ * 12 bits carry nothing that spreads them; pieces of one page share a home
+ * and sit side by side in its window.
  *
  * A slot's key is 0 (empty, never used), 1 (tombstone), 2 (being written) or
- * the allocation's address. An insert claims the first empty or tombstone
- * slot of the window (0 or 1 -> 2), writes the fields, then publishes the
- * address (release). A removal reads the fields of the slot that holds the
- * address and turns it into a tombstone with a compare-and-swap (only one
- * remover wins, and it read the fields the key stood for). Empty slots never
- * come back, so a lookup may stop at the first one.
+ * the allocation's address. An insert claims a free slot (0 or 1 -> 2),
+ * writes the fields, then publishes the address (release). A removal reads
+ * the fields of the slot that holds the address and turns it into a
+ * tombstone with a compare-and-swap (only one remover wins, and it read the
+ * fields the key stood for). Empty slots never come back, so a lookup may
+ * stop at the first one of a window.
+ *
+ * Concurrency: insert and take may run in any number of threads at once.
+ * Each address is one allocation's at a time (the runtime hands it out
+ * again only after its free): an insert of an address that is present
+ * replaces that entry (a free the shim never saw), wherever it lives.
+ * Async-signal-safe apart from the mapping of a new generation (one mmap).
  */
 #ifndef HIPSVM_SHIM_DEVMAP_H
 #define HIPSVM_SHIM_DEVMAP_H
@@ -26,7 +54,8 @@
 
 #include "shim/registry.h"
 
-#define HIPSVM_DEVMAP_PROBE 64
+#define HIPSVM_DEVMAP_PROBE 16
+#define HIPSVM_DEVMAP_GENS 16
 
 struct hipsvm_devmap_slot {
 	uint64_t key;
@@ -38,21 +67,31 @@ struct hipsvm_devmap_slot {
 };
 
 struct hipsvm_devmap {
-	struct hipsvm_devmap_slot *slot;
-	uint64_t mask;
-	unsigned shift;
+	/* atomic; generation i has 2^(log2cap + i) slots, NULL until mapped */
+	struct hipsvm_devmap_slot *gen[HIPSVM_DEVMAP_GENS];
+	uint64_t sampled[HIPSVM_DEVMAP_GENS];	/* atomic: entries in sampled slots */
+	unsigned log2cap;
+	unsigned ngens;		/* how many generations may be mapped at most */
 };
 
-/* 2^log2cap slots, reserved (MAP_NORESERVE) and touched only where used.
- * 0 or -ENOMEM / -EINVAL. */
-int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap);
+/* The first generation has 2^log2cap slots (4..30); at most ngens
+ * generations (1..HIPSVM_DEVMAP_GENS, and log2cap + ngens - 1 <= 34).
+ * Maps the first one. 0 or -ENOMEM / -EINVAL. */
+int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned ngens);
+/* Unmaps every generation; no other thread may use m any more. */
 void hipsvm_devmap_destroy(struct hipsvm_devmap *m);
 
-/* Records a whole allocation (start == origin). A stale entry for the same
- * address is replaced. 0, or -ENOSPC (window full: use the registry). */
+/* Records a whole allocation (start == origin). An entry for the same
+ * address is replaced. 0, -EINVAL (not a whole allocation, or a key below
+ * 3), or -ENOSPC (every generation full near the home: use the registry;
+ * -ENOMEM from a failed mapping is reported as -ENOSPC too). */
 int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a);
 
-/* Removes the allocation at p into *out. 0, or -ENOENT. */
+/* Removes the allocation at p into *out (untouched on failure). 0, or
+ * -ENOENT. */
 int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out);
+
+/* How many generations are mapped now (for tests and figures). */
+unsigned hipsvm_devmap_gens(const struct hipsvm_devmap *m);
 
 #endif

@@ -127,7 +127,7 @@ static void token(struct state *st, const struct golden *g, const char *tok, boo
 {
 	char name[32], val[64];
 	const char *eq = strchr(tok, '=');
-	int lane = -1;
+	int lane = -1, last = -1, step = 1;
 	unsigned idx;
 	uint64_t v;
 	bool wide;
@@ -146,14 +146,24 @@ static void token(struct state *st, const struct golden *g, const char *tok, boo
 	memcpy(name, tok, (size_t)(eq - tok));
 	name[eq - tok] = 0;
 	strcpy(val, eq + 1);
+	/* @L: one lane; @A..B: lanes A to B; @A..B:S: every S-th of them */
 	if (strchr(name, '@')) {
-		lane = atoi(strchr(name, '@') + 1);
-		*strchr(name, '@') = 0;
+		char *at = strchr(name, '@'), *end;
+
+		lane = (int)strtol(at + 1, &end, 10);
+		last = lane;
+		if (!strncmp(end, "..", 2))
+			last = (int)strtol(end + 2, &end, 10);
+		if (*end == ':')
+			step = (int)strtol(end + 1, &end, 10);
+		cr_assert(*end == 0 && lane >= 0 && last >= lane && last < ISA_LANES && step > 0,
+			  "%s: bad lanes in %s", g->name, tok);
+		*at = 0;
 	}
 	if (name[0] == 'v' && name[1] >= '0' && name[1] <= '9') {
 		idx = (unsigned)atoi(name + 1);
 		for (unsigned l = 0; l < ISA_LANES; l++) {
-			if (lane >= 0 && (unsigned)lane != l)
+			if (lane >= 0 && ((int)l < lane || (int)l > last || ((int)l - lane) % step))
 				continue;
 			cr_assert(eval(val, l, &v, &wide), "%s: bad value %s", g->name, val);
 			if (set) {
@@ -301,22 +311,57 @@ Test(isa_golden, every_case)
 }
 
 /* An encoding the interpreter does not know is refused, not misread. */
+/* DPP and SDWA extend only operations with 32- or 16-bit operands: a 64-bit
+ * one decodes, is named with its suffix, and is not run (the kernel falls
+ * back, naming it). */
+Test(isa_golden, dpp_sdwa_on_64_bit_operands_are_refused)
+{
+	static const uint32_t words[][2] = {
+		{ 0x7e0220fau, 0xff000000u },	/* v_cvt_f64_f32_dpp v[1:2], v0 quad_perm:[0,0,0,0] */
+		{ 0x7e0220f9u, 0x06060600u },	/* v_cvt_f64_f32_sdwa */
+		{ 0x7e0204fau, 0xff000000u },	/* v_readfirstlane_b32 with DPP */
+	};
+	static const char *const names[] = { "v_cvt_f64_f32_dpp", "v_cvt_f64_f32_sdwa",
+					      "v_readfirstlane_b32_dpp" };
+
+	for (unsigned i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		struct isa_insn in;
+		char d[48];
+
+		cr_assert_eq(isa_decode((const uint8_t *)words[i], sizeof(words[i]), &in), 0);
+		cr_expect_eq(in.words, 2);
+		isa_describe(&in, d, sizeof(d));
+		cr_expect_str_eq(d, names[i]);
+		cr_expect(!isa_supported(&in), "%s is claimed", d);
+	}
+}
+
 Test(isa_golden, unknown_encodings_are_refused)
 {
 	static const uint32_t bad[] = {
 		0xf0000000u,	/* MIMG */
 		0xe8000000u,	/* MTBUF */
 		0xc4000000u,	/* EXP */
-		0x7e0202f9u,	/* VOP1 with SDWA */
-		0x7e0202fau,	/* VOP1 with DPP */
+		0x7e0202f9u, 0x07000000u,	/* VOP1 with SDWA: src0_sel 7 */
+		0x7e0202f9u, 0x00000700u,	/* dst_sel 7 */
+		0x7e0202f9u, 0x00001800u,	/* dst_unused 3 */
+		0x7e0202fau, 0x00010000u,	/* VOP1 with DPP: dpp_ctrl 0x100 */
+		0x7e0202fau, 0x00014400u,	/* dpp_ctrl 0x144 */
+		0x7e0202fau,			/* a DPP dword cut off */
+		0x2e0202fau, 0,			/* v_madmk_f32 with DPP */
 	};
+	/* pairs: an instruction word and the dword after it */
+	static const unsigned start[] = { 0, 1, 2, 3, 5, 7, 9, 11, 13, 14 };
 	uint8_t buf[16] = { 0 };
 
-	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (unsigned i = 0; i < sizeof(start) / sizeof(start[0]); i++) {
 		struct isa_insn in;
+		unsigned n = i + 1 < sizeof(start) / sizeof(start[0]) ? start[i + 1] - start[i] : 1;
+		size_t len = i == 8 ? 4 : sizeof(buf);	/* the cut-off one ends there */
 
-		memcpy(buf, &bad[i], 4);
-		cr_expect_neq(isa_decode(buf, sizeof(buf), &in), 0, "0x%08x decoded", bad[i]);
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, &bad[start[i]], 4 * n);
+		cr_expect_neq(isa_decode(buf, len, &in), 0, "0x%08x decoded", bad[start[i]]);
 	}
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The hook protocol: every command, every malformed form, bounds, round trips. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,4 +299,145 @@ Test(proto, writer_overflow_is_reported)
 	hipsvm_out_hex(&o, 0);
 	cr_assert_eq(hipsvm_out_end(&o), 4);
 	cr_assert_str_eq(buf, "0x0\n");
+}
+
+/* The text is what the kernel module and the amdgpu series speak: the
+ * formatter and the shared server's writers (rewritten without strlen and
+ * printf) must produce these bytes exactly. */
+Test(proto, exact_bytes)
+{
+	struct hipsvm_cmd c;
+	struct hipsvm_out o;
+	char buf[HIPSVM_PROTO_MAX_REQ + 1];
+
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_SET;
+	c.gpus = (UINT64_C(1) << 63) | (UINT64_C(1) << 10) | 5;
+	c.has_range = true;
+	c.addr = 0x7f12345000;
+	c.len = 18446744073709551615u;
+	cr_assert_gt(hipsvm_proto_format(&c, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "set 0,2,10,63 0x7f12345000 18446744073709551615\n");
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_DRAINCLEAR;
+	c.gpus = 0xf;
+	c.has_value = 0x9;
+	c.value[0] = 0xabcdef012345;
+	c.value[3] = 0;
+	c.has_timeout = true;
+	c.timeout_ms = 1000;
+	cr_assert_gt(hipsvm_proto_format(&c, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "drainclear 0=0xabcdef012345,1,2,3=0x0 1000\n");
+	hipsvm_out_init(&o, buf, sizeof(buf));
+	hipsvm_out_lit(&o, "ok set");
+	hipsvm_out_gpu_key(&o, 0);
+	hipsvm_out_hex(&o, 0x1f00);
+	hipsvm_out_gpu_word(&o, 9, "none");
+	hipsvm_out_gpu_word(&o, 10, "nodev");
+	hipsvm_out_gpu_key(&o, 63);
+	hipsvm_out_hex(&o, 0);
+	hipsvm_out_kv(&o, "n", 0);
+	cr_assert_gt(hipsvm_out_end(&o), 0);
+	cr_assert_str_eq(buf, "ok set 0=0x1f00 9=none 10=nodev 63=0x0 n=0\n");
+	/* a line of 16 bytes does not fit in 16 (the NUL): found by fuzz_proto
+	 * in the first form of the one-pass string writer */
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_RING;
+	c.gpu = 1;
+	c.ring = HIPSVM_RING_SOFT;
+	cr_assert_eq(hipsvm_proto_format(&c, buf, 16), -ENOSPC);
+	cr_assert_eq(hipsvm_proto_format(&c, buf, 17), 16);
+	cr_assert_str_eq(buf, "ring 1 soft off\n");
+}
+
+/* The number parser (rewritten without a division per digit) against
+ * strtoull on random decimal and hex strings, overflow included. */
+Test(proto, numbers_against_strtoull)
+{
+	const char *env = getenv("HIPSVM_TEST_SEED");
+	unsigned seed = env ? (unsigned)strtoul(env, NULL, 0) : 20261201u, start = seed;
+	int i;
+
+	cr_log_info("seed %u", start);
+	for (i = 0; i < 200000; i++) {
+		char s[32];
+		unsigned n = 1 + (unsigned)rand_r(&seed) % 22, k = 0, j;
+		bool hex = rand_r(&seed) % 2;
+		uint64_t got = 7, want;
+		char *end;
+		int rc;
+
+		if (hex) {
+			s[k++] = '0';
+			s[k++] = rand_r(&seed) % 2 ? 'x' : 'X';
+		}
+		for (j = 0; j < n; j++)
+			s[k++] = hex ? "0123456789abcdefABCDEF"[rand_r(&seed) % 22] :
+				       (char)('0' + rand_r(&seed) % 10);
+		if (rand_r(&seed) % 50 == 0)
+			s[rand_r(&seed) % k] = "g-+ \n"[rand_r(&seed) % 5];
+		s[k] = '\0';
+		errno = 0;
+		want = strtoull(s, &end, hex ? 16 : 10);
+		rc = hipsvm_proto_u64(s, k, &got);
+		if (errno == ERANGE || *end || end == s || s[0] == '-' || s[0] == '+' ||
+		    s[0] == ' ' || s[0] == '\n' || (hex && (k == 2 || !strchr("0123456789abcdefABCDEF", s[2])))) {
+			cr_assert_eq(rc, -EINVAL, "seed %u iter %d: \"%s\" accepted", start, i, s);
+			cr_assert_eq(got, 7, "out touched on failure");
+		} else {
+			cr_assert_eq(rc, 0, "seed %u iter %d: \"%s\" refused", start, i, s);
+			cr_assert_eq(got, want, "seed %u iter %d: \"%s\"", start, i, s);
+		}
+	}
+}
+
+/* The in-place reader of the unmap hook and the copying parser read the
+ * same tokens from random reply lines. */
+Test(proto, reply_iterator_matches_parser)
+{
+	static const char *const parts[] = { " ", "  ", "\t", "0=ok", "1=0x1f00", "12=none",
+					     "3=ok/cleared", "n=4", "x", "=", "a=b=c", "ok",
+					     "err", "EINVAL", "set", "\n", "\r" };
+	const char *env = getenv("HIPSVM_TEST_SEED");
+	unsigned seed = env ? (unsigned)strtoul(env, NULL, 0) : 20261201u, start = seed;
+	static struct hipsvm_reply r;
+	int i;
+
+	cr_log_info("seed %u", start);
+	for (i = 0; i < 50000; i++) {
+		char line[256];
+		size_t len = 0;
+		unsigned n = (unsigned)rand_r(&seed) % 12, j, t = 0;
+		struct hipsvm_reply_it it;
+		struct hipsvm_span w, k, v;
+		int rc, rc2, status;
+
+		if (rand_r(&seed) % 4)
+			len += (size_t)sprintf(line + len, rand_r(&seed) % 8 ? "ok drain" : "err ENODEV");
+		for (j = 0; j < n; j++)
+			len += (size_t)sprintf(line + len, "%s",
+					       parts[rand_r(&seed) % (sizeof(parts) / sizeof(parts[0]))]);
+		rc = hipsvm_proto_parse_reply(line, len ? len : 1, &r);
+		rc2 = hipsvm_reply_open(line, len ? len : 1, &it, &w, &status);
+		cr_assert_eq(rc < 0, rc2 < 0, "seed %u iter %d: \"%s\"", start, i, line);
+		if (rc < 0)
+			continue;
+		cr_assert_eq(status, r.status, "seed %u iter %d", start, i);
+		if (rc2 == 1)
+			continue;
+		cr_assert_eq(memcmp(w.p, r.op, strlen(r.op)), 0);
+		while (hipsvm_reply_next(&it, &k, &v)) {
+			cr_assert_lt(t, r.ntok, "seed %u iter %d: \"%s\"", start, i, line);
+			/* the copies are cut to their fields */
+			size_t kn = k.n < sizeof(r.tok[0].key) ? k.n : sizeof(r.tok[0].key) - 1;
+			size_t vn = v.n < sizeof(r.tok[0].val) ? v.n : sizeof(r.tok[0].val) - 1;
+
+			cr_assert_eq(kn, strlen(r.tok[t].key), "seed %u iter %d", start, i);
+			cr_assert_eq(memcmp(k.p, r.tok[t].key, kn), 0);
+			cr_assert_eq(vn, strlen(r.tok[t].val), "seed %u iter %d", start, i);
+			cr_assert_eq(memcmp(v.p, r.tok[t].val, vn), 0);
+			t++;
+		}
+		cr_assert_eq(t, r.ntok, "seed %u iter %d: \"%s\"", start, i, line);
+	}
 }
