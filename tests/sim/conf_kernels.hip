@@ -29,3 +29,21 @@ extern "C" __global__ void inc(int *a, unsigned n)
 	if (i < n)
 		a[i] += 1;
 }
+
+// Adds one to each of n bytes (byte loads and stores, 16-bit adds: what
+// hip-tests' Inc<uint8_t> compiles to).
+extern "C" __global__ void inc8(unsigned char *a, unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		a[i] = a[i] + 1;
+}
+
+// Sets n ints to v, grid-stride (hip-tests' VectorSet).
+extern "C" __global__ void set32(int *a, int v, unsigned long n)
+{
+	for (unsigned long i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += (unsigned long)blockDim.x * gridDim.x)
+		a[i] = v;
+}
