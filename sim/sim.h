@@ -23,11 +23,11 @@
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>
 
-#include "checkpoint.h"
-#include "clock.h"
-#include "ctx_model.h"
-#include "sim_options.h"
-#include "proto.h"
+#include "shared/checkpoint.h"
+#include "shim/clock.h"
+#include "simcore/ctx_model.h"
+#include "simcore/sim_options.h"
+#include "shared/proto.h"
 #include "hipsvm_sim.h"
 
 #define SIM_API __attribute__((visibility("default")))
@@ -76,6 +76,7 @@ enum sim_role {
 	SIM_ROLE_IPC,		/* opened from an IPC handle: hipIpcCloseMemHandle frees it */
 	SIM_ROLE_ARRAY,		/* an array's storage: owner = the array */
 	SIM_ROLE_SYMBOL,	/* a device variable's storage */
+	SIM_ROLE_COUNT,
 };
 
 struct sim_alloc *sim_map_find(uintptr_t addr);	/* caller holds map_lock */
@@ -97,8 +98,10 @@ hipError_t sim_alloc_adopt(void *base, size_t size, size_t maplen, enum hipsvm_k
 struct sim_alloc *sim_map_take(const void *p, unsigned role);
 /* Sets role and owner of the allocation starting at p (under the lock). */
 bool sim_alloc_set_role(const void *p, unsigned role, void *owner);
-/* pool.c: a pool allocation freed with hipFree leaves its pool. */
-void sim_pool_forget(struct sim_alloc *a);
+/* What the owner of a role does when hipFree frees one of its allocations,
+ * before it is destroyed (pool.c: a pool allocation leaves its pool); set by
+ * the owner's reset step, NULL for none. */
+extern void (*sim_role_forget[SIM_ROLE_COUNT])(struct sim_alloc *a);
 /* hipMallocAsync (pool NULL: the stream's device's current pool) and
  * hipFreeAsync's bookkeeping. HIP errors, as ROCm answers them. */
 hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream);
@@ -132,10 +135,6 @@ void sim_vm_mapped(uintptr_t start, uintptr_t end, sim_vm_fn fn, void *arg);
 void sim_vm_mapped_by(uintptr_t start, uintptr_t end, bool query, sim_vm_fn fn, void *arg);
 /* Caller holds map_lock. */
 bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page);
-/* atfork child: the parent's map, without taking its lock. */
-void sim_map_abandon(void);
-/* atfork child: the parent's GPU structures, freed. */
-void sim_gpus_abandon(void);
 
 /* ---- gpu.c: GPUs, rings, page tables, the fault handler ---- */
 enum sim_ring { SIM_IH0 = 0, SIM_IH1 = 1, SIM_SOFT = 2 };
@@ -184,8 +183,6 @@ struct sim_gpu {
 	size_t used;			/* under sim.mem_lock */
 };
 
-int sim_gpus_init(void);		/* after options: allocate GPUs and rings */
-void sim_gpu_start_handlers(void);
 uint64_t sim_gpu_now(struct sim_gpu *g);	/* the clock, without ticking */
 /* Writes a fault IV (ticking the clock unless ts is given); 0 or -ENOSPC.
  * *ts_out gets the timestamp used. */
@@ -206,24 +203,15 @@ bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);
 int sim_gpu_access_page(struct sim_gpu *g, uintptr_t addr, bool write, const uint32_t *stop);
 void sim_gpu_quiesce(struct sim_gpu *g);
 void sim_gpu_kick(struct sim_gpu *g);	/* wake the handler (a ring was enabled) */
+/* g's counters and state (hipsvmSimGetStats, the hook's stats request) */
+void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out);
 /* The hook's "set" on one GPU, atomically with respect to the fault handler
  * (under pt_lock, as the kernel's SVM lock): record the checkpoint and, for
  * a range, unmap it from the GPU. 1 and *ts when a checkpoint was recorded. */
 int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
 
-/* ---- hook.c: the hook server ---- */
-void sim_hook_start(void);
-void sim_hook_reset(void);
-/* hook_cmds.c: one request line to one reply line; the reply's length. */
+/* ---- hook/: the hook server; hook_cmds.c: one request line to one reply line; the reply's length. */
 int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);
-void sim_hook_cmds_reset(void);
-
-/* The subsystems' state, reset by sim_init (state.c): streams (stream.c),
- * events (event.c), registered kernels (launch.c), pools (pool.c). */
-void sim_streams_reset(void);
-void sim_events_reset(void);
-void sim_launch_reset(void);
-void sim_pools_reset(void);
 
 /* ---- state.c: process-wide state ---- */
 struct sim_state {
@@ -262,9 +250,8 @@ void sim_set_current_device(int dev);
 /* ---- device.c ---- */
 void sim_fill_props(int dev, hipDeviceProp_t *p);
 int sim_pci_bus(int dev);	/* the PCI bus number of a visible device */
-/* ctx.c: a device's primary context handle; peer.c: forget peer state */
+/* ctx.c: a device's primary context handle */
 hipCtx_t sim_ctx_of(int dev);
-void sim_peer_reset(void);
 
 /* ---- visible.c ---- */
 /* Applies ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES (or
@@ -282,6 +269,18 @@ hipError_t sim_notsup(const char *fn, uint32_t *once);
 
 /* ---- errors.c ---- */
 hipError_t sim_ret(hipError_t e);	/* records e as the last error, returns it */
+/* The calling thread's last error; clear: reset it to hipSuccess. */
+hipError_t sim_last_error(bool clear);
+
+/*
+ * The entry and the exit of an API body, as hipamd's HIP_INIT_API and
+ * HIP_RETURN: the runtime initialised once per process (again in a fork
+ * child), and the answer recorded by the last-error rule (errors.c) before
+ * it is returned. A body that returns without SIM_RETURN leaves the last
+ * error alone, as ROCm's do where they return directly.
+ */
+#define SIM_INIT_API() sim_init()
+#define SIM_RETURN(e) return sim_ret(e)
 
 /* ---- stream.c ---- */
 struct sim_stream;
@@ -343,71 +342,30 @@ void sim_streams_destroy_device(int dev);
  * not (or no longer) a stream. */
 struct sim_stream *sim_stream_lookup(hipStream_t h, bool *destroyed);
 unsigned sim_stream_flags(const struct sim_stream *s);
+int sim_stream_priority(const struct sim_stream *s);
+/* hipErrorNotReady while s (or, for the null stream, a blocking stream it
+ * waits for) has work queued; hipSuccess when idle. */
+hipError_t sim_stream_query(struct sim_stream *s);
+/* Unregisters the stream of handle h and frees it once its pending work is
+ * done; false when h is not (or no longer) a stream. */
+bool sim_stream_destroy(hipStream_t h);
 /* hipStreamCreateWithFlags' checks and creation (not recorded). */
 hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio);
 /* The CU mask a stream was created with (at most 4 words); words kept. */
 void sim_stream_set_cu_mask(struct sim_stream *s, const uint32_t *mask, unsigned words);
 unsigned sim_stream_cu_mask(const struct sim_stream *s, uint32_t *mask);
 
-/* ---- launch.c ---- */
-/* A launch's sizes: the grid in work-items, as the dispatch packet has it. */
-struct sim_launch_dims {
-	uint32_t grid[3];
-	uint32_t block[3];
-	uint32_t shmem;
-};
-void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err);
-/* Queues a launch of kernel name on stream: the pages of the allocations
- * its buffer arguments point to are touched from the stream's device. info
- * is the kernel's struct hipsvm_kernel_info (NULL: none); the arguments come
- * from args (one pointer per argument) or, when args is NULL, from a packed
- * kernarg buffer. hipErrorInvalidHandle for a bad stream. Not recorded. */
-hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
-			      const void *kernarg, size_t kernarg_size, hipStream_t stream);
-/* The same with the launch's sizes: the kernel's code is interpreted
- * (sim/exec/run.h) unless HIPSVM_SIM_EXEC=touch or the interpreter cannot
- * run it, in which case its buffers are touched as above. */
-hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
-				   const void *kernarg, size_t kernarg_size, hipStream_t stream,
-				   const struct sim_launch_dims *dims);
-/* The launch dims of a <<<grid, block, shmem>>> launch (grid in blocks). */
-struct sim_launch_dims sim_dims_blocks(dim3 grid, dim3 block, size_t shmem);
-/* The registered kernel of a host stub: its name and *info; NULL if none. */
-const char *sim_func_lookup(const void *host_fn, const void **info);
-void sim_launch_notice(void);	/* once, with HIPSVM_SIM_EXEC=touch: kernels are not run */
-
-/* ---- module.c: loaded modules' functions (occupancy.c asks) ---- */
-/* The kernel name of f into buf; NULL when f is no live function. */
+/* ---- launch.c (a launch itself goes to sim/exec/exec.h) ---- */
+struct hipsvm_kernel_info;
+/* The registered kernel of a host stub: its name and *info (NULL when its
+ * code object has no metadata for it); NULL if none. */
+const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info **info);
+/* module.c: a module function's kernel name (buf: 256 bytes), and whether
+ * the handle is a live module function */
 const char *sim_module_fn_name(hipFunction_t f, char *buf);
 bool sim_module_fn_live(hipFunction_t f);
 
-/* ---- entry points the HIP headers do not declare ---- */
-/* hipcc's registration calls (launch.c, notsup.c, texture.c) */
-void **__hipRegisterFatBinary(const void *data);
-void __hipUnregisterFatBinary(void **handle);
-void __hipRegisterFunction(void **handle, const void *host_fn, char *dev_fn, const char *dev_name,
-			   unsigned int thread_limit, void *tid, void *bid, void *block, void *grid,
-			   int *wsize);
-void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
-		      size_t size, int constant, int global);
-void __hipRegisterManagedVar(void *handle, void **pointer, void *init, const char *name,
-			     size_t size, unsigned align);
-void __hipRegisterSurface(void **module, void *var, char *host_var, char *dev_var, int type,
-			  int ext);
-void __hipRegisterTexture(void **module, void *var, char *host_var, char *dev_var, int type,
-			  int norm, int ext);
-/* compiler-rt's half conversions and the debugger API's build identification (misc.c) */
-unsigned short __gnu_f2h_ieee(float f);
-float __gnu_h2f_ieee(unsigned short h);
-const char *amd_dbgapi_get_build_name(void);
-const char *amd_dbgapi_get_git_hash(void);
-size_t amd_dbgapi_get_build_id(void);
-/* the profiler markers (notsup.c): declared by the HIP headers only with
- * their profiling API */
-hipError_t hipProfilerStart(void);
-hipError_t hipProfilerStop(void);
-
-/* ---- futex helpers (gpu.c) ---- */
+/* ---- thread.c: threads and futex helpers ---- */
 void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns);
 /* pthread_create with every signal blocked, named; returns once the thread
  * runs (thread.c says why). 0 or the pthread error. */

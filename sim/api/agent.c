@@ -51,7 +51,7 @@ SIM_API int hipsvmSimAgentStart(int device, void *ptr, size_t size, int write,
 	struct hipsvm_sim_agent *a;
 	int err;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(device) || !ptr || !size || !out)
 		return -EINVAL;
 	a = calloc(1, sizeof(*a));

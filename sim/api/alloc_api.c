@@ -44,60 +44,60 @@ static hipError_t device_alloc(enum hipsvm_api api, void **ptr, size_t size, uns
 
 SIM_API hipError_t hipMalloc(void **ptr, size_t size)
 {
-	sim_init();
-	return sim_ret(device_alloc(HIPSVM_API_MALLOC, ptr, size, 0));
+	SIM_INIT_API();
+	SIM_RETURN(device_alloc(HIPSVM_API_MALLOC, ptr, size, 0));
 }
 
 SIM_API hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
 	size_t p;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || !pitch)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (width == 0 || height == 0) {
 		*ptr = NULL;
 		*pitch = 0;
-		return sim_ret(hipSuccess);
+		SIM_RETURN(hipSuccess);
 	}
 	if (width > SIZE_MAX - PITCH_ALIGN)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	p = (width + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
 	if (height > SIZE_MAX / p)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	*pitch = p;
-	return sim_ret(device_alloc(HIPSVM_API_MALLOC_PITCH, ptr, p * height, 0));
+	SIM_RETURN(device_alloc(HIPSVM_API_MALLOC_PITCH, ptr, p * height, 0));
 }
 
 SIM_API hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (flags == hipMallocSignalMemory) {
 		/* a signal lives in host_context and is exactly 8 bytes */
 		if (size != 8)
-			return sim_ret(hipErrorInvalidValue);
-		return sim_ret(alloc_via(HIPSVM_API_EXT_MALLOC_SIGNAL, sim_current_device(),
-					 ptr, size, HIPSVM_KIND_SIGNAL, flags));
+			SIM_RETURN(hipErrorInvalidValue);
+		SIM_RETURN(alloc_via(HIPSVM_API_EXT_MALLOC_SIGNAL, sim_current_device(),
+				     ptr, size, HIPSVM_KIND_SIGNAL, flags));
 	}
 	if (flags != hipDeviceMallocDefault && flags != hipDeviceMallocFinegrained &&
 	    flags != DEVICE_MALLOC_UNCACHED)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(device_alloc(HIPSVM_API_EXT_MALLOC_WITH_FLAGS, ptr, size, flags));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(device_alloc(HIPSVM_API_EXT_MALLOC_WITH_FLAGS, ptr, size, flags));
 }
 
 SIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || size == 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
-	return sim_ret(alloc_via(HIPSVM_API_MALLOC_MANAGED, sim_current_device(), ptr, size,
-				 HIPSVM_KIND_MANAGED, flags));
+		SIM_RETURN(hipErrorNoDevice);
+	SIM_RETURN(alloc_via(HIPSVM_API_MALLOC_MANAGED, sim_current_device(), ptr, size,
+			     HIPSVM_KIND_MANAGED, flags));
 }
 
 /* ROCm's hipHostMalloc: NULL first, then only coherent together with
@@ -121,67 +121,67 @@ static hipError_t host_alloc(enum hipsvm_api api, void **ptr, size_t size, unsig
 
 SIM_API hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
-	sim_init();
-	return sim_ret(host_alloc(HIPSVM_API_HOST_MALLOC, ptr, size, flags));
+	SIM_INIT_API();
+	SIM_RETURN(host_alloc(HIPSVM_API_HOST_MALLOC, ptr, size, flags));
 }
 
 SIM_API hipError_t hipMallocHost(void **ptr, size_t size)
 {
-	sim_init();
-	return sim_ret(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
+	SIM_INIT_API();
+	SIM_RETURN(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
 }
 
 SIM_API hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-	sim_init();
-	return sim_ret(host_alloc(HIPSVM_API_HOST_ALLOC, ptr, size, flags));
+	SIM_INIT_API();
+	SIM_RETURN(host_alloc(HIPSVM_API_HOST_ALLOC, ptr, size, flags));
 }
 
 SIM_API hipError_t hipMemAllocHost(void **ptr, size_t size)
 {
-	sim_init();
-	return sim_ret(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
+	SIM_INIT_API();
+	SIM_RETURN(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
 }
 
 SIM_API hipError_t hipFree(void *ptr)
 {
-	sim_init();
-	return sim_ret(sim_free(ptr, true));
+	SIM_INIT_API();
+	SIM_RETURN(sim_free(ptr, true));
 }
 
 SIM_API hipError_t hipHostFree(void *ptr)
 {
-	sim_init();
-	return sim_ret(sim_free(ptr, true));
+	SIM_INIT_API();
+	SIM_RETURN(sim_free(ptr, true));
 }
 
 SIM_API hipError_t hipFreeHost(void *ptr)
 {
-	sim_init();
-	return sim_ret(sim_free(ptr, true));
+	SIM_INIT_API();
+	SIM_RETURN(sim_free(ptr, true));
 }
 
 /* ROCm's hipMallocAsync: from the current pool of the stream's device
  * (pool.c), and a size of 0 is an error there. */
 SIM_API hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(sim_pool_malloc(ptr, size, NULL, stream));
+	SIM_INIT_API();
+	SIM_RETURN(sim_pool_malloc(ptr, size, NULL, stream));
 }
 
 SIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 {
 	struct sim_stream *s;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	/* Stream order: work queued before the free may still use the memory. */
 	sim_stream_wait(s);
-	return sim_ret(sim_pool_free(ptr));
+	SIM_RETURN(sim_pool_free(ptr));
 }
 
 /* ROCm pins the range (hsa_amd_memory_lock): more than the machine's
@@ -194,69 +194,69 @@ SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
 	struct sim_alloc *a;
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || size == 0 || (flags & ~(unsigned)HOST_REGISTER_FLAGS) ||
 	    (uintptr_t)ptr + size < (uintptr_t)ptr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if ((pages > 0 && psz > 0 && size / (size_t)psz > (size_t)pages) ||
 	    !sim_range_mapped((uintptr_t)ptr, (uintptr_t)ptr + size))
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_HOST_REGISTER, sim_current_device());
 	if (!c)
-		return sim_ret(hipErrorInvalidDevice);
-	return sim_ret(sim_alloc_new(size, HIPSVM_KIND_REGISTERED, c->id, sim_current_device(),
-				     flags, ptr, &a));
+		SIM_RETURN(hipErrorInvalidDevice);
+	SIM_RETURN(sim_alloc_new(size, HIPSVM_KIND_REGISTERED, c->id, sim_current_device(),
+				 flags, ptr, &a));
 }
 
 SIM_API hipError_t hipHostUnregister(void *ptr)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(sim_unregister(ptr));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(sim_unregister(ptr));
 }
 
 SIM_API hipError_t hipHostGetDevicePointer(void **dptr, void *hptr, unsigned int flags)
 {
 	struct sim_alloc a;
 
-	sim_init();
+	SIM_INIT_API();
 	(void)flags;	/* ROCm does not look at them */
 	if (!dptr || !hptr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_lookup(hptr, &a))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*dptr = hptr;	/* one address space: the device sees the host address */
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipHostGetFlags(unsigned int *flags, void *hptr)
 {
 	struct sim_alloc a;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!flags || !hptr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	/* ROCm: the flags of any HIP memory (getMemFlags() >> 16) */
 	if (!sim_lookup(hptr, &a))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*flags = a.flags;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemGetInfo(size_t *free_, size_t *total)
 {
 	struct sim_gpu *g;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!free_ || !total)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	g = sim_gpu(sim_current_device());
 	if (!g)
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	pthread_mutex_lock(&sim.mem_lock);
 	*free_ = g->capacity - g->used;
 	*total = g->capacity;
 	pthread_mutex_unlock(&sim.mem_lock);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }

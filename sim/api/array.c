@@ -242,18 +242,18 @@ SIM_API hipError_t hipArrayCreate(hipArray **array, const HIP_ARRAY_DESCRIPTOR *
 {
 	HIP_ARRAY3D_DESCRIPTOR d3;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!d)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	d3 = (HIP_ARRAY3D_DESCRIPTOR){ d->Width, d->Height, 0, d->Format, d->NumChannels,
 				       hipArrayDefault };
-	return sim_ret(create_public(array, &d3));
+	SIM_RETURN(create_public(array, &d3));
 }
 
 SIM_API hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *d)
 {
-	sim_init();
-	return sim_ret(create_public(array, d));
+	SIM_INIT_API();
+	SIM_RETURN(create_public(array, d));
 }
 
 static hipError_t from_desc(hipArray **array, const struct hipChannelFormatDesc *desc, size_t w,
@@ -270,15 +270,15 @@ static hipError_t from_desc(hipArray **array, const struct hipChannelFormatDesc 
 SIM_API hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width,
 				  size_t height, unsigned int flags)
 {
-	sim_init();
-	return sim_ret(from_desc(array, desc, width, height, 0, flags));
+	SIM_INIT_API();
+	SIM_RETURN(from_desc(array, desc, width, height, 0, flags));
 }
 
 SIM_API hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc,
 				    struct hipExtent extent, unsigned int flags)
 {
-	sim_init();
-	return sim_ret(from_desc(array, desc, extent.width, extent.height, extent.depth, flags));
+	SIM_INIT_API();
+	SIM_RETURN(from_desc(array, desc, extent.width, extent.height, extent.depth, flags));
 }
 
 /* ihipArrayDestroy: the null streams finish first. */
@@ -304,14 +304,14 @@ static hipError_t array_destroy(hipArray *h)
 
 SIM_API hipError_t hipFreeArray(hipArray *array)
 {
-	sim_init();
-	return sim_ret(array_destroy(array));
+	SIM_INIT_API();
+	SIM_RETURN(array_destroy(array));
 }
 
 SIM_API hipError_t hipArrayDestroy(hipArray *array)
 {
-	sim_init();
-	return sim_ret(array_destroy(array));
+	SIM_INIT_API();
+	SIM_RETURN(array_destroy(array));
 }
 
 /* ---- pitched allocations ---- */
@@ -352,8 +352,8 @@ SIM_API hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t 
 				    size_t height, unsigned int elementSizeBytes)
 {
 	(void)elementSizeBytes;	/* ROCm: hipMallocPitch, the element size unused */
-	sim_init();
-	return sim_ret(malloc_pitch(dptr, pitch, widthInBytes, height, 1));
+	SIM_INIT_API();
+	SIM_RETURN(malloc_pitch(dptr, pitch, widthInBytes, height, 1));
 }
 
 SIM_API hipError_t hipMalloc3D(hipPitchedPtr *pp, hipExtent extent)
@@ -361,16 +361,16 @@ SIM_API hipError_t hipMalloc3D(hipPitchedPtr *pp, hipExtent extent)
 	size_t pitch = 0;
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!pp)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	e = malloc_pitch(&pp->ptr, &pitch, extent.width, extent.height, extent.depth);
 	if (e == hipSuccess) {
 		pp->pitch = pitch;
 		pp->xsize = extent.width;
 		pp->ysize = extent.height;
 	}
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 /* ---- mipmapped arrays ---- */
@@ -381,23 +381,23 @@ SIM_API hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *m, const struct 
 					   unsigned int flags)
 {
 	(void)m, (void)desc, (void)extent, (void)numLevels, (void)flags;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipFreeMipmappedArray(hipMipmappedArray_t m)
 {
 	(void)m;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipGetMipmappedArrayLevel(hipArray_t *level, hipMipmappedArray_const_t m,
 					     unsigned int n)
 {
 	(void)level, (void)m, (void)n;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 static size_t level_dim(size_t d, unsigned level)
@@ -416,13 +416,13 @@ SIM_API hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *out, HIP_ARRAY3D
 	hipError_t e = hipSuccess;
 	unsigned i, n;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || !d)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	n = levels ? levels : 1;
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	for (i = 0; i < n && e == hipSuccess; i++) {
 		HIP_ARRAY3D_DESCRIPTOR l = *d;
 
@@ -439,7 +439,7 @@ SIM_API hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *out, HIP_ARRAY3D
 			free(m->levels[i]);
 		}
 		free(m);
-		return sim_ret(e);
+		SIM_RETURN(e);
 	}
 	m->magic = MIP_MAGIC;
 	m->pub.data = m->levels[0]->mem;
@@ -461,7 +461,7 @@ SIM_API hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *out, HIP_ARRAY3D
 	}
 	pthread_mutex_unlock(&arr_lock);
 	*out = &m->pub;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 static struct sim_mip *find_mip(hipMipmappedArray_const_t h, bool unlink)
@@ -483,9 +483,9 @@ SIM_API hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t h)
 	struct sim_mip *m;
 	unsigned i;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!h)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&arr_lock);
 	m = find_mip(h, true);
 	if (m)
@@ -493,14 +493,14 @@ SIM_API hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t h)
 			unlink_array(&m->levels[i]->pub);
 	pthread_mutex_unlock(&arr_lock);
 	if (!m)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	sim_device_sync(-1);
 	for (i = 0; i < m->nlevels; i++) {
 		release_storage(m->levels[i]->mem);
 		free(m->levels[i]);
 	}
 	free(m);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMipmappedArrayGetLevel(hipArray_t *level, hipMipmappedArray_t h,
@@ -509,9 +509,9 @@ SIM_API hipError_t hipMipmappedArrayGetLevel(hipArray_t *level, hipMipmappedArra
 	struct sim_mip *m;
 	hipError_t e = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!level || !h)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&arr_lock);
 	m = find_mip(h, false);
 	if (!m || n >= m->nlevels)
@@ -519,15 +519,15 @@ SIM_API hipError_t hipMipmappedArrayGetLevel(hipArray_t *level, hipMipmappedArra
 	else
 		*level = &m->levels[n]->pub;
 	pthread_mutex_unlock(&arr_lock);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 /* hipMemMapArrayAsync: sparse arrays are not in ROCm 5.2.3 either. */
 SIM_API hipError_t hipMemMapArrayAsync(hipArrayMapInfo *list, unsigned int count, hipStream_t stream)
 {
 	(void)stream;
-	sim_init();
+	SIM_INIT_API();
 	if (!list || count == 0)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipErrorNotSupported);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipErrorNotSupported);
 }

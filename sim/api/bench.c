@@ -36,7 +36,7 @@ static struct sim_gpu *held_gpu(int device, const void *addr, unsigned count, ui
 {
 	struct sim_gpu *g;
 
-	sim_init();
+	SIM_INIT_API();
 	g = sim_gpu(device);
 	*err = !g || !ns ? -EINVAL : fill_held(g, addr, count);
 	return *err ? NULL : g;

@@ -39,15 +39,15 @@ SIM_API hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t 
 	struct cb_op *c;
 	bool gone;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!fn || flags != 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	s = sim_stream_lookup(stream, &gone);
 	if (!s)
-		return sim_ret(gone ? hipErrorContextIsDestroyed : hipErrorNoDevice);
+		SIM_RETURN(gone ? hipErrorContextIsDestroyed : hipErrorNoDevice);
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	c->op.fn = cb_run;
 	c->handle = stream;
 	c->fn = fn;
@@ -114,7 +114,7 @@ static hipError_t value_op(hipStream_t stream, void *ptr, uint64_t value, uint64
 	struct value_op *v;
 	bool gone;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || !sim_lookup(ptr, &a) || (uintptr_t)ptr + size > a.base + a.size)
 		return hipErrorInvalidValue;
 	if ((uintptr_t)ptr % size)
@@ -139,27 +139,27 @@ static hipError_t value_op(hipStream_t stream, void *ptr, uint64_t value, uint64
 SIM_API hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value,
 					unsigned int flags, uint32_t mask)
 {
-	return sim_ret(value_op(stream, ptr, value, mask, flags, 4, false));
+	SIM_RETURN(value_op(stream, ptr, value, mask, flags, 4, false));
 }
 
 SIM_API hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value,
 					unsigned int flags, uint64_t mask)
 {
-	return sim_ret(value_op(stream, ptr, value, mask, flags, 8, false));
+	SIM_RETURN(value_op(stream, ptr, value, mask, flags, 8, false));
 }
 
 SIM_API hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value,
 					 unsigned int flags)
 {
 	(void)flags;
-	return sim_ret(value_op(stream, ptr, value, ~0ull, 0, 4, true));
+	SIM_RETURN(value_op(stream, ptr, value, ~0ull, 0, 4, true));
 }
 
 SIM_API hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value,
 					 unsigned int flags)
 {
 	(void)flags;
-	return sim_ret(value_op(stream, ptr, value, ~0ull, 0, 8, true));
+	SIM_RETURN(value_op(stream, ptr, value, ~0ull, 0, 8, true));
 }
 
 /* ---- CU masks: recorded, answered back ANDed with the device's CUs ---- */
@@ -169,15 +169,15 @@ SIM_API hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t wo
 {
 	hipError_t r;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!stream)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	if (words == 0 || !mask)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	r = sim_stream_create(stream, hipStreamDefault, 0);
 	if (r == hipSuccess)
 		sim_stream_set_cu_mask(sim_stream_get(*stream), mask, words);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 SIM_API hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t words, uint32_t *mask)
@@ -189,18 +189,18 @@ SIM_API hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t words, uin
 	struct sim_stream *s;
 	bool gone;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!mask)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (words < need)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	for (i = 0; i < MI210_CUS; i++)
 		def[i / 32] |= 1u << (i % 32);
 	memcpy(out, def, sizeof(out));
 	if (stream && stream != hipStreamPerThread) {
 		s = sim_stream_lookup(stream, &gone);
 		if (!s)
-			return sim_ret(hipErrorContextIsDestroyed);
+			SIM_RETURN(hipErrorContextIsDestroyed);
 		n = sim_stream_cu_mask(s, own);
 		for (i = 0; i < n && i < need; i++) {
 			out[i] = own[i] & def[i];
@@ -250,7 +250,7 @@ SIM_API int hipGetStreamDeviceId(hipStream_t stream)
 	struct sim_stream *s;
 	bool gone;
 
-	sim_init();
+	SIM_INIT_API();
 	s = sim_stream_lookup(stream, &gone);
 	return s ? sim_stream_device(s) : -1;
 }

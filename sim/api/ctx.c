@@ -49,11 +49,11 @@ static void push(hipCtx_t c)
 SIM_API hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t dev)
 {
 	(void)flags;
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!ctx)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*ctx = sim_ctx_of(dev);
 	push(*ctx);
 	sim_set_current_device(dev);
@@ -62,11 +62,11 @@ SIM_API hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t d
 
 SIM_API hipError_t hipCtxDestroy(hipCtx_t ctx)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!ctx)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (ctx_device(ctx) < 0)
-		return sim_ret(hipErrorInvalidContext);
+		SIM_RETURN(hipErrorInvalidContext);
 	if (depth && stack[depth - 1] == ctx)
 		depth--;
 	return hipSuccess;
@@ -76,7 +76,7 @@ SIM_API hipError_t hipCtxSetCurrent(hipCtx_t ctx)
 {
 	int dev;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ctx) {
 		if (depth)
 			depth--;
@@ -84,7 +84,7 @@ SIM_API hipError_t hipCtxSetCurrent(hipCtx_t ctx)
 	}
 	dev = ctx_device(ctx);
 	if (dev < 0)
-		return sim_ret(hipErrorInvalidContext);
+		SIM_RETURN(hipErrorInvalidContext);
 	sim_set_current_device(dev);
 	if (depth)
 		depth--;
@@ -94,12 +94,12 @@ SIM_API hipError_t hipCtxSetCurrent(hipCtx_t ctx)
 
 SIM_API hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
 {
-	sim_init();
+	SIM_INIT_API();
 	/* ROCm writes through ctx unchecked; a NULL gets an error here. */
 	if (!ctx)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
+		SIM_RETURN(hipErrorNoDevice);
 	*ctx = sim_ctx_of(sim_current_device());
 	return hipSuccess;
 }
@@ -108,10 +108,10 @@ SIM_API hipError_t hipCtxPushCurrent(hipCtx_t ctx)
 {
 	int dev;
 
-	sim_init();
+	SIM_INIT_API();
 	dev = ctx ? ctx_device(ctx) : -1;
 	if (dev < 0)
-		return sim_ret(hipErrorInvalidContext);
+		SIM_RETURN(hipErrorInvalidContext);
 	sim_set_current_device(dev);
 	push(ctx);
 	return hipSuccess;
@@ -119,9 +119,9 @@ SIM_API hipError_t hipCtxPushCurrent(hipCtx_t ctx)
 
 SIM_API hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!depth)
-		return sim_ret(hipErrorInvalidContext);
+		SIM_RETURN(hipErrorInvalidContext);
 	if (ctx)
 		*ctx = stack[depth - 1];
 	depth--;
@@ -130,18 +130,18 @@ SIM_API hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
 
 SIM_API hipError_t hipCtxGetDevice(hipDevice_t *dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!dev)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*dev = sim_current_device();
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *cfg)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!cfg)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*cfg = hipSharedMemBankSizeFourByte;
 	return hipSuccess;
 }
@@ -151,42 +151,42 @@ SIM_API hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *version)
 {
 	(void)ctx;
 	(void)version;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cfg)
 {
 	(void)cfg;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipCtxSetCacheConfig(hipFuncCache_t cfg)
 {
 	(void)cfg;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig cfg)
 {
 	(void)cfg;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipCtxSynchronize(void)
 {
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipCtxGetFlags(unsigned int *flags)
 {
 	(void)flags;
-	sim_init();
-	return sim_ret(hipErrorNotSupported);
+	SIM_INIT_API();
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 /* ROCm 5.2 accepts these and does nothing. */
@@ -194,14 +194,14 @@ SIM_API hipError_t hipCtxEnablePeerAccess(hipCtx_t peer, unsigned int flags)
 {
 	(void)peer;
 	(void)flags;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipCtxDisablePeerAccess(hipCtx_t peer)
 {
 	(void)peer;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
@@ -209,9 +209,9 @@ SIM_API hipError_t hipCtxDisablePeerAccess(hipCtx_t peer)
 
 SIM_API hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	if (flags)
 		*flags = 0;
 	if (active)
@@ -221,19 +221,19 @@ SIM_API hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *fl
 
 SIM_API hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *ctx, hipDevice_t dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	if (!ctx)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*ctx = sim_ctx_of(dev);
 	return hipSuccess;
 }
@@ -241,15 +241,15 @@ SIM_API hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *ctx, hipDevice_t dev)
 SIM_API hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
 	(void)dev;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
 {
 	(void)flags;
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
-	return sim_ret(hipErrorContextAlreadyInUse);
+		SIM_RETURN(hipErrorInvalidDevice);
+	SIM_RETURN(hipErrorContextAlreadyInUse);
 }

@@ -5,6 +5,7 @@
  * simulator changes is memory size, XNACK, APU mode and the PCI location.
  */
 #include "sim.h"
+#include "exec/exec.h"
 #include "isa/isa.h"
 
 #include <stdio.h>
@@ -30,8 +31,8 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	p->sharedMemPerBlock = 65536;
 	p->regsPerBlock = 65536;
 	p->warpSize = 64;
-	p->maxThreadsPerBlock = 1024;
-	p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = 1024;
+	p->maxThreadsPerBlock = SIM_BLOCK_MAX;
+	p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = SIM_BLOCK_MAX;
 	p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 2147483647;
 	p->clockRate = ISA_SHADER_CLOCK_KHZ;	/* s_memtime's rate (isa/isa.h) */
 	p->memoryClockRate = 1600000;
@@ -95,14 +96,14 @@ SIM_API hipError_t hipInit(unsigned int flags)
 {
 	/* ROCm 5.2 ignores the flags (reserved) */
 	(void)flags;
-	sim_init();
-	return sim_ret(sim.ngpu ? hipSuccess : hipErrorNoDevice);
+	SIM_INIT_API();
+	SIM_RETURN(sim.ngpu ? hipSuccess : hipErrorNoDevice);
 }
 
 SIM_API hipError_t hipDriverGetVersion(int *v)
 {
 	if (!v)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*v = SIM_HIP_VERSION;
 	return hipSuccess;
 }
@@ -110,56 +111,56 @@ SIM_API hipError_t hipDriverGetVersion(int *v)
 SIM_API hipError_t hipRuntimeGetVersion(int *v)
 {
 	if (!v)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*v = SIM_HIP_VERSION;
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipGetDeviceCount(int *count)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!count)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*count = (int)sim.ngpu;
-	return sim_ret(sim.ngpu ? hipSuccess : hipErrorNoDevice);
+	SIM_RETURN(sim.ngpu ? hipSuccess : hipErrorNoDevice);
 }
 
 SIM_API hipError_t hipSetDevice(int dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	sim_set_current_device(dev);
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipGetDevice(int *dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!dev)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
+		SIM_RETURN(hipErrorNoDevice);
 	*dev = sim_current_device();
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDeviceGet(hipDevice_t *d, int ordinal)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!d || !sim_gpu(ordinal))	/* ROCm: both hipErrorInvalidDevice */
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	*d = ordinal;
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!prop)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	sim_fill_props(dev, prop);
 	return hipSuccess;
 }
@@ -168,25 +169,25 @@ SIM_API hipError_t hipDeviceGetName(char *name, int len, hipDevice_t dev)
 {
 	hipDeviceProp_t p;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	if (!name || len <= 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	sim_fill_props(dev, &p);
 	if (strlen(p.name) > (size_t)len - 1)	/* no truncation, as ROCm */
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	memcpy(name, p.name, strlen(p.name) + 1);
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	if (!bytes)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*bytes = sim.gpu[dev]->capacity;
 	return hipSuccess;
 }
@@ -278,23 +279,23 @@ SIM_API hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr, 
 {
 	hipDeviceProp_t p;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!value)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	sim_fill_props(dev, &p);
 	if (attribute(dev, &p, attr, value))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDeviceSynchronize(void)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
-	return sim_ret(sim_device_sync(sim_current_device()));
+		SIM_RETURN(hipErrorNoDevice);
+	SIM_RETURN(sim_device_sync(sim_current_device()));
 }
 
 /* ROCm 5.2 destroys every stream created on the current device (their
@@ -304,9 +305,9 @@ SIM_API hipError_t hipDeviceReset(void)
 {
 	int dev;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
+		SIM_RETURN(hipErrorNoDevice);
 	dev = sim_current_device();
 	sim_device_sync(dev);
 	sim_streams_destroy_device(dev);
@@ -319,11 +320,11 @@ SIM_API hipError_t hipSetDeviceFlags(unsigned flags)
 {
 	const unsigned known = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
 
-	sim_init();
+	SIM_INIT_API();
 	if (flags & ~known)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
+		SIM_RETURN(hipErrorNoDevice);
 	/* ROCm keeps the scheduling bits only */
 	__atomic_store_n(&dev_flags[sim_current_device()], flags & hipDeviceScheduleMask,
 			 __ATOMIC_RELAXED);
@@ -332,11 +333,11 @@ SIM_API hipError_t hipSetDeviceFlags(unsigned flags)
 
 SIM_API hipError_t hipGetDeviceFlags(unsigned int *flags)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!flags)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
+		SIM_RETURN(hipErrorNoDevice);
 	*flags = __atomic_load_n(&dev_flags[sim_current_device()], __ATOMIC_RELAXED);
 	return hipSuccess;
 }

@@ -17,12 +17,12 @@ SIM_API hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *want)
 	unsigned best = 0;
 	unsigned i;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!device || !want)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*device = 0;
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
+		SIM_RETURN(hipErrorNoDevice);
 	for (i = 0; i < sim.ngpu; i++) {
 		hipDeviceProp_t p;
 		unsigned asked = 0, met = 0;
@@ -56,11 +56,11 @@ SIM_API hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *want)
 
 SIM_API hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	if (!major || !minor)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*major = 9;
 	*minor = 0;
 	return hipSuccess;
@@ -68,13 +68,13 @@ SIM_API hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_
 
 SIM_API hipError_t hipDeviceGetPCIBusId(char *bus_id, int len, int dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim.ngpu)
-		return sim_ret(hipErrorNoDevice);
+		SIM_RETURN(hipErrorNoDevice);
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	if (!bus_id || len <= 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	/* truncated to len as ROCm's snprintf does */
 	snprintf(bus_id, (size_t)len, "%04x:%02x:%02x.0", 0, sim_pci_bus(dev), 0);
 	return hipSuccess;
@@ -84,12 +84,12 @@ SIM_API hipError_t hipDeviceGetByPCIBusId(int *device, const char *bus_id)
 {
 	unsigned dom, bus, slot, i;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!device || !bus_id)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (sscanf(bus_id, "%04x:%02x:%02x", &dom, &bus, &slot) == 3) {
 		if (!sim.ngpu)
-			return sim_ret(hipErrorNoDevice);
+			SIM_RETURN(hipErrorNoDevice);
 		for (i = 0; i < sim.ngpu; i++) {
 			if (dom == 0 && slot == 0 && bus == (unsigned)sim_pci_bus((int)i)) {
 				*device = (int)i;
@@ -97,16 +97,16 @@ SIM_API hipError_t hipDeviceGetByPCIBusId(int *device, const char *bus_id)
 			}
 		}
 	}
-	return sim_ret(hipErrorInvalidValue);
+	SIM_RETURN(hipErrorInvalidValue);
 }
 
 SIM_API hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t dev)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dev))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	if (!uuid)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	sim_uuid_of(sim.phys[dev], uuid->bytes);
 	return hipSuccess;
 }
@@ -114,22 +114,22 @@ SIM_API hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t dev)
 /* Only the heap size is a limit in ROCm 5.2: the device's memory. */
 SIM_API hipError_t hipDeviceGetLimit(size_t *value, enum hipLimit_t limit)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!value)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (limit != hipLimitMallocHeapSize)
-		return sim_ret(hipErrorUnsupportedLimit);
+		SIM_RETURN(hipErrorUnsupportedLimit);
 	if (!sim_gpu(sim_current_device()))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	*value = sim.gpu[sim_current_device()]->capacity;
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cfg)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!cfg)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*cfg = hipFuncCachePreferNone;
 	return hipSuccess;
 }
@@ -138,15 +138,15 @@ SIM_API hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cfg)
 SIM_API hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cfg)
 {
 	(void)cfg;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *cfg)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!cfg)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*cfg = hipSharedMemBankSizeFourByte;
 	return hipSuccess;
 }
@@ -154,6 +154,6 @@ SIM_API hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *cfg)
 SIM_API hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig cfg)
 {
 	(void)cfg;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }

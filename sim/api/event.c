@@ -16,6 +16,7 @@
  * opens through hipIpcOpenEventHandle.
  */
 #include "sim.h"
+#include "runtime/step.h"
 #include "runtime/event_ipc.h"
 
 #include <stdlib.h>
@@ -37,12 +38,13 @@ static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ev_cond = PTHREAD_COND_INITIALIZER;
 static struct sim_event *events;
 
-void sim_events_reset(void)
+static void events_reset(void)
 {
 	pthread_mutex_init(&ev_lock, NULL);
 	pthread_cond_init(&ev_cond, NULL);
 	events = NULL;
 }
+SIM_STEP(events, .reset = events_reset);
 
 static bool event_live(struct sim_event *e)
 {
@@ -61,7 +63,7 @@ static hipError_t event_create(hipEvent_t *out, unsigned flags)
 			       hipEventReleaseToSystem;
 	const unsigned release = hipEventReleaseToDevice | hipEventReleaseToSystem;
 
-	sim_init();
+	SIM_INIT_API();
 	/* ROCm 5.2: unknown flags, or both release scopes at once */
 	if (!out || (flags & ~known) || (flags & release) == release)
 		return hipErrorInvalidValue;
@@ -80,12 +82,12 @@ static hipError_t event_create(hipEvent_t *out, unsigned flags)
 
 SIM_API hipError_t hipEventCreate(hipEvent_t *e)
 {
-	return sim_ret(event_create(e, hipEventDefault));
+	SIM_RETURN(event_create(e, hipEventDefault));
 }
 
 SIM_API hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags)
 {
-	return sim_ret(event_create(e, flags));
+	SIM_RETURN(event_create(e, flags));
 }
 
 static void event_free(struct sim_event *e)
@@ -107,7 +109,7 @@ SIM_API hipError_t hipEventDestroy(hipEvent_t h)
 	struct sim_event *e = (struct sim_event *)h, **pp;
 	bool found = false, now = false;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&ev_lock);
 	for (pp = &events; e && *pp; pp = &(*pp)->next) {
 		if (*pp == e) {
@@ -122,7 +124,7 @@ SIM_API hipError_t hipEventDestroy(hipEvent_t h)
 	}
 	pthread_mutex_unlock(&ev_lock);
 	if (!found)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	if (now)
 		event_free(e);
 	return hipSuccess;
@@ -159,20 +161,20 @@ SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
 	struct sim_stream *s;
 	bool ok;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&ev_lock);
 	ok = e && event_live(e);
 	pthread_mutex_unlock(&ev_lock);
 	if (!ok)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	if (sim_stream_device(s) != e->device)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	op = calloc(1, sizeof(*op));
 	if (!op)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	pthread_mutex_lock(&ev_lock);
 	/* an interprocess event's segment exists from its first record (or
 	 * its handle), as in ROCm */
@@ -180,7 +182,7 @@ SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
 	    sim_ipc_event_create(e->device, &e->ipc) != 0) {
 		pthread_mutex_unlock(&ev_lock);
 		free(op);
-		return sim_ret(hipErrorInvalidConfiguration);
+		SIM_RETURN(hipErrorInvalidConfiguration);
 	}
 	e->recorded = true;
 	e->done = false;
@@ -198,11 +200,11 @@ SIM_API hipError_t hipEventSynchronize(hipEvent_t h)
 {
 	struct sim_event *e = (struct sim_event *)h;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&ev_lock);
 	if (!e || !event_live(e)) {
 		pthread_mutex_unlock(&ev_lock);
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	}
 	while (e->recorded && !e->done)
 		pthread_cond_wait(&ev_cond, &ev_lock);
@@ -217,7 +219,7 @@ SIM_API hipError_t hipEventQuery(hipEvent_t h)
 	struct sim_event *e = (struct sim_event *)h;
 	hipError_t r;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&ev_lock);
 	if (!e || !event_live(e))
 		r = hipErrorInvalidHandle;
@@ -226,7 +228,7 @@ SIM_API hipError_t hipEventQuery(hipEvent_t h)
 	else
 		r = (e->recorded && !e->done) ? hipErrorNotReady : hipSuccess;
 	pthread_mutex_unlock(&ev_lock);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 SIM_API hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
@@ -234,11 +236,11 @@ SIM_API hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
 	struct sim_event *s = (struct sim_event *)a, *t = (struct sim_event *)b;
 	hipError_t r = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ms)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!s || !t)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	pthread_mutex_lock(&ev_lock);
 	if (!event_live(s) || !event_live(t) || s->device != t->device)
 		r = hipErrorInvalidHandle;
@@ -251,7 +253,7 @@ SIM_API hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b)
 	else
 		*ms = (float)((double)((int64_t)(t->t_ns - s->t_ns)) / 1e6);
 	pthread_mutex_unlock(&ev_lock);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 struct wait_op {
@@ -293,17 +295,17 @@ SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned
 	struct wait_op *op;
 	bool ok;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!e)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	if (flags)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorContextIsDestroyed);
+		SIM_RETURN(hipErrorContextIsDestroyed);
 	op = calloc(1, sizeof(*op));
 	if (!op)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	pthread_mutex_lock(&ev_lock);
 	ok = event_live(e);
 	if (ok)
@@ -311,7 +313,7 @@ SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned
 	pthread_mutex_unlock(&ev_lock);
 	if (!ok) {
 		free(op);
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	}
 	op->op.fn = wait_run;
 	op->e = e;
@@ -326,9 +328,9 @@ SIM_API hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t 
 	struct sim_event *e = (struct sim_event *)h;
 	hipError_t r = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!handle || !e)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&ev_lock);
 	if (!event_live(e))
 		r = hipErrorInvalidHandle;
@@ -339,7 +341,7 @@ SIM_API hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t 
 	else
 		sim_ipc_event_handle(e->ipc, handle);
 	pthread_mutex_unlock(&ev_lock);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 SIM_API hipError_t hipIpcOpenEventHandle(hipEvent_t *out, hipIpcEventHandle_t handle)
@@ -348,16 +350,16 @@ SIM_API hipError_t hipIpcOpenEventHandle(hipEvent_t *out, hipIpcEventHandle_t ha
 	hipError_t r;
 	int err;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	r = event_create(out, hipEventDisableTiming | hipEventInterprocess);
 	if (r != hipSuccess)
-		return sim_ret(r);
+		SIM_RETURN(r);
 	e = (struct sim_event *)*out;
 	err = sim_ipc_event_open(&handle, &e->ipc, &e->device);
 	if (err == 0)
 		return hipSuccess;
 	/* As ROCm, the event stays created; the error says why it is unusable. */
-	return sim_ret(err == -EEXIST ? hipErrorInvalidContext : hipErrorInvalidValue);
+	SIM_RETURN(err == -EEXIST ? hipErrorInvalidContext : hipErrorInvalidValue);
 }

@@ -43,12 +43,12 @@ SIM_API hipError_t hipGraphCreate(hipGraph_t *out, unsigned int flags)
 {
 	struct ihipGraph *g;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || flags != 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	g = calloc(1, sizeof(*g));
 	if (!g)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	g->magic = GRAPH_MAGIC;
 	pthread_mutex_lock(&graph_lock);
 	g->next = graphs;
@@ -63,9 +63,9 @@ SIM_API hipError_t hipGraphDestroy(hipGraph_t graph)
 	struct ihipGraph **pp, *g = (struct ihipGraph *)graph;
 	bool found = false;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!graph)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&graph_lock);
 	for (pp = &graphs; *pp; pp = &(*pp)->next) {
 		if (*pp == g) {
@@ -76,7 +76,7 @@ SIM_API hipError_t hipGraphDestroy(hipGraph_t graph)
 	}
 	pthread_mutex_unlock(&graph_lock);
 	if (!found)	/* ROCm: a graph already destroyed */
-		return sim_ret(hipErrorIllegalState);
+		SIM_RETURN(hipErrorIllegalState);
 	free(g);
 	return hipSuccess;
 }
@@ -84,7 +84,7 @@ SIM_API hipError_t hipGraphDestroy(hipGraph_t graph)
 /* An empty graph: no nodes, no roots, no edges. */
 static hipError_t empty_list(hipGraph_t graph, void *list, size_t *num)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!graph || !num)
 		return hipErrorInvalidValue;
 	if (!graph_live(graph))
@@ -96,19 +96,19 @@ static hipError_t empty_list(hipGraph_t graph, void *list, size_t *num)
 
 SIM_API hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *num)
 {
-	return sim_ret(empty_list(graph, nodes, num));
+	SIM_RETURN(empty_list(graph, nodes, num));
 }
 
 SIM_API hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *roots, size_t *num)
 {
-	return sim_ret(empty_list(graph, roots, num));
+	SIM_RETURN(empty_list(graph, roots, num));
 }
 
 SIM_API hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to,
 				    size_t *num)
 {
 	(void)to;
-	return sim_ret(empty_list(graph, from, num));
+	SIM_RETURN(empty_list(graph, from, num));
 }
 
 /* ---- stream capture ---- */
@@ -122,9 +122,9 @@ static bool stream_ok(hipStream_t s)
 
 SIM_API hipError_t hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus *status)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!status || !stream_ok(s))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*status = hipStreamCaptureStatusNone;
 	return hipSuccess;
 }
@@ -133,11 +133,11 @@ SIM_API hipError_t hipStreamGetCaptureInfo(hipStream_t s, hipStreamCaptureStatus
 					   unsigned long long *id)
 {
 	(void)id;
-	sim_init();
+	SIM_INIT_API();
 	if (!status || !stream_ok(s))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!s)	/* ROCm 5.2 on the null stream */
-		return sim_ret(hipErrorUnknown);
+		SIM_RETURN(hipErrorUnknown);
 	*status = hipStreamCaptureStatusNone;
 	return hipSuccess;
 }
@@ -150,26 +150,26 @@ SIM_API hipError_t hipStreamGetCaptureInfo_v2(hipStream_t s, hipStreamCaptureSta
 	(void)graph;
 	(void)deps;
 	(void)ndeps;
-	sim_init();
+	SIM_INIT_API();
 	if (!status)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!s)
-		return sim_ret(hipErrorUnknown);
+		SIM_RETURN(hipErrorUnknown);
 	if (!stream_ok(s))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*status = hipStreamCaptureStatusNone;
 	return hipSuccess;
 }
 
 SIM_API hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode mode)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!stream_ok(s))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!s)	/* capture cannot start on the null stream */
-		return sim_ret(hipErrorStreamCaptureUnsupported);
+		SIM_RETURN(hipErrorStreamCaptureUnsupported);
 	if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	return SIM_NOTSUP();
 }
 
@@ -177,10 +177,10 @@ SIM_API hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode mod
  * the origin of one. */
 SIM_API hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t *graph)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!graph || !s || !stream_ok(s))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipErrorStreamCaptureUnmatched);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipErrorStreamCaptureUnmatched);
 }
 
 SIM_API hipError_t hipStreamUpdateCaptureDependencies(hipStream_t s, hipGraphNode_t *deps,
@@ -189,19 +189,19 @@ SIM_API hipError_t hipStreamUpdateCaptureDependencies(hipStream_t s, hipGraphNod
 	(void)deps;
 	(void)n;
 	(void)flags;
-	sim_init();
+	SIM_INIT_API();
 	if (!stream_ok(s))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipErrorIllegalState);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipErrorIllegalState);
 }
 
 SIM_API hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
 {
 	hipStreamCaptureMode old;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!mode || *mode < hipStreamCaptureModeGlobal || *mode > hipStreamCaptureModeRelaxed)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	old = capture_mode;
 	capture_mode = *mode;
 	*mode = old;

@@ -119,7 +119,7 @@ SIM_API hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int nopts, const c
 		return HIPRTC_ERROR_INVALID_PROGRAM;
 	if (nopts < 0 || (nopts && !opts))
 		return HIPRTC_ERROR_INVALID_INPUT;
-	sim_init();
+	SIM_INIT_API();
 	if (!sim.quiet && !__atomic_exchange_n(&once, 1, __ATOMIC_RELAXED))
 		sim_warn("hiprtcCompileProgram: not supported by the simulated runtime");
 	p->compiled = true;

@@ -19,12 +19,12 @@ SIM_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const vo
 {
 	struct sim_alloc a;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!attr || !ptr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	/* ROCm 5.x: memory it does not know is an error, not "unregistered" */
 	if (!sim_lookup(ptr, &a))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	memset(attr, 0, sizeof(*attr));
 	attr->memoryType = a.kind == HIPSVM_KIND_DEVICE ? hipMemoryTypeDevice : hipMemoryTypeHost;
 	attr->devicePointer = (void *)ptr;
@@ -34,7 +34,7 @@ SIM_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const vo
 	attr->allocationFlags = a.flags;
 	/* host_context memory reports the current device, as ROCm does */
 	attr->device = a.ctx >= 0 ? a.ctx : sim_current_device();
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 #define ADV_PREFETCH 1000	/* a prefetch record, next to the advice values */
@@ -121,12 +121,12 @@ SIM_API hipError_t hipMemAdvise(const void *ptr, size_t count, hipMemoryAdvise a
 {
 	uintptr_t lo = (uintptr_t)ptr, hi = lo + count;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || count == 0 || !valid_location(device) || !advice_ok((int)advice) || hi < lo)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_range_mapped(lo, hi))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(record_range(lo, hi, (int)advice, device, true));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(record_range(lo, hi, (int)advice, device, true));
 }
 
 struct prefetch_op {
@@ -151,27 +151,27 @@ SIM_API hipError_t hipMemPrefetchAsync(const void *ptr, size_t count, int device
 	struct sim_stream *s;
 	struct sim_alloc a;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || count == 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	s = sim_stream_get(stream);
 	if (!s)
-		return sim_ret(hipErrorContextIsDestroyed);
+		SIM_RETURN(hipErrorContextIsDestroyed);
 	if (!sim_lookup(ptr, &a) || (uintptr_t)ptr + count < (uintptr_t)ptr ||
 	    (uintptr_t)ptr + count > a.base + a.size)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!valid_location(device))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	record_range((uintptr_t)ptr, (uintptr_t)ptr + count, ADV_PREFETCH, device, false);
 	op = calloc(1, sizeof(*op));
 	if (!op)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	op->op.fn = prefetch_run;
 	op->start = (uintptr_t)ptr;
 	op->end = (uintptr_t)ptr + count;
 	op->dev = device;
 	sim_stream_enqueue(s, &op->op);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 /* The state of one address: the records that cover it, replayed. */
@@ -323,13 +323,13 @@ SIM_API hipError_t hipMemRangeGetAttribute(void *data, size_t size, hipMemRangeA
 	struct page_state st;
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!data || size == 0 || !ptr || count == 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	e = query(ptr, count, &st);
 	if (e == hipSuccess)
 		e = range_attribute(data, size, attr, &st);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 SIM_API hipError_t hipMemRangeGetAttributes(void **data, size_t *sizes, hipMemRangeAttribute *attrs,
@@ -339,13 +339,13 @@ SIM_API hipError_t hipMemRangeGetAttributes(void **data, size_t *sizes, hipMemRa
 	hipError_t e;
 	size_t i;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!data || !sizes || !attrs || num == 0 || !ptr || count == 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	e = query(ptr, count, &st);
 	for (i = 0; i < num && e == hipSuccess; i++)
 		e = range_attribute(data[i], sizes[i], attrs[i], &st);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 /* ROCm 5.2.3 checks the arguments and does nothing else. */
@@ -353,21 +353,21 @@ SIM_API hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, si
 					   unsigned int flags)
 {
 	(void)flags;
-	sim_init();
+	SIM_INIT_API();
 	if (!stream || !dev_ptr || length == 0)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
 {
 	struct sim_alloc a;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || !size)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_lookup(ptr, &a))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*size = a.size;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }

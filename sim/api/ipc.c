@@ -130,17 +130,17 @@ SIM_API hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 	uint64_t ino = 0;
 	int fd;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!handle || !devPtr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_lookup(devPtr, &a) || a.kind != HIPSVM_KIND_DEVICE)
-		return sim_ret(hipErrorInvalidDevicePointer);
+		SIM_RETURN(hipErrorInvalidDevicePointer);
 	pthread_mutex_lock(&export_lock);
 	/* again under the lock: another thread may have shared it meanwhile */
 	fd = sim_lookup(devPtr, &a) ? share(&a, &ino) : -1;
 	pthread_mutex_unlock(&export_lock);
 	if (fd < 0)
-		return sim_ret(hipErrorInvalidDevicePointer);
+		SIM_RETURN(hipErrorInvalidDevicePointer);
 	memset(&h, 0, sizeof(h));
 	h.magic = IPC_MAGIC;
 	h.pid = (int32_t)getpid();
@@ -151,7 +151,7 @@ SIM_API hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 	h.poffset = (uintptr_t)devPtr - a.base;
 	h.maplen = a.maplen;
 	memcpy(handle, &h, sizeof(h));
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 /* The exporter's memfd, opened in this process; -1 on failure. */
@@ -192,30 +192,30 @@ SIM_API hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, 
 	void *p;
 	int fd, dev;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!devPtr || flags != hipIpcMemLazyEnablePeerAccess)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	memcpy(&h, &handle, sizeof(h));
 	if (h.psize == 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (h.magic != IPC_MAGIC || h.poffset >= h.psize || h.psize > h.maplen)
-		return sim_ret(hipErrorInvalidDevicePointer);
+		SIM_RETURN(hipErrorInvalidDevicePointer);
 	fd = open_remote(&h);
 	if (fd < 0)
-		return sim_ret(hipErrorInvalidDevicePointer);
+		SIM_RETURN(hipErrorInvalidDevicePointer);
 	p = mmap(NULL, h.maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
-		return sim_ret(hipErrorInvalidDevicePointer);
+		SIM_RETURN(hipErrorInvalidDevicePointer);
 	dev = sim_current_device();
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC, dev);
 	if (!c || sim_alloc_adopt(p, h.psize, h.maplen, HIPSVM_KIND_DEVICE, c->id, dev, SIM_ROLE_IPC,
 				  NULL, &a) != hipSuccess) {
 		munmap(p, h.maplen);
-		return sim_ret(hipErrorInvalidDevicePointer);
+		SIM_RETURN(hipErrorInvalidDevicePointer);
 	}
 	*devPtr = (char *)p + h.poffset;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipIpcCloseMemHandle(void *devPtr)
@@ -223,17 +223,17 @@ SIM_API hipError_t hipIpcCloseMemHandle(void *devPtr)
 	struct sim_alloc copy, *a;
 	struct sim_stream *ns;
 
-	sim_init();
+	SIM_INIT_API();
 	ns = sim_stream_get(NULL);
 	if (ns)
 		sim_stream_wait(ns);
 	if (!devPtr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_lookup(devPtr, &copy) || copy.role != SIM_ROLE_IPC)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	a = sim_map_take((void *)copy.base, SIM_ROLE_IPC);
 	if (!a)
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	sim_alloc_destroy(a);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }

@@ -1,29 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * launch.c - what hipcc's generated host code calls: fat binary and kernel
- * registration, the <<<...>>> call configuration, and hipLaunchKernel.
- *
- * A launch runs the kernel's machine code on the interpreter (sim/isa/)
- * when it can. Otherwise (HIPSVM_SIM_EXEC=touch, no code, an instruction
- * the interpreter lacks) it takes the buffer-touch model: it finds which
- * arguments are global buffers (the code object's metadata, sim/codeobj/codeobj.h)
- * and touches every page of the simulator allocations they point into, on
- * the stream's device, from the stream's worker thread: the faults a kernel
- * would raise, in stream order. Pointer-sized, 8-byte aligned arguments
- * that the metadata does not call buffers are touched too when they point
- * into an allocation (a pointer hidden in a by-value argument). Without
- * metadata a launch touches nothing (the argument array's length is
- * unknown); that is said once on stderr.
+ * registration, the <<<...>>> call configuration, and hipLaunchKernel. A
+ * launch is handed to sim/exec/ (exec.h), which runs the kernel's code on
+ * the interpreter or touches its buffers.
  */
 #include "sim.h"
+#include "api/exports.h"
+#include "runtime/step.h"
 
 #include <stdlib.h>
 
 #include "codeobj/codeobj.h"
-#include "exec/run.h"
+#include "exec/exec.h"
 
 #define CALL_STACK 8
-#define MAX_TOUCH 64
 
 /*
  * A registered fat binary. Its code object is chosen at first use, as ROCm
@@ -59,15 +50,14 @@ static struct sim_module *modules;
 static struct sim_func *funcs;
 static __thread struct call_cfg cfg_stack[CALL_STACK];
 static __thread unsigned cfg_depth;
-static uint32_t warned_meta;
 
-void sim_launch_reset(void)
+static void launch_reset(void)
 {
 	/* Registrations are made by constructors before any fork and stay
 	 * valid in a child (same memory image); only the lock is renewed. */
 	pthread_mutex_init(&reg_lock, NULL);
-	sim_isa_reset();
 }
+SIM_STEP(launch, .reset = launch_reset);
 
 SIM_API void **__hipRegisterFatBinary(const void *data)
 {
@@ -163,7 +153,7 @@ SIM_API hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shme
 					      hipStream_t stream)
 {
 	if (cfg_depth == CALL_STACK)
-		return sim_ret(hipErrorInvalidConfiguration);
+		SIM_RETURN(hipErrorInvalidConfiguration);
 	cfg_stack[cfg_depth++] = (struct call_cfg){ grid, block, shmem, stream };
 	return hipSuccess;
 }
@@ -174,7 +164,7 @@ SIM_API hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *sh
 	struct call_cfg *c;
 
 	if (cfg_depth == 0)
-		return sim_ret(hipErrorMissingConfiguration);
+		SIM_RETURN(hipErrorMissingConfiguration);
 	c = &cfg_stack[--cfg_depth];
 	if (grid)
 		*grid = c->grid;
@@ -185,153 +175,6 @@ SIM_API hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *sh
 	if (stream)
 		*stream = c->stream;
 	return hipSuccess;
-}
-
-void sim_touch_range(int dev, uintptr_t base, size_t size, bool write, hipError_t *err)
-{
-	struct sim_gpu *g = sim_gpu(dev);
-	uintptr_t p, end = base + size;
-
-	if (!g)
-		return;
-	for (p = base & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
-		if (sim_gpu_access_page(g, p, write, NULL) == SIM_RES_REAL)
-			*err = hipErrorIllegalAddress;
-}
-
-struct touch_op {
-	struct sim_op op;
-	struct sim_stream *s;
-	int dev;
-	unsigned n;
-	struct {
-		uintptr_t base;
-		size_t size;
-		bool write;
-	} r[MAX_TOUCH];
-	char name[256];
-};
-
-static void touch_run(struct sim_op *op)
-{
-	struct touch_op *t = (struct touch_op *)op;
-	hipError_t err = hipSuccess;
-	unsigned i;
-
-	for (i = 0; i < t->n; i++)
-		sim_touch_range(t->dev, t->r[i].base, t->r[i].size, t->r[i].write, &err);
-	if (err != hipSuccess) {
-		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", t->dev, t->name);
-		sim_stream_set_error(t->s, err);
-	}
-}
-
-static void add_range(struct touch_op *t, uintptr_t value, bool write)
-{
-	struct sim_alloc a;
-	unsigned i;
-
-	if (!value || !sim_lookup((const void *)value, &a))
-		return;
-	for (i = 0; i < t->n; i++) {
-		if (t->r[i].base == a.base) {
-			t->r[i].write |= write;
-			return;
-		}
-	}
-	if (t->n == MAX_TOUCH)
-		return;
-	t->r[t->n].base = a.base;
-	t->r[t->n].size = a.size;
-	t->r[t->n].write = write;
-	t->n++;
-}
-
-/* The buffer arguments of a launch, from the argument array (args[i] points
- * at argument i) or from a packed kernarg buffer (argument i at its
- * metadata offset). */
-static void collect(struct touch_op *t, const char *name, const struct hipsvm_kernel_info *info,
-		    void **args, const uint8_t *buf, size_t buflen)
-{
-	unsigned i;
-
-	if (info && (args || buf)) {
-		for (i = 0; i < info->nargs; i++) {
-			const struct hipsvm_karg *k = &info->args[i];
-			uintptr_t v;
-
-			if (k->size != sizeof(void *))
-				continue;
-			if (!k->global_buffer && k->offset % 8)
-				continue;
-			if (args) {
-				if (!args[i])
-					continue;
-				memcpy(&v, args[i], sizeof(v));
-			} else {
-				if ((size_t)k->offset + sizeof(v) > buflen)
-					continue;
-				memcpy(&v, buf + k->offset, sizeof(v));
-			}
-			add_range(t, v, !k->read_only);
-		}
-		return;
-	}
-	(void)args;
-	if (!__atomic_exchange_n(&warned_meta, 1, __ATOMIC_RELAXED))
-		sim_warn("no argument metadata for kernel %s: its launch touches no memory", name);
-}
-
-hipError_t sim_launch_enqueue(const char *name, const void *info, void **args,
-			      const void *kernarg, size_t kernarg_size, hipStream_t stream)
-{
-	return sim_launch_enqueue_dims(name, info, args, kernarg, kernarg_size, stream, NULL);
-}
-
-struct sim_launch_dims sim_dims_blocks(dim3 grid, dim3 block, size_t shmem)
-{
-	struct sim_launch_dims d = {
-		.grid = { grid.x * block.x, grid.y * block.y, grid.z * block.z },
-		.block = { block.x, block.y, block.z },
-		.shmem = shmem > UINT32_MAX ? UINT32_MAX : (uint32_t)shmem,
-	};
-
-	return d;
-}
-
-hipError_t sim_launch_enqueue_dims(const char *name, const void *info, void **args,
-				   const void *kernarg, size_t kernarg_size, hipStream_t stream,
-				   const struct sim_launch_dims *dims)
-{
-	struct sim_stream *s;
-	struct touch_op *t;
-
-	s = sim_stream_get(stream);
-	if (!s)
-		return hipErrorInvalidHandle;
-	if (dims && sim_isa_enqueue(name, info, args, kernarg, kernarg_size, s, dims))
-		return hipSuccess;
-	sim_launch_notice();
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return hipErrorOutOfMemory;
-	t->op.fn = touch_run;
-	t->s = s;
-	t->dev = sim_stream_device(s);
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	collect(t, name, info, args, kernarg, kernarg_size);
-	sim_stream_enqueue(s, &t->op);
-	return hipSuccess;
-}
-
-void sim_launch_notice(void)
-{
-	static uint32_t notice;
-
-	if (!sim.quiet && !strcmp(sim.opt.str[HIPSVM_SIM_O_EXEC], "touch") &&
-	    !__atomic_exchange_n(&notice, 1, __ATOMIC_RELAXED))
-		sim_warn("HIPSVM_SIM_EXEC=touch: kernel code is not run; a launch only touches "
-			 "the memory its buffer arguments point to");
 }
 
 /* The module's code object for the devices' target ID; reg_lock held. */
@@ -347,12 +190,12 @@ static struct hipsvm_codeobj *module_co(struct sim_module *m)
 	return m->co;
 }
 
-const char *sim_func_lookup(const void *host_fn, const void **info)
+const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info **info)
 {
 	struct sim_func *f;
 	struct hipsvm_codeobj *co;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&reg_lock);
 	for (f = funcs; f && f->host_fn != host_fn; f = f->next)
 		;
@@ -366,26 +209,19 @@ const char *sim_func_lookup(const void *host_fn, const void **info)
 }
 
 /* ROCm 5.2's order (ihipLaunchKernel, then the module launch checks): an
- * unknown kernel, a grid of more than 2^32-1 work-items in a dimension, a
- * zero size, too many threads in a block. */
+ * unknown kernel, then the sizes (sim_exec_dims_blocks). */
 SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
 				   size_t shmem, hipStream_t stream)
 {
-	const void *info;
-	const char *name;
-	struct sim_launch_dims dims;
+	struct sim_launch l = { .args = args };
+	hipError_t e;
 
-	sim_init();
-	name = sim_func_lookup(fn, &info);
-	if (!name)
-		return sim_ret(hipErrorInvalidDeviceFunction);
-	if ((uint64_t)grid.x * block.x > UINT32_MAX || (uint64_t)grid.y * block.y > UINT32_MAX ||
-	    (uint64_t)grid.z * block.z > UINT32_MAX)
-		return sim_ret(hipErrorInvalidConfiguration);
-	if (!block.x || !block.y || !block.z || !grid.x || !grid.y || !grid.z)
-		return sim_ret(hipErrorInvalidValue);
-	if ((uint64_t)block.x * block.y * block.z > 1024)
-		return sim_ret(hipErrorInvalidConfiguration);
-	dims = sim_dims_blocks(grid, block, shmem);
-	return sim_ret(sim_launch_enqueue_dims(name, info, args, NULL, 0, stream, &dims));
+	SIM_INIT_API();
+	l.name = sim_func_lookup(fn, &l.info);
+	if (!l.name)
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
+	e = sim_exec_dims_blocks(grid, block, shmem, &l.dims);
+	if (e != hipSuccess)
+		SIM_RETURN(e);
+	SIM_RETURN(sim_exec_launch(&l, stream));
 }

@@ -177,11 +177,11 @@ static hipError_t copy(void *dst, const void *src, size_t n, int kind, hipStream
 {
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	e = sim_check_copy(dst, src, n, kind);
 	if (e == hipSuccess)
 		e = submit(s, sync, dst, src, n, -1, 0);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 SIM_API hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
@@ -234,18 +234,18 @@ SIM_API hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, si
 
 SIM_API hipError_t hipMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dd) || !sim_gpu(sd))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	return copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, true);
 }
 
 SIM_API hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n,
 				      hipStream_t s)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_gpu(dd) || !sim_gpu(sd))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	return copy(dst, src, n, hipMemcpyDeviceToDevice, s, false);
 }
 
@@ -253,15 +253,15 @@ static hipError_t set(void *dst, int value, size_t count, unsigned elem, hipStre
 {
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	if (count == 0)
-		return sim_ret(hipSuccess);
+		SIM_RETURN(hipSuccess);
 	if (!dst || count > SIZE_MAX / elem)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	e = check_fill(dst, count * elem);
 	if (e == hipSuccess)
 		e = submit(s, sync, dst, NULL, count, value, elem);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 SIM_API hipError_t hipMemset(void *dst, int value, size_t n)

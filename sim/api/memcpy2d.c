@@ -124,24 +124,24 @@ static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitc
 SIM_API hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
 			       size_t width, size_t height, hipMemcpyKind kind)
 {
-	sim_init();
-	return sim_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true));
+	SIM_INIT_API();
+	SIM_RETURN(copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true));
 }
 
 SIM_API hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch,
 				   size_t width, size_t height, hipMemcpyKind kind)
 {
-	sim_init();
-	return sim_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, sim_spt_stream(),
-			      true));
+	SIM_INIT_API();
+	SIM_RETURN(copy2d(dst, dpitch, src, spitch, width, height, kind, sim_spt_stream(),
+			  true));
 }
 
 SIM_API hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
 				    size_t width, size_t height, hipMemcpyKind kind,
 				    hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, stream, false));
+	SIM_INIT_API();
+	SIM_RETURN(copy2d(dst, dpitch, src, spitch, width, height, kind, stream, false));
 }
 
 /* ---- to and from arrays (offsets and widths in bytes) ---- */
@@ -172,60 +172,60 @@ SIM_API hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOff
 				      const void *src, size_t spitch, size_t width, size_t height,
 				      hipMemcpyKind kind)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (spitch == 0)
-		return sim_ret(hipErrorInvalidPitchValue);
-	return sim_ret(to_array(dst, wOffset, hOffset, src, spitch, width, height, kind, NULL,
-				true));
+		SIM_RETURN(hipErrorInvalidPitchValue);
+	SIM_RETURN(to_array(dst, wOffset, hOffset, src, spitch, width, height, kind, NULL,
+			    true));
 }
 
 SIM_API hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset,
 					  const void *src, size_t spitch, size_t width,
 					  size_t height, hipMemcpyKind kind)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (spitch == 0)
-		return sim_ret(hipErrorInvalidPitchValue);
-	return sim_ret(to_array(dst, wOffset, hOffset, src, spitch, width, height, kind,
-				sim_spt_stream(), true));
+		SIM_RETURN(hipErrorInvalidPitchValue);
+	SIM_RETURN(to_array(dst, wOffset, hOffset, src, spitch, width, height, kind,
+			    sim_spt_stream(), true));
 }
 
 SIM_API hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset,
 					   const void *src, size_t spitch, size_t width,
 					   size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (spitch == 0)
-		return sim_ret(hipErrorInvalidPitchValue);
-	return sim_ret(to_array(dst, wOffset, hOffset, src, spitch, width, height, kind, stream,
-				false));
+		SIM_RETURN(hipErrorInvalidPitchValue);
+	SIM_RETURN(to_array(dst, wOffset, hOffset, src, spitch, width, height, kind, stream,
+			    false));
 }
 
 SIM_API hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src,
 					size_t wOffset, size_t hOffset, size_t width, size_t height,
 					hipMemcpyKind kind)
 {
-	sim_init();
-	return sim_ret(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind, NULL,
-				  true));
+	SIM_INIT_API();
+	SIM_RETURN(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind, NULL,
+			      true));
 }
 
 SIM_API hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src,
 					    size_t wOffset, size_t hOffset, size_t width,
 					    size_t height, hipMemcpyKind kind)
 {
-	sim_init();
-	return sim_ret(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind,
-				  sim_spt_stream(), true));
+	SIM_INIT_API();
+	SIM_RETURN(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind,
+			      sim_spt_stream(), true));
 }
 
 SIM_API hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src,
 					     size_t wOffset, size_t hOffset, size_t width,
 					     size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream,
-				  false));
+	SIM_INIT_API();
+	SIM_RETURN(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream,
+			      false));
 }
 
 /* hipMemcpyToArray / FromArray: ROCm derives the rectangle from count as
@@ -247,13 +247,13 @@ SIM_API hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffse
 	size_t w, h;
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!dst)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	e = linear_shape(dst, count, &w, &h);
 	if (e == hipSuccess)
 		e = to_array(dst, wOffset, hOffset, src, w, w, h, kind, NULL, true);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 SIM_API hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t src, size_t wOffset,
@@ -262,35 +262,35 @@ SIM_API hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t src, size_t wO
 	size_t w, h;
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!src)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	e = linear_shape(src, count, &w, &h);
 	if (e == hipSuccess)
 		e = from_array(dst, w, src, wOffset, hOffset, w, h, kind, NULL, true);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 /* Row 0 of the array, from offset bytes on. */
 SIM_API hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost,
 				 size_t count)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!dstArray || !srcHost)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(rect((struct side){ .arr = dstArray, .x = dstOffset },
-			    (struct side){ .ptr = (void *)srcHost, .pitch = count }, count, 1, 1,
-			    NULL, true));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(rect((struct side){ .arr = dstArray, .x = dstOffset },
+			(struct side){ .ptr = (void *)srcHost, .pitch = count }, count, 1, 1,
+			NULL, true));
 }
 
 SIM_API hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!dst || !srcArray)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(rect((struct side){ .ptr = dst, .pitch = count },
-			    (struct side){ .arr = srcArray, .x = srcOffset }, count, 1, 1, NULL,
-			    true));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(rect((struct side){ .ptr = dst, .pitch = count },
+			(struct side){ .arr = srcArray, .x = srcOffset }, count, 1, 1, NULL,
+			true));
 }
 
 /* ---- descriptors ---- */
@@ -371,32 +371,32 @@ static hipError_t param2d(const hip_Memcpy2D *p, hipStream_t stream, bool sync)
 
 SIM_API hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 {
-	sim_init();
-	return sim_ret(param2d(pCopy, NULL, true));
+	SIM_INIT_API();
+	SIM_RETURN(param2d(pCopy, NULL, true));
 }
 
 SIM_API hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(param2d(pCopy, stream, false));
+	SIM_INIT_API();
+	SIM_RETURN(param2d(pCopy, stream, false));
 }
 
 SIM_API hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
 {
-	sim_init();
-	return sim_ret(param2d(pCopy, NULL, true));
+	SIM_INIT_API();
+	SIM_RETURN(param2d(pCopy, NULL, true));
 }
 
 SIM_API hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
 {
-	sim_init();
-	return sim_ret(param3d(pCopy, NULL, true));
+	SIM_INIT_API();
+	SIM_RETURN(param3d(pCopy, NULL, true));
 }
 
 SIM_API hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(param3d(pCopy, stream, false));
+	SIM_INIT_API();
+	SIM_RETURN(param3d(pCopy, stream, false));
 }
 
 /* ihipMemcpy3D_validate, then hip::getDrvMemcpy3DDesc: with an array
@@ -431,18 +431,18 @@ static hipError_t copy3d(const struct hipMemcpy3DParms *p, hipStream_t stream, b
 
 SIM_API hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
-	sim_init();
-	return sim_ret(copy3d(p, NULL, true));
+	SIM_INIT_API();
+	SIM_RETURN(copy3d(p, NULL, true));
 }
 
 SIM_API hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 {
-	sim_init();
-	return sim_ret(copy3d(p, sim_spt_stream(), true));
+	SIM_INIT_API();
+	SIM_RETURN(copy3d(p, sim_spt_stream(), true));
 }
 
 SIM_API hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(copy3d(p, stream, false));
+	SIM_INIT_API();
+	SIM_RETURN(copy3d(p, stream, false));
 }

@@ -76,39 +76,39 @@ static hipError_t fill2d(void *dst, size_t pitch, int value, size_t w, size_t h,
 
 SIM_API hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
-	sim_init();
-	return sim_ret(fill2d(dst, pitch, value, width, height, NULL, true));
+	SIM_INIT_API();
+	SIM_RETURN(fill2d(dst, pitch, value, width, height, NULL, true));
 }
 
 SIM_API hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width,
 				   size_t height)
 {
-	sim_init();
-	return sim_ret(fill2d(dst, pitch, value, width, height, sim_spt_stream(), true));
+	SIM_INIT_API();
+	SIM_RETURN(fill2d(dst, pitch, value, width, height, sim_spt_stream(), true));
 }
 
 SIM_API hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width,
 				    size_t height, hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(fill2d(dst, pitch, value, width, height, stream, false));
+	SIM_INIT_API();
+	SIM_RETURN(fill2d(dst, pitch, value, width, height, stream, false));
 }
 
 SIM_API hipError_t hipMemset3D(hipPitchedPtr p, int value, hipExtent extent)
 {
-	sim_init();
-	return sim_ret(fill3d(p, value, extent, NULL, true));
+	SIM_INIT_API();
+	SIM_RETURN(fill3d(p, value, extent, NULL, true));
 }
 
 SIM_API hipError_t hipMemset3D_spt(hipPitchedPtr p, int value, hipExtent extent)
 {
-	sim_init();
-	return sim_ret(fill3d(p, value, extent, sim_spt_stream(), true));
+	SIM_INIT_API();
+	SIM_RETURN(fill3d(p, value, extent, sim_spt_stream(), true));
 }
 
 SIM_API hipError_t hipMemset3DAsync(hipPitchedPtr p, int value, hipExtent extent,
 				    hipStream_t stream)
 {
-	sim_init();
-	return sim_ret(fill3d(p, value, extent, stream, false));
+	SIM_INIT_API();
+	SIM_RETURN(fill3d(p, value, extent, stream, false));
 }

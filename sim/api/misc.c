@@ -10,6 +10,7 @@
  * (docs/simulator.md).
  */
 #include "sim.h"
+#include "api/exports.h"
 
 #include <hip/amd_detail/hip_prof_str.h>
 #include <hip/amd_detail/hip_runtime_prof.h>

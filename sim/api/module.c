@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "codeobj/codeobj.h"
+#include "exec/exec.h"
 
 #define MOD_MAGIC 0x4d4f444cu	/* "MODL" */
 #define FN_MAGIC 0x46554e43u	/* "FUNC" */
@@ -99,7 +100,7 @@ static hipError_t load_image(hipModule_t *out, const void *image)
 	struct hipsvm_codeobj *co = NULL;
 	int err;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || !image)
 		return hipErrorInvalidValue;
 	/* An image is what a fat binary wrapper points at: an offload bundle
@@ -118,7 +119,7 @@ static hipError_t load_image(hipModule_t *out, const void *image)
 
 SIM_API hipError_t hipModuleLoadData(hipModule_t *out, const void *image)
 {
-	return sim_ret(load_image(out, image));
+	SIM_RETURN(load_image(out, image));
 }
 
 /* JIT options do not apply to a finished code object; ROCm ignores them. */
@@ -128,7 +129,7 @@ SIM_API hipError_t hipModuleLoadDataEx(hipModule_t *out, const void *image, unsi
 	(void)n;
 	(void)opts;
 	(void)values;
-	return sim_ret(load_image(out, image));
+	SIM_RETURN(load_image(out, image));
 }
 
 SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
@@ -139,34 +140,34 @@ SIM_API hipError_t hipModuleLoad(hipModule_t *out, const char *fname)
 	ssize_t got;
 	int fd, err;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || !fname)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	fd = open(fname, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return sim_ret(hipErrorFileNotFound);
+		SIM_RETURN(hipErrorFileNotFound);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > MAX_IMAGE) {
 		close(fd);
-		return sim_ret(hipErrorInvalidKernelFile);
+		SIM_RETURN(hipErrorInvalidKernelFile);
 	}
 	buf = malloc((size_t)st.st_size);
 	if (!buf) {
 		close(fd);
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	}
 	got = read(fd, buf, (size_t)st.st_size);
 	close(fd);
 	if (got != st.st_size) {
 		free(buf);
-		return sim_ret(hipErrorInvalidKernelFile);
+		SIM_RETURN(hipErrorInvalidKernelFile);
 	}
 	err = hipsvm_codeobj_load_blob(buf, (size_t)st.st_size, sim.target, &co);
 	if (err) {
 		free(buf);
-		return sim_ret(load_err(err));
+		SIM_RETURN(load_err(err));
 	}
-	return sim_ret(add_module(out, co, buf));
+	SIM_RETURN(add_module(out, co, buf));
 }
 
 SIM_API hipError_t hipModuleUnload(hipModule_t m)
@@ -175,7 +176,7 @@ SIM_API hipError_t hipModuleUnload(hipModule_t m)
 	struct ihipModuleSymbol_t **fp, *f;
 	bool found = false;
 
-	sim_init();
+	SIM_INIT_API();
 	pthread_mutex_lock(&mod_lock);
 	for (mp = &mods; m && *mp; mp = &(*mp)->next) {
 		if (*mp == m) {
@@ -198,7 +199,7 @@ SIM_API hipError_t hipModuleUnload(hipModule_t m)
 	}
 	pthread_mutex_unlock(&mod_lock);
 	if (!found)	/* ROCm: not a loaded module */
-		return sim_ret(hipErrorNotFound);
+		SIM_RETURN(hipErrorNotFound);
 	/* Launches already queued hold the kernel's name and the ranges to
 	 * touch, not the module. */
 	hipsvm_codeobj_free(m->co);
@@ -214,9 +215,9 @@ SIM_API hipError_t hipModuleGetFunction(hipFunction_t *out, hipModule_t m, const
 	struct ihipModuleSymbol_t *f;
 	hipError_t r = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || !name)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&mod_lock);
 	if (!m || !mod_live(m) || !*name) {
 		r = hipErrorNotFound;
@@ -245,27 +246,19 @@ SIM_API hipError_t hipModuleGetFunction(hipFunction_t *out, hipModule_t m, const
 	*out = f;
 out:
 	pthread_mutex_unlock(&mod_lock);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 SIM_API hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t m,
 				      const char *name)
 {
-	sim_init();
+	SIM_INIT_API();
 	(void)m;
 	if (!dptr || !bytes)	/* ROCm: nothing asked, nothing to do */
 		return hipSuccess;
 	if (!name)
 		return hipErrorInvalidValue;
-	return sim_ret(hipErrorNotFound);
-}
-
-SIM_API hipError_t hipModuleGetTexRef(textureReference **ref, hipModule_t m, const char *name)
-{
-	(void)m;
-	if (!ref || !name)
-		return sim_ret(hipErrorInvalidValue);
-	return SIM_NOTSUP();
+	SIM_RETURN(hipErrorNotFound);
 }
 
 /* A snapshot of a live function, for a launch or a query. */
@@ -288,15 +281,14 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 				uint32_t bx, uint32_t by, uint32_t bz, uint32_t shmem, hipStream_t stream,
 				void **params, void **extra, hipEvent_t start, hipEvent_t stop)
 {
-	const struct hipsvm_kernel_info *info;
-	const void *kernarg = NULL;
-	size_t kernarg_size = 0;
 	char name[256];
+	struct sim_launch l = {
+		.name = name, .args = params, .dims = { { gx, gy, gz }, { bx, by, bz }, shmem },
+	};
 	hipError_t r;
-	struct sim_launch_dims dims = { { gx, gy, gz }, { bx, by, bz }, shmem };
 
-	sim_init();
-	if (!f || !fn_get(f, name, &info))
+	SIM_INIT_API();
+	if (!f || !fn_get(f, name, &l.info))
 		return hipErrorInvalidImage;
 	if (params && extra)
 		return hipErrorInvalidValue;
@@ -306,14 +298,14 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 		if (extra[0] != HIP_LAUNCH_PARAM_BUFFER_POINTER ||
 		    extra[2] != HIP_LAUNCH_PARAM_BUFFER_SIZE || extra[4] != HIP_LAUNCH_PARAM_END)
 			return hipErrorNotInitialized;
-		kernarg = extra[1];
-		kernarg_size = extra[3] ? *(const size_t *)extra[3] : 0;
+		l.kernarg = extra[1];
+		l.kernarg_size = extra[3] ? *(const size_t *)extra[3] : 0;
 	}
-	if ((uint64_t)bx * by * bz > 1024)
-		return hipErrorInvalidConfiguration;
+	if ((r = sim_exec_check_block(l.dims.block)) != hipSuccess)
+		return r;
 	if (start && (r = hipEventRecord(start, stream)) != hipSuccess)
 		return r;
-	r = sim_launch_enqueue_dims(name, info, params, kernarg, kernarg_size, stream, &dims);
+	r = sim_exec_launch(&l, stream);
 	if (r == hipSuccess && stop)
 		r = hipEventRecord(stop, stream);
 	return r;
@@ -326,9 +318,9 @@ SIM_API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsig
 {
 	if ((uint64_t)gx * bx > UINT32_MAX || (uint64_t)gy * by > UINT32_MAX ||
 	    (uint64_t)gz * bz > UINT32_MAX)
-		return sim_ret(hipErrorInvalidConfiguration);
-	return sim_ret(module_launch(f, gx * bx, gy * by, gz * bz, bx, by, bz, shmem, stream, params,
-				     extra, NULL, NULL));
+		SIM_RETURN(hipErrorInvalidConfiguration);
+	SIM_RETURN(module_launch(f, gx * bx, gy * by, gz * bz, bx, by, bz, shmem, stream, params,
+				 extra, NULL, NULL));
 }
 
 /* The extended forms take the grid in work-items (global sizes). */
@@ -343,9 +335,9 @@ SIM_API hipError_t sim_ext_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 					 hipEvent_t start, hipEvent_t stop, uint32_t flags)
 {
 	(void)flags;
-	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
-				     extra, start,
-				     stop));
+	SIM_RETURN(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
+				 extra, start,
+				 stop));
 }
 
 hipError_t sim_hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
@@ -358,9 +350,9 @@ SIM_API hipError_t sim_hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 					 hipStream_t stream, void **params, void **extra,
 					 hipEvent_t start, hipEvent_t stop)
 {
-	return sim_ret(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
-				     extra, start,
-				     stop));
+	SIM_RETURN(module_launch(f, gx, gy, gz, bx, by, bz, (uint32_t)shmem, stream, params,
+				 extra, start,
+				 stop));
 }
 
 /* ---- function attributes ---- */
@@ -371,7 +363,7 @@ SIM_API hipError_t sim_hcc_module_launch(hipFunction_t f, uint32_t gx, uint32_t 
 static void attrs_of(hipFuncAttributes *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->maxThreadsPerBlock = 1024;
+	a->maxThreadsPerBlock = SIM_BLOCK_MAX;
 	a->maxDynamicSharedSizeBytes = 65536;
 	a->binaryVersion = 90;
 	a->ptxVersion = 90;
@@ -379,13 +371,13 @@ static void attrs_of(hipFuncAttributes *a)
 
 SIM_API hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
 {
-	const void *info;
+	const struct hipsvm_kernel_info *info;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!attr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!func || !sim_func_lookup(func, &info))
-		return sim_ret(hipErrorInvalidDeviceFunction);
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
 	attrs_of(attr);
 	return hipSuccess;
 }
@@ -396,11 +388,11 @@ SIM_API hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib,
 	hipFuncAttributes a;
 	char name[256];
 
-	sim_init();
+	SIM_INIT_API();
 	if (!value || !f)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!fn_get(f, name, &info))
-		return sim_ret(hipErrorInvalidHandle);
+		SIM_RETURN(hipErrorInvalidHandle);
 	attrs_of(&a);
 	switch (attrib) {
 	case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = a.maxThreadsPerBlock; break;
@@ -416,7 +408,7 @@ SIM_API hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib,
 	case HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
 		*value = a.preferredShmemCarveout; break;
 	default:
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	}
 	return hipSuccess;
 }
@@ -427,7 +419,7 @@ SIM_API hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, 
 	(void)func;
 	(void)attr;
 	(void)value;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
@@ -435,7 +427,7 @@ SIM_API hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t cfg)
 {
 	(void)func;
 	(void)cfg;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 
@@ -443,7 +435,7 @@ SIM_API hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfi
 {
 	(void)func;
 	(void)cfg;
-	sim_init();
+	SIM_INIT_API();
 	return hipSuccess;
 }
 

@@ -12,6 +12,7 @@
  * which can only lower these numbers.
  */
 #include "sim.h"
+#include "exec/exec.h"
 
 #include <stdlib.h>
 
@@ -39,7 +40,7 @@ static hipError_t max_active(int *num, int block, size_t lds)
 {
 	if (!num)
 		return hipErrorInvalidValue;
-	if (block <= 0 || block > 1024 || lds > CU_LDS)
+	if (block <= 0 || block > SIM_BLOCK_MAX || lds > CU_LDS)
 		return hipErrorInvalidValue;
 	*num = blocks_per_cu(block, lds);
 	return hipSuccess;
@@ -47,7 +48,7 @@ static hipError_t max_active(int *num, int block, size_t lds)
 
 static hipError_t potential(int *grid, int *block, size_t lds, int limit)
 {
-	int b = 1024;
+	int b = SIM_BLOCK_MAX;
 
 	if (!grid || !block)
 		return hipErrorInvalidValue;
@@ -62,7 +63,7 @@ static hipError_t potential(int *grid, int *block, size_t lds, int limit)
 
 static bool host_fn_known(const void *f)
 {
-	const void *info;
+	const struct hipsvm_kernel_info *info;
 
 	return f && sim_func_lookup(f, &info);
 }
@@ -70,12 +71,12 @@ static bool host_fn_known(const void *f)
 SIM_API hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *num, const void *f,
 								int block, size_t lds)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!num)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!host_fn_known(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(max_active(num, block, lds));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(max_active(num, block, lds));
 }
 
 SIM_API hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num, const void *f,
@@ -89,21 +90,21 @@ SIM_API hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *nu
 SIM_API hipError_t hipOccupancyMaxPotentialBlockSize(int *grid, int *block, const void *f,
 						     size_t lds, int limit)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!grid || !block)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!host_fn_known(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(potential(grid, block, lds, limit));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(potential(grid, block, lds, limit));
 }
 
 SIM_API hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *num, hipFunction_t f,
 								      int block, size_t lds)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!num || !sim_module_fn_live(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(max_active(num, block, lds));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(max_active(num, block, lds));
 }
 
 SIM_API hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -116,10 +117,10 @@ SIM_API hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 SIM_API hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *grid, int *block, hipFunction_t f,
 							   size_t lds, int limit)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!grid || !block || !sim_module_fn_live(f))
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(potential(grid, block, lds, limit));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(potential(grid, block, lds, limit));
 }
 
 SIM_API hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *block,
@@ -145,7 +146,7 @@ static hipError_t coop_check(dim3 grid, dim3 block, unsigned shmem)
 	uint64_t threads = (uint64_t)block.x * block.y * block.z;
 	uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
 
-	if (!threads || threads > 1024 || !blocks)
+	if (!threads || threads > SIM_BLOCK_MAX || !blocks)
 		return hipErrorInvalidConfiguration;
 	if (blocks > (uint64_t)blocks_per_cu((int)threads, shmem) * NCU)
 		return hipErrorCooperativeLaunchTooLarge;
@@ -157,11 +158,11 @@ SIM_API hipError_t hipLaunchCooperativeKernel(const void *f, dim3 grid, dim3 blo
 {
 	hipError_t r;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!host_fn_known(f))
-		return sim_ret(hipErrorInvalidDeviceFunction);
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
 	if ((r = coop_check(grid, block, shmem)) != hipSuccess)
-		return sim_ret(r);
+		SIM_RETURN(r);
 	return hipLaunchKernel(f, grid, block, args, shmem, stream);
 }
 
@@ -180,7 +181,7 @@ static hipError_t multi(hipLaunchParams *list, int n, bool coop)
 	int i, j;
 	hipError_t r;
 
-	sim_init();
+	SIM_INIT_API();
 	if (n > (int)sim.ngpu || !list)
 		return hipErrorInvalidValue;
 	for (i = 0; i < n; i++) {
@@ -211,14 +212,14 @@ SIM_API hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *list, 
 							 unsigned int flags)
 {
 	(void)flags;
-	return sim_ret(multi(list, n, true));
+	SIM_RETURN(multi(list, n, true));
 }
 
 SIM_API hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *list, int n,
 						      unsigned int flags)
 {
 	(void)flags;
-	return sim_ret(multi(list, n, false));
+	SIM_RETURN(multi(list, n, false));
 }
 
 SIM_API hipError_t hipExtLaunchKernel(const void *f, dim3 grid, dim3 block, void **args,
@@ -261,7 +262,7 @@ static __thread struct {
 
 SIM_API hipError_t hipConfigureCall(dim3 grid, dim3 block, size_t shmem, hipStream_t stream)
 {
-	sim_init();
+	SIM_INIT_API();
 	call.configured = true;
 	call.grid = grid;
 	call.block = block;
@@ -273,9 +274,9 @@ SIM_API hipError_t hipConfigureCall(dim3 grid, dim3 block, size_t shmem, hipStre
 
 SIM_API hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!arg || offset > ARGBUF || size > ARGBUF - offset)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	memcpy(call.buf + offset, arg, size);
 	if (offset + size > call.len)
 		call.len = offset + size;
@@ -284,32 +285,23 @@ SIM_API hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
 
 SIM_API hipError_t hipLaunchByPtr(const void *f)
 {
-	const void *info;
-	const char *name;
-	dim3 b;
+	struct sim_launch l = { .args = NULL };
+	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!call.configured)
-		return sim_ret(hipErrorMissingConfiguration);
+		SIM_RETURN(hipErrorMissingConfiguration);
 	call.configured = false;
-	b = call.block;
 	/* hipLaunchKernel's checks, in its order */
-	name = sim_func_lookup(f, &info);
-	if (!name)
-		return sim_ret(hipErrorInvalidDeviceFunction);
-	if ((uint64_t)call.grid.x * b.x > UINT32_MAX || (uint64_t)call.grid.y * b.y > UINT32_MAX ||
-	    (uint64_t)call.grid.z * b.z > UINT32_MAX)
-		return sim_ret(hipErrorInvalidConfiguration);
-	if (!b.x || !b.y || !b.z || !call.grid.x || !call.grid.y || !call.grid.z)
-		return sim_ret(hipErrorInvalidValue);
-	if ((uint64_t)b.x * b.y * b.z > 1024)
-		return sim_ret(hipErrorInvalidConfiguration);
-	{
-		struct sim_launch_dims dims = sim_dims_blocks(call.grid, b, call.shmem);
-
-		return sim_ret(sim_launch_enqueue_dims(name, info, NULL, call.buf, call.len,
-						       call.stream, &dims));
-	}
+	l.name = sim_func_lookup(f, &l.info);
+	if (!l.name)
+		SIM_RETURN(hipErrorInvalidDeviceFunction);
+	e = sim_exec_dims_blocks(call.grid, call.block, call.shmem, &l.dims);
+	if (e != hipSuccess)
+		SIM_RETURN(e);
+	l.kernarg = call.buf;
+	l.kernarg_size = call.len;
+	SIM_RETURN(sim_exec_launch(&l, call.stream));
 }
 
 /* ---- kernel names (for tracers) ---- */
@@ -323,7 +315,7 @@ SIM_API const char *hipKernelNameRef(const hipFunction_t f)
 
 SIM_API const char *hipKernelNameRefByPtr(const void *host_fn, hipStream_t stream)
 {
-	const void *info;
+	const struct hipsvm_kernel_info *info;
 
 	if (!host_fn || hipGetStreamDeviceId(stream) < 0)
 		return NULL;

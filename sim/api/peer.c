@@ -7,6 +7,7 @@
  * or not a pair is enabled.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #define LINK_XGMI 4	/* HSA_AMD_LINK_INFO_TYPE_XGMI */
 
@@ -30,8 +31,8 @@ static hipError_t can_access(int *can, int dev, int peer)
 
 SIM_API hipError_t hipDeviceCanAccessPeer(int *can, int dev, int peer)
 {
-	sim_init();
-	return sim_ret(can_access(can, dev, peer));
+	SIM_INIT_API();
+	SIM_RETURN(can_access(can, dev, peer));
 }
 
 SIM_API hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags)
@@ -39,19 +40,19 @@ SIM_API hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags)
 	int dev, can = 0;
 	hipError_t r = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	dev = sim_current_device();
 	if (flags != 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (can_access(&can, dev, peer) != hipSuccess || !can)
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	pthread_mutex_lock(&peer_lock);
 	if (enabled[dev] & (1ull << peer))
 		r = hipErrorPeerAccessAlreadyEnabled;
 	else
 		enabled[dev] |= 1ull << peer;
 	pthread_mutex_unlock(&peer_lock);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 SIM_API hipError_t hipDeviceDisablePeerAccess(int peer)
@@ -59,26 +60,26 @@ SIM_API hipError_t hipDeviceDisablePeerAccess(int peer)
 	int dev, can = 0;
 	hipError_t r = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	dev = sim_current_device();
 	if (can_access(&can, dev, peer) != hipSuccess || !can)
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	pthread_mutex_lock(&peer_lock);
 	if (!(enabled[dev] & (1ull << peer)))
 		r = hipErrorPeerAccessNotEnabled;
 	else
 		enabled[dev] &= ~(1ull << peer);
 	pthread_mutex_unlock(&peer_lock);
-	return sim_ret(r);
+	SIM_RETURN(r);
 }
 
 SIM_API hipError_t hipExtGetLinkTypeAndHopCount(int d1, int d2, uint32_t *type, uint32_t *hops)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!type || !hops || d1 == d2 || d1 < 0 || d2 < 0)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim_gpu(d1) || !sim_gpu(d2))
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	*type = LINK_XGMI;
 	*hops = 1;
 	return hipSuccess;
@@ -86,29 +87,30 @@ SIM_API hipError_t hipExtGetLinkTypeAndHopCount(int d1, int d2, uint32_t *type, 
 
 SIM_API hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int src, int dst)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!value)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (src == dst || src >= (int)sim.ngpu || dst >= (int)sim.ngpu)
-		return sim_ret(hipErrorInvalidDevice);
+		SIM_RETURN(hipErrorInvalidDevice);
 	switch (attr) {
 	case hipDevP2PAttrAccessSupported:
 	case hipDevP2PAttrHipArrayAccessSupported:	/* same gfx on both sides */
-		return sim_ret(can_access(value, src, dst));
+		SIM_RETURN(can_access(value, src, dst));
 	case hipDevP2PAttrPerformanceRank:
 	case hipDevP2PAttrNativeAtomicSupported:
 		/* ROCm answers the link type for both */
 		if (!sim_gpu(src) || !sim_gpu(dst))
-			return sim_ret(hipErrorInvalidDevice);
+			SIM_RETURN(hipErrorInvalidDevice);
 		*value = LINK_XGMI;
 		return hipSuccess;
 	default:
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	}
 }
 
-void sim_peer_reset(void)
+static void peer_reset(void)
 {
 	pthread_mutex_init(&peer_lock, NULL);
 	memset(enabled, 0, sizeof(enabled));
 }
+SIM_STEP(peer, .reset = peer_reset);

@@ -21,6 +21,7 @@
  * under it.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -50,15 +51,19 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_pool *pools;
 static struct sim_pool *def_pool[HIPSVM_MAX_GPUS], *cur_pool[HIPSVM_MAX_GPUS];
 
+static void pool_forget(struct sim_alloc *a);
+
 /* A fork child's runtime starts over (state.c): the parent's pools name
  * allocations that this runtime no longer knows. Kept, not freed. */
-void sim_pools_reset(void)
+static void pools_reset(void)
 {
 	pthread_mutex_init(&pool_lock, NULL);
 	pools = NULL;
 	memset(def_pool, 0, sizeof(def_pool));
 	memset(cur_pool, 0, sizeof(cur_pool));
+	sim_role_forget[SIM_ROLE_POOL] = pool_forget;
 }
+SIM_STEP(pools, .reset = pools_reset);
 
 static struct sim_pool *pool_new(int dev, bool is_default)
 {
@@ -209,7 +214,7 @@ static void *pool_alloc(struct sim_pool *p, size_t size)
 	return (void *)b->p;
 }
 
-void sim_pool_forget(struct sim_alloc *a)
+static void pool_forget(struct sim_alloc *a)
 {
 	struct blk *b = a->owner;
 	struct sim_pool *p;
@@ -281,10 +286,10 @@ hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream
 SIM_API hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool,
 					  hipStream_t stream)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!mem_pool)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(sim_pool_malloc(dev_ptr, size, mem_pool, stream));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(sim_pool_malloc(dev_ptr, size, mem_pool, stream));
 }
 
 static bool device_ok(int device)
@@ -294,24 +299,24 @@ static bool device_ok(int device)
 
 SIM_API hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!mem_pool || !device_ok(device))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&pool_lock);
 	*mem_pool = (hipMemPool_t)default_of(device);
 	pthread_mutex_unlock(&pool_lock);
-	return sim_ret(*mem_pool ? hipSuccess : hipErrorOutOfMemory);
+	SIM_RETURN(*mem_pool ? hipSuccess : hipErrorOutOfMemory);
 }
 
 SIM_API hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!mem_pool || !device_ok(device))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&pool_lock);
 	*mem_pool = (hipMemPool_t)current_of(device);
 	pthread_mutex_unlock(&pool_lock);
-	return sim_ret(*mem_pool ? hipSuccess : hipErrorOutOfMemory);
+	SIM_RETURN(*mem_pool ? hipSuccess : hipErrorOutOfMemory);
 }
 
 SIM_API hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
@@ -319,34 +324,34 @@ SIM_API hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 	struct sim_pool *p = (struct sim_pool *)mem_pool;
 	hipError_t e = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!mem_pool || !device_ok(device))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&pool_lock);
 	if (pool_live(p))
 		cur_pool[device] = p;
 	else
 		e = hipErrorInvalidValue;
 	pthread_mutex_unlock(&pool_lock);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 SIM_API hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *props)
 {
 	struct sim_pool *p;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!mem_pool || !props)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (props->location.type != hipMemLocationTypeDevice || !device_ok(props->location.id))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&pool_lock);
 	p = pool_new(props->location.id, false);
 	pthread_mutex_unlock(&pool_lock);
 	if (!p)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*mem_pool = (hipMemPool_t)p;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 /* Releases what the threshold lets go, points the device back at its
@@ -358,14 +363,14 @@ SIM_API hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 	struct sim_pool *p = (struct sim_pool *)mem_pool;
 	bool live;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!mem_pool)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&pool_lock);
 	live = pool_live(p);
 	pthread_mutex_unlock(&pool_lock);
 	if (!live)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	release_free(p, p->threshold);
 	pthread_mutex_lock(&pool_lock);
 	if (cur_pool[p->device] == p)
@@ -375,7 +380,7 @@ SIM_API hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 		unref(p);
 	}
 	pthread_mutex_unlock(&pool_lock);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
@@ -383,16 +388,16 @@ SIM_API hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_h
 	struct sim_pool *p = (struct sim_pool *)mem_pool;
 	bool live;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!mem_pool)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&pool_lock);
 	live = pool_live(p);
 	pthread_mutex_unlock(&pool_lock);
 	if (!live)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	release_free(p, min_bytes_to_hold);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 /* MemoryPool::SetAttribute, reproduced case by case. */
@@ -481,14 +486,14 @@ static hipError_t attr_call(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *va
 
 SIM_API hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
-	sim_init();
-	return sim_ret(attr_call(mem_pool, attr, value, true));
+	SIM_INIT_API();
+	SIM_RETURN(attr_call(mem_pool, attr, value, true));
 }
 
 SIM_API hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
-	sim_init();
-	return sim_ret(attr_call(mem_pool, attr, value, false));
+	SIM_INIT_API();
+	SIM_RETURN(attr_call(mem_pool, attr, value, false));
 }
 
 /* ROCm 5.2.3 has no implementation of these: success, nothing written. */
@@ -496,16 +501,16 @@ SIM_API hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccess
 				       size_t count)
 {
 	(void)mem_pool, (void)desc_list, (void)count;
-	sim_init();
-	return sim_ret(hipSuccess);
+	SIM_INIT_API();
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool,
 				       hipMemLocation *location)
 {
 	(void)flags, (void)mem_pool, (void)location;
-	sim_init();
-	return sim_ret(hipSuccess);
+	SIM_INIT_API();
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool,
@@ -513,8 +518,8 @@ SIM_API hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMem
 						     unsigned int flags)
 {
 	(void)shared_handle, (void)mem_pool, (void)handle_type, (void)flags;
-	sim_init();
-	return sim_ret(hipSuccess);
+	SIM_INIT_API();
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle,
@@ -522,21 +527,21 @@ SIM_API hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, v
 						       unsigned int flags)
 {
 	(void)mem_pool, (void)shared_handle, (void)handle_type, (void)flags;
-	sim_init();
-	return sim_ret(hipSuccess);
+	SIM_INIT_API();
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
 	(void)export_data, (void)dev_ptr;
-	sim_init();
-	return sim_ret(hipSuccess);
+	SIM_INIT_API();
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
 					   hipMemPoolPtrExportData *export_data)
 {
 	(void)dev_ptr, (void)mem_pool, (void)export_data;
-	sim_init();
-	return sim_ret(hipSuccess);
+	SIM_INIT_API();
+	SIM_RETURN(hipSuccess);
 }

@@ -84,10 +84,10 @@ static hipError_t one(void *data, hipPointer_attribute attr, const void *ptr)
 SIM_API hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute,
 					  hipDeviceptr_t ptr)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || !data)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(one(data, attribute, ptr));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(one(data, attribute, ptr));
 }
 
 SIM_API hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes,
@@ -96,25 +96,25 @@ SIM_API hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes,
 {
 	unsigned i;
 
-	sim_init();
+	SIM_INIT_API();
 	if (numAttributes == 0 || !attributes || !data || !ptr)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	for (i = 0; i < numAttributes; i++)
 		if (data[i])
 			(void)one(data[i], attributes[i], ptr);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
 {
 	struct sim_alloc a;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!sim_lookup(dptr, &a))
-		return sim_ret(hipErrorInvalidDevicePointer);
+		SIM_RETURN(hipErrorInvalidDevicePointer);
 	if (!pbase || !psize)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*pbase = (void *)a.base;
 	*psize = a.size;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }

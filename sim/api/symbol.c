@@ -85,20 +85,20 @@ SIM_API hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
 {
 	size_t n;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!devPtr)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(resolve(symbol, devPtr, &n));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(resolve(symbol, devPtr, &n));
 }
 
 SIM_API hipError_t hipGetSymbolSize(size_t *size, const void *symbol)
 {
 	void *p;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!size)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(resolve(symbol, &p, size));
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(resolve(symbol, &p, size));
 }
 
 /* ihipMemcpySymbol_validate: the symbol's storage plus offset, with the
@@ -122,11 +122,11 @@ static hipError_t to_symbol(const void *symbol, const void *src, size_t n, size_
 	void *p;
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	e = at(symbol, n, offset, &p);
 	if (e == hipSuccess)
 		e = sim_copy(p, src, n, kind, s, sync);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 static hipError_t from_symbol(void *dst, const void *symbol, size_t n, size_t offset, int kind,
@@ -135,11 +135,11 @@ static hipError_t from_symbol(void *dst, const void *symbol, size_t n, size_t of
 	void *p;
 	hipError_t e;
 
-	sim_init();
+	SIM_INIT_API();
 	e = at(symbol, n, offset, &p);
 	if (e == hipSuccess)
 		e = sim_copy(dst, p, n, kind, s, sync);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 SIM_API hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes,

@@ -47,18 +47,18 @@ SIM_API hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignmen
 					unsigned long long flags)
 {
 	(void)size, (void)alignment, (void)addr;
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || flags != 0)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemAddressFree(void *devPtr, size_t size)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!devPtr || size == 0)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size,
@@ -70,22 +70,22 @@ SIM_API hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t 
 	struct sim_gpu *g;
 	int dev;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!handle || size == 0 || flags != 0 || !prop_ok(prop))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	if (prop->requestedHandleType != hipMemHandleTypeNone)
-		return sim_ret(hipErrorNotSupported);
+		SIM_RETURN(hipErrorNotSupported);
 	dev = prop->location.id;
 	g = sim_gpu(dev);
 	if (!g || size > g->capacity)
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	if (size % VMM_GRANULARITY)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC, dev);
 	h = calloc(1, sizeof(*h));
 	if (!c || !h || sim_alloc_new(size, HIPSVM_KIND_DEVICE, c->id, dev, 0, NULL, &a) != hipSuccess) {
 		free(h);
-		return sim_ret(hipErrorOutOfMemory);
+		SIM_RETURN(hipErrorOutOfMemory);
 	}
 	h->magic = VMM_MAGIC;
 	h->ptr = (void *)a->base;
@@ -97,7 +97,7 @@ SIM_API hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t 
 	handles = h;
 	pthread_mutex_unlock(&vmm_lock);
 	*handle = h;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 /* Caller holds vmm_lock. */
@@ -116,9 +116,9 @@ SIM_API hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 	struct ihipMemGenericAllocationHandle **pp, *h = NULL;
 	struct sim_alloc *a;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!handle)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&vmm_lock);
 	pp = find(handle);
 	if (pp) {
@@ -127,7 +127,7 @@ SIM_API hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 	}
 	pthread_mutex_unlock(&vmm_lock);
 	if (!h)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	/* ~GenericAllocation: ihipFree, which synchronises first */
 	sim_device_sync(-1);
 	a = sim_map_take(h->ptr, SIM_ROLE_VMM);
@@ -135,7 +135,7 @@ SIM_API hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 		sim_alloc_destroy(a);
 	h->magic = 0;
 	free(h);
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop,
@@ -143,16 +143,16 @@ SIM_API hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp 
 {
 	hipError_t e = hipSuccess;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!prop || !handle)
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	pthread_mutex_lock(&vmm_lock);
 	if (find(handle))
 		*prop = handle->prop;
 	else
 		e = hipErrorInvalidValue;
 	pthread_mutex_unlock(&vmm_lock);
-	return sim_ret(e);
+	SIM_RETURN(e);
 }
 
 SIM_API hipError_t hipMemGetAllocationGranularity(size_t *granularity,
@@ -160,55 +160,55 @@ SIM_API hipError_t hipMemGetAllocationGranularity(size_t *granularity,
 						  hipMemAllocationGranularity_flags option)
 {
 	(void)option;
-	sim_init();
+	SIM_INIT_API();
 	if (!granularity || !prop_ok(prop))
-		return sim_ret(hipErrorInvalidValue);
+		SIM_RETURN(hipErrorInvalidValue);
 	*granularity = VMM_GRANULARITY;
-	return sim_ret(hipSuccess);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemMap(void *ptr, size_t size, size_t offset,
 			     hipMemGenericAllocationHandle_t handle, unsigned long long flags)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || !handle || size == 0 || offset != 0 || flags != 0)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemUnmap(void *ptr, size_t size)
 {
 	(void)size;
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc,
 				   size_t count)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!ptr || size == 0 || !desc || count == 0)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location,
 				   void *ptr)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!flags || !location || !ptr)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)
 {
-	sim_init();
+	SIM_INIT_API();
 	if (!handle || !addr)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipSuccess);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipSuccess);
 }
 
 SIM_API hipError_t hipMemExportToShareableHandle(void *shareableHandle,
@@ -217,10 +217,10 @@ SIM_API hipError_t hipMemExportToShareableHandle(void *shareableHandle,
 						 unsigned long long flags)
 {
 	(void)handleType;
-	sim_init();
+	SIM_INIT_API();
 	if (flags != 0 || !handle || !shareableHandle)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipErrorNotSupported);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipErrorNotSupported);
 }
 
 SIM_API hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle,
@@ -228,8 +228,8 @@ SIM_API hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle
 						   hipMemAllocationHandleType shHandleType)
 {
 	(void)shHandleType;
-	sim_init();
+	SIM_INIT_API();
 	if (!handle || !osHandle)
-		return sim_ret(hipErrorInvalidValue);
-	return sim_ret(hipErrorNotSupported);
+		SIM_RETURN(hipErrorInvalidValue);
+	SIM_RETURN(hipErrorNotSupported);
 }

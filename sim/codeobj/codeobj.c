@@ -6,7 +6,7 @@
  * extra library, and every read goes through one bounds-checked helper (rd()),
  * which is what makes the parser safe to fuzz. Layouts are described in codeobj.h.
  */
-#include "codeobj/codeobj.h"
+#include "codeobj.h"
 #include "codeobj_mangle.h"
 #include "codeobj_read.h"
 #include "codeobj_code.h"

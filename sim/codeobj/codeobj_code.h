@@ -12,7 +12,7 @@
 #ifndef HIPSVM_SIM_CODEOBJ_CODE_H
 #define HIPSVM_SIM_CODEOBJ_CODE_H
 
-#include "codeobj/codeobj.h"
+#include "codeobj.h"
 
 #include "codeobj_read.h"
 

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "codeobj/codeobj.h"
+#include "codeobj.h"
 
 #define DM_MAX_SUBS	256
 #define DM_MAX_TARGS	32

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.c - interpreted launches in the simulated runtime (run.h).
+ * run.c - a launch on a simulated GPU (exec.h): where it goes, and
+ * interpreted launches.
+ *
+ * It goes to the interpreter when HIPSVM_SIM_EXEC is not "touch" and the
+ * interpreter can run the kernel, otherwise to the buffer-touch model
+ * (touch.c); sim_exec_launch is the one place that decides.
  *
  * A kernel is prepared (decoded whole, checked against what the semantics
  * implement) at its first launch and kept in a cache keyed by its bytes:
@@ -12,6 +17,7 @@
  * queues a stream operation that runs every workgroup.
  */
 #include "run.h"
+#include "runtime/step.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,11 +40,12 @@ static struct kcache *cache;
 /* interpreter counters, for hipsvmSimIsaStats */
 static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages;
 
-void sim_isa_reset(void)
+static void isa_reset(void)
 {
 	/* the cache itself stays valid in a fork child; only the lock is renewed */
 	pthread_mutex_init(&cache_lock, NULL);
 }
+SIM_STEP(isa, .reset = isa_reset);
 
 static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 {
@@ -185,16 +192,18 @@ static bool say_fallback(const struct hipsvm_kernel_info *info, const char *name
 	return false;
 }
 
-bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, void **args,
-		     const void *kernarg, size_t kernarg_size, struct sim_stream *s,
-		     const struct sim_launch_dims *dims)
+bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 {
+	const struct hipsvm_kernel_info *info = l->info;
+	const struct sim_launch_dims *dims = &l->dims;
+	const char *name = l->name;
+	void **args = l->args;
+	const void *kernarg = l->kernarg;
+	size_t kernarg_size = l->kernarg_size;
 	const struct kcache *c;
 	struct isa_op *o;
 	size_t len;
 
-	if (!strcmp(sim.opt.str[HIPSVM_SIM_O_EXEC], "touch") || !info || !dims)
-		return false;
 	if (!info->has_code)
 		return say_fallback(info, name, "no machine code found for it");
 	if (!args && !kernarg && info->nargs)
@@ -204,8 +213,8 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 		return say_fallback(info, name, "out of memory");
 	if (!c->ok)
 		return say_fallback(info, name, c->why);
-	if ((uint64_t)dims->block[0] * dims->block[1] * dims->block[2] > 1024)
-		return say_fallback(info, name, "more than 1024 work-items per group");
+	/* the group limit was checked at the launch's entry point
+	 * (sim_exec_check_block), in ROCm's order */
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return say_fallback(info, name, "out of memory");
@@ -247,15 +256,62 @@ bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, vo
 	return true;
 }
 
-SIM_API int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out)
+void sim_isa_stats(struct hipsvm_sim_isa_stats *out)
 {
-	if (!out)
-		return -1;
 	out->dispatches = __atomic_load_n(&st_dispatches, __ATOMIC_RELAXED);
 	out->fallbacks = __atomic_load_n(&st_fallbacks, __ATOMIC_RELAXED);
 	out->wave_insns = __atomic_load_n(&st_insns, __ATOMIC_RELAXED);
 	out->waves = __atomic_load_n(&st_waves, __ATOMIC_RELAXED);
 	out->ns = __atomic_load_n(&st_ns, __ATOMIC_RELAXED);
 	out->page_walks = __atomic_load_n(&st_pages, __ATOMIC_RELAXED);
-	return 0;
+}
+
+hipError_t sim_exec_check_block(const uint32_t block[3])
+{
+	if ((uint64_t)block[0] * block[1] * block[2] > SIM_BLOCK_MAX)
+		return hipErrorInvalidConfiguration;
+	return hipSuccess;
+}
+
+hipError_t sim_exec_dims_blocks(dim3 grid, dim3 block, size_t shmem,
+				struct sim_launch_dims *out)
+{
+	struct sim_launch_dims d = {
+		.grid = { grid.x * block.x, grid.y * block.y, grid.z * block.z },
+		.block = { block.x, block.y, block.z },
+		.shmem = shmem > UINT32_MAX ? UINT32_MAX : (uint32_t)shmem,
+	};
+
+	if ((uint64_t)grid.x * block.x > UINT32_MAX || (uint64_t)grid.y * block.y > UINT32_MAX ||
+	    (uint64_t)grid.z * block.z > UINT32_MAX)
+		return hipErrorInvalidConfiguration;
+	if (!block.x || !block.y || !block.z || !grid.x || !grid.y || !grid.z)
+		return hipErrorInvalidValue;
+	if (sim_exec_check_block(d.block) != hipSuccess)
+		return hipErrorInvalidConfiguration;
+	*out = d;
+	return hipSuccess;
+}
+
+static bool touch_only(void)
+{
+	static uint32_t notice;
+
+	if (strcmp(sim.opt.str[HIPSVM_SIM_O_EXEC], "touch"))
+		return false;
+	if (!sim.quiet && !__atomic_exchange_n(&notice, 1, __ATOMIC_RELAXED))
+		sim_warn("HIPSVM_SIM_EXEC=touch: kernel code is not run; a launch only touches "
+			 "the memory its buffer arguments point to");
+	return true;
+}
+
+hipError_t sim_exec_launch(const struct sim_launch *l, hipStream_t stream)
+{
+	struct sim_stream *s = sim_stream_get(stream);
+
+	if (!s)
+		return hipErrorInvalidHandle;
+	if (!touch_only() && l->info && sim_isa_enqueue(l, s))
+		return hipSuccess;
+	return sim_touch_enqueue(l, s);
 }

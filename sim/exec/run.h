@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.h - the interpreter inside the simulated runtime: the memory backend
- * on a simulated GPU (guard.c) and interpreted launches (run.c).
+ * run.h - what exec/ shares inside: the interpreter's memory backend on a
+ * simulated GPU (guard.c), interpreted launches (run.c) and the buffer-touch
+ * model (touch.c), between which run.c chooses.
  *
  * Locking: the prepared-kernel cache has its own mutex (a leaf). A dispatch
  * runs on its stream's worker thread plus up to three helper threads; it
@@ -13,6 +14,7 @@
 
 #include "sim.h"
 #include "codeobj/codeobj.h"
+#include "exec/exec.h"
 #include "isa/dispatch.h"
 
 #include <signal.h>
@@ -39,18 +41,13 @@ void sim_isa_guard_unblock(sigset_t *saved);
 void sim_isa_guard_restore(const sigset_t *saved);
 
 /*
- * Queues an interpreted launch of the kernel on stream s: true when queued
- * (*ret: hipSuccess or hipErrorOutOfMemory); false when the kernel must take
- * the buffer-touch model (no code, an instruction the interpreter lacks,
- * printf, HIPSVM_SIM_EXEC=touch), which is said once per kernel on stderr.
- * The arguments come from args (one pointer per argument) or a packed
- * kernarg buffer, as for sim_launch_enqueue.
+ * Queues an interpreted launch of l (l->info not NULL) on stream s: true
+ * when queued; false when the interpreter cannot run the kernel (no code,
+ * no arguments, an instruction it lacks, out of memory), which is said once
+ * per kernel on stderr: the launch then takes the buffer-touch model.
  */
-bool sim_isa_enqueue(const char *name, const struct hipsvm_kernel_info *info, void **args,
-		     const void *kernarg, size_t kernarg_size, struct sim_stream *s,
-		     const struct sim_launch_dims *dims);
-
-/* atfork child: renews the prepared-kernel cache's lock. */
-void sim_isa_reset(void);
+bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s);
+/* Queues the buffer-touch model of l on s; hipErrorOutOfMemory or success. */
+hipError_t sim_touch_enqueue(const struct sim_launch *l, struct sim_stream *s);
 
 #endif

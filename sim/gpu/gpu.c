@@ -17,6 +17,7 @@
  * filtered and handled either wholly before or wholly after a set.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <linux/futex.h>
 #include <signal.h>
@@ -27,26 +28,6 @@
 #include <unistd.h>
 
 #define SIM_PASID 1
-
-void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(timeout_ns / 1000000000u),
-		.tv_nsec = (long)(timeout_ns % 1000000000u),
-	};
-	int saved = errno;
-
-	/* EAGAIN (the word moved) and ETIMEDOUT are the wait's business: a
-	 * HIP call that waited must not hand them to the program, whose
-	 * errno would then depend on the scheduler. */
-	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-	errno = saved;
-}
-
-void sim_futex_wake(uint32_t *addr)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-}
 
 uint64_t sim_gpu_now(struct sim_gpu *g)
 {
@@ -370,7 +351,7 @@ static void *handler_main(void *arg)
 	return NULL;
 }
 
-int sim_gpus_init(void)
+static int gpus_init(void)
 {
 	unsigned i, r;
 
@@ -412,7 +393,7 @@ int sim_gpus_init(void)
 /* atfork child: the parent's GPUs, whose handler threads do not exist
  * here and which the fresh initialisation no longer points to. Nothing is
  * locked: no thread of this process can hold or want their locks. */
-void sim_gpus_abandon(void)
+static void gpus_abandon(void)
 {
 	unsigned i, r;
 
@@ -428,9 +409,14 @@ void sim_gpus_abandon(void)
 	}
 }
 
-void sim_gpu_start_handlers(void)
+static void gpus_start(void)
 {
 	unsigned i;
+
+	if (gpus_init() != 0) {
+		sim_warn("cannot allocate the simulated GPUs' rings; running with none");
+		sim.ngpu = 0;
+	}
 
 	for (i = 0; i < sim.ngpu; i++) {
 		struct sim_gpu *g = sim.gpu[i];
@@ -443,6 +429,7 @@ void sim_gpu_start_handlers(void)
 			sim_warn("cannot start the fault handler of GPU %u", i);
 	}
 }
+SIM_STEP(gpus, .start = gpus_start, .rank = SIM_START_GPU, .abandon = gpus_abandon);
 
 /* Caller holds pt_lock. Clears the lazily mapped pages of [start, end). */
 static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)
@@ -523,3 +510,27 @@ void sim_gpu_quiesce(struct sim_gpu *g)
 		usleep(20);
 }
 
+void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->faults_raised = __atomic_load_n(&g->raised, __ATOMIC_RELAXED);
+	out->faults_handled = __atomic_load_n(&g->handled, __ATOMIC_RELAXED);
+	out->faults_mapped = __atomic_load_n(&g->mapped, __ATOMIC_RELAXED);
+	out->faults_dropped = __atomic_load_n(&g->dropped, __ATOMIC_RELAXED);
+	out->faults_real = __atomic_load_n(&g->real, __ATOMIC_RELAXED);
+	out->faults_stale_handled = __atomic_load_n(&g->stale, __ATOMIC_RELAXED);
+	out->ring_overflows = __atomic_load_n(&g->overflows, __ATOMIC_RELAXED);
+	out->drains = __atomic_load_n(&g->cp.stats.drains, __ATOMIC_RELAXED);
+	out->drain_timeouts = __atomic_load_n(&g->cp.stats.drain_timeouts, __ATOMIC_RELAXED);
+	out->sets = __atomic_load_n(&g->sets, __ATOMIC_RELAXED);
+	out->clears = __atomic_load_n(&g->clears, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&g->pt_lock);
+	out->pages_mapped = g->pages;
+	out->last_set_ts = g->last_set_ts;
+	pthread_mutex_unlock(&g->pt_lock);
+	out->clock = sim_gpu_now(g);
+	out->checkpoint_ts = hipsvm_cp_get(&g->cp);
+	pthread_mutex_lock(&sim.mem_lock);
+	out->mem_used = g->used;
+	pthread_mutex_unlock(&sim.mem_lock);
+}

@@ -20,11 +20,12 @@
  * sleeping on the rings' futex words.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
 
-#include "hooksrv.h"
+#include "shared/hooksrv.h"
 
 struct zap {
 	uintptr_t start, end;
@@ -52,11 +53,12 @@ static struct {
 	uint64_t seq;
 } hs;
 
-void sim_hook_cmds_reset(void)
+static void hook_cmds_reset(void)
 {
 	memset(&hs, 0, sizeof(hs));
 	pthread_mutex_init(&hs.zap_lock, NULL);
 }
+SIM_STEP(hook_cmds, .reset = hook_cmds_reset);
 
 /* Without a lock: every unmap logs a few events per GPU. A writer takes a
  * sequence number, marks its slot as being written (seq 0), fills it and
@@ -237,7 +239,7 @@ static void be_stats(void *be, const struct hipsvm_cmd *c, struct hipsvm_out *o)
 
 	memset(&sum, 0, sizeof(sum));
 	for (i = 0; i < sim.ngpu; i++) {
-		hipsvmSimGetStats((int)i, &s[i]);
+		sim_gpu_stats(sim.gpu[i], &s[i]);
 		sum.sets += s[i].sets;
 		sum.clears += s[i].clears;
 		sum.faults_raised += s[i].faults_raised;

@@ -15,7 +15,8 @@
  * unmaps: the shim calls us from inside our own munmap.
  */
 #include "sim.h"
-#include "outname.h"
+#include "runtime/step.h"
+#include "shim/outname.h"
 
 #include <sys/epoll.h>
 #include <signal.h>
@@ -41,7 +42,7 @@ static struct {
 	struct conn conn[MAX_CONN];
 } hs;
 
-void sim_hook_reset(void)
+static void hook_reset(void)
 {
 	static bool valid;
 	unsigned i;
@@ -61,7 +62,6 @@ void sim_hook_reset(void)
 	hs.ep = -1;
 	for (i = 0; i < MAX_CONN; i++)
 		hs.conn[i].fd = -1;
-	sim_hook_cmds_reset();
 }
 
 static void reply(int fd, const char *buf, int n)
@@ -244,7 +244,7 @@ static int listen_on(const char *name)
 	return fd;
 }
 
-void sim_hook_start(void)
+static void hook_start(void)
 {
 	const char *tmpl = sim.opt.str[HIPSVM_SIM_O_SOCKET];
 	pthread_t t;
@@ -289,3 +289,10 @@ void sim_hook_start(void)
 		sim.socket_name[0] = '\0';
 	}
 }
+
+static void hook_serve(void)
+{
+	if (sim.opt.num[HIPSVM_SIM_O_SERVE])
+		hook_start();
+}
+SIM_STEP(hook, .reset = hook_reset, .start = hook_serve, .rank = SIM_START_HOOK);

@@ -7,6 +7,7 @@
  * O(k log n). memory.c owns the life of each allocation.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -216,7 +217,7 @@ static void free_tree(struct sim_alloc *a)
  * the middle of a rotation): trylock, never wait, since its holder does
  * not exist here. An exported allocation's memfd stays open in the child
  * as fork left it. */
-void sim_map_abandon(void)
+static void map_abandon(void)
 {
 	struct kept_map *km;
 
@@ -235,3 +236,4 @@ void sim_map_abandon(void)
 	sim.map_root = NULL;
 	sim.nmap = 0;
 }
+SIM_STEP(map, .abandon = map_abandon);

@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+void (*sim_role_forget[SIM_ROLE_COUNT])(struct sim_alloc *a);
+
 static uintptr_t page_down(uintptr_t p)
 {
 	return p & ~(uintptr_t)(SIM_PAGE - 1);
@@ -448,8 +450,8 @@ hipError_t sim_free(void *ptr, bool sync)
 	}
 	sim_map_remove(a);
 	pthread_rwlock_unlock(&sim.map_lock);
-	if (a->role == SIM_ROLE_POOL)
-		sim_pool_forget(a);
+	if (a->role < SIM_ROLE_COUNT && sim_role_forget[a->role])
+		sim_role_forget[a->role](a);
 	sim_alloc_destroy(a);
 	return hipSuccess;
 }

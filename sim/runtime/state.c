@@ -9,11 +9,12 @@
  * survive fork: the child starts its own handlers and hook server, under a
  * socket name with its own pid, over fresh state. The parent's state is
  * abandoned in the child, not freed: its locks may have been held by threads
- * that no longer exist. The allocation map alone is freed (sim_map_abandon,
+ * that no longer exist. The allocation map alone is freed (memmap.c's abandon step,
  * when no thread held its lock at the fork), so that the child's leak check
  * has nothing to say about it.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,9 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int inited;		/* acquire/release */
 static int atfork_registered;
 static __thread int cur_dev;
+
+/* The steps that the subsystems registered (runtime/step.h). */
+extern const struct sim_step __start_sim_steps[], __stop_sim_steps[];
 
 void sim_warn(const char *fmt, ...)
 {
@@ -57,10 +61,12 @@ static void atfork_child(void)
 {
 	/* Only what the parent's runtime had set up; sim_init runs again
 	 * (and memsets sim) on the child's first call. */
-	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE)) {
-		sim_map_abandon();
-		sim_gpus_abandon();
-	}
+	const struct sim_step *st;
+
+	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
+		for (st = __start_sim_steps; st < __stop_sim_steps; st++)
+			if (st->abandon)
+				st->abandon();
 	pthread_mutex_init(&init_lock, NULL);
 	__atomic_store_n(&inited, 0, __ATOMIC_RELEASE);
 }
@@ -122,8 +128,9 @@ static void do_init(void)
 {
 	struct hipsvm_opt_error errs[16];
 	struct hipsvm_devinfo info[HIPSVM_MAX_GPUS];
+	const struct sim_step *st;
 	uint64_t fgs;
-	unsigned i;
+	unsigned i, rank;
 	int n;
 
 	memset(&sim, 0, sizeof(sim));
@@ -156,19 +163,13 @@ static void do_init(void)
 
 	pthread_rwlock_init(&sim.map_lock, NULL);
 	pthread_mutex_init(&sim.mem_lock, NULL);
-	sim_streams_reset();
-	sim_peer_reset();
-	sim_events_reset();
-	sim_launch_reset();
-	sim_pools_reset();
-	sim_hook_reset();
-	if (sim_gpus_init() != 0) {
-		sim_warn("cannot allocate the simulated GPUs' rings; running with none");
-		sim.ngpu = 0;
-	}
-	sim_gpu_start_handlers();
-	if (sim.opt.num[HIPSVM_SIM_O_SERVE])
-		sim_hook_start();
+	for (st = __start_sim_steps; st < __stop_sim_steps; st++)
+		if (st->reset)
+			st->reset();
+	for (rank = 0; rank <= SIM_START_LAST; rank++)
+		for (st = __start_sim_steps; st < __stop_sim_steps; st++)
+			if (st->start && st->rank == rank)
+				st->start();
 }
 
 void sim_init(void)
@@ -185,26 +186,4 @@ void sim_init(void)
 		__atomic_store_n(&inited, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&init_lock);
-}
-
-SIM_API int hipsvmSimGpuCount(void)
-{
-	sim_init();
-	return (int)sim.ngpu;
-}
-
-SIM_API const char *hipsvmSimSocketPath(void)
-{
-	sim_init();
-	return sim.socket_name;
-}
-
-SIM_API int hipsvmSimSvmOrder(int *out, int max)
-{
-	unsigned i;
-
-	sim_init();
-	for (i = 0; i < sim.ctx.host.nsvm && (int)i < max; i++)
-		out[i] = sim.ctx.host.svm_dev[i];
-	return (int)i;
 }

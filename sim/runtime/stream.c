@@ -25,6 +25,7 @@
  * requested priority is clamped to them.
  */
 #include "sim.h"
+#include "runtime/step.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ static void stream_abandon(struct sim_stream *s)
 	free(s);
 }
 
-void sim_streams_reset(void)
+static void streams_reset(void)
 {
 	struct sim_stream *s, *next;
 	unsigned i;
@@ -98,6 +99,7 @@ void sim_streams_reset(void)
 	memset(null_streams, 0, sizeof(null_streams));
 	spt_gen++;
 }
+SIM_STEP(streams, .reset = streams_reset);
 
 static struct sim_stream *stream_new(int dev, unsigned flags, int prio, bool is_null)
 {
@@ -465,7 +467,7 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 {
 	struct sim_stream *s;
 
-	sim_init();
+	SIM_INIT_API();
 	if (!out || (flags != hipStreamDefault && flags != hipStreamNonBlocking))
 		return hipErrorInvalidValue;
 	if (!sim.ngpu)
@@ -479,30 +481,6 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 	streams = s;
 	pthread_mutex_unlock(&reg_lock);
 	*out = (hipStream_t)s;
-	return hipSuccess;
-}
-
-SIM_API hipError_t hipStreamCreate(hipStream_t *s)
-{
-	return sim_ret(sim_stream_create(s, hipStreamDefault, 0));
-}
-
-SIM_API hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags)
-{
-	return sim_ret(sim_stream_create(s, flags, 0));
-}
-
-SIM_API hipError_t hipStreamCreateWithPriority(hipStream_t *s, unsigned int flags, int prio)
-{
-	return sim_ret(sim_stream_create(s, flags, prio <= -1 ? -1 : prio >= 1 ? 1 : 0));
-}
-
-SIM_API hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
-{
-	if (least)
-		*least = 1;
-	if (greatest)
-		*greatest = -1;
 	return hipSuccess;
 }
 
@@ -545,14 +523,11 @@ void sim_streams_destroy_device(int dev)
 	}
 }
 
-SIM_API hipError_t hipStreamDestroy(hipStream_t h)
+bool sim_stream_destroy(hipStream_t h)
 {
 	struct sim_stream *s = (struct sim_stream *)h, **pp;
 	bool found = false;
 
-	sim_init();
-	if (!h || h == hipStreamPerThread)	/* ROCm: InvalidHandle, InvalidResourceHandle */
-		return sim_ret(hipErrorInvalidHandle);
 	pthread_mutex_lock(&reg_lock);
 	for (pp = &streams; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
@@ -562,66 +537,20 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 		}
 	}
 	pthread_mutex_unlock(&reg_lock);
-	if (!found)
-		return sim_ret(hipErrorContextIsDestroyed);
-	stream_free(s);
-	return hipSuccess;
+	if (found)
+		stream_free(s);
+	return found;
 }
 
-SIM_API hipError_t hipStreamSynchronize(hipStream_t h)
+hipError_t sim_stream_query(struct sim_stream *s)
 {
-	struct sim_stream *s;
-
-	sim_init();
-	s = sim_stream_get(h);
-	if (!s)
-		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
-	return sim_ret(sim_stream_sync(s));
-}
-
-SIM_API hipError_t hipStreamQuery(hipStream_t h)
-{
-	struct sim_stream *s;
-
-	sim_init();
-	s = sim_stream_get(h);
-	if (!s)
-		return sim_ret(h ? hipErrorContextIsDestroyed : hipErrorNoDevice);
 	fence(s);
-	return sim_ret(stream_busy(s) ? hipErrorNotReady : hipSuccess);
+	return stream_busy(s) ? hipErrorNotReady : hipSuccess;
 }
 
-SIM_API hipError_t hipStreamGetFlags(hipStream_t h, unsigned int *flags)
+int sim_stream_priority(const struct sim_stream *s)
 {
-	struct sim_stream *s;
-
-	sim_init();
-	/* ROCm: the null stream has no flags to report */
-	if (!flags || !h)
-		return sim_ret(hipErrorInvalidValue);
-	s = sim_stream_get(h);
-	if (!s)
-		return sim_ret(hipErrorContextIsDestroyed);
-	*flags = s->flags;
-	return hipSuccess;
-}
-
-SIM_API hipError_t hipStreamGetPriority(hipStream_t h, int *prio)
-{
-	struct sim_stream *s;
-
-	sim_init();
-	if (!prio)
-		return sim_ret(hipErrorInvalidValue);
-	if (!h) {		/* ROCm: the null stream is normal priority */
-		*prio = 0;
-		return hipSuccess;
-	}
-	s = sim_stream_get(h);
-	if (!s)
-		return sim_ret(hipErrorContextIsDestroyed);
-	*prio = s->priority;
-	return hipSuccess;
+	return s->priority;
 }
 
 /* The null stream's implicit barrier (memcpy.c: a synchronous copy or fill

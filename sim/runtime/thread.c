@@ -24,7 +24,12 @@
  */
 #include "sim.h"
 
+#include <errno.h>
+#include <linux/futex.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 struct start {
 	void *(*fn)(void *);
@@ -66,4 +71,24 @@ int sim_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *n
 	while (!__atomic_load_n(&s.running, __ATOMIC_ACQUIRE))
 		sim_futex_wait(&s.running, 0, 10000000u);
 	return 0;
+}
+
+void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000u),
+		.tv_nsec = (long)(timeout_ns % 1000000000u),
+	};
+	int saved = errno;
+
+	/* EAGAIN (the word moved) and ETIMEDOUT are the wait's business: a
+	 * HIP call that waited must not hand them to the program, whose
+	 * errno would then depend on the scheduler. */
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+	errno = saved;
+}
+
+void sim_futex_wake(uint32_t *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }

@@ -7,8 +7,8 @@
  * in which order the devices are visited). Device retain/release is the
  * caller's business too; the devices of this project are plain indices.
  */
-#include "ctx_model.h"
-#include "ctx_model_test.h"
+#include "simcore/ctx_model.h"
+#include "simcore/ctx_model_test.h"
 
 #include <errno.h>
 #include <string.h>

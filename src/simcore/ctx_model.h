@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api.h"
-#include "proto.h"
+#include "shim/api.h"
+#include "shared/proto.h"
 
 #define HIPSVM_CTX_MAX_DEV HIPSVM_MAX_GPUS
 

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "ctx_model.h"
+#include "simcore/ctx_model.h"
 
 void hipsvm_ctx_retain(struct hipsvm_context *c);
 /* Returns the count left; at 0 the context is dead (its owner frees it).

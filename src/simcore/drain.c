@@ -10,8 +10,8 @@
  * then reads waiters; a sequentially consistent fence on each side makes at
  * least one of them see the other, so no wake-up is lost.
  */
-#include "checkpoint.h"
-#include "clock.h"
+#include "shared/checkpoint.h"
+#include "shim/clock.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

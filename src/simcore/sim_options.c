@@ -2,12 +2,12 @@
 /*
  * sim_options.c - the simulated runtime's option table (sim_options.h).
  */
-#include "sim_options.h"
+#include "simcore/sim_options.h"
 
 #include <errno.h>
 
-#include "hook.h"
-#include "proto.h"
+#include "shim/hook.h"
+#include "shared/proto.h"
 
 static const struct hipsvm_option_desc table[HIPSVM_SIM_O_COUNT] = {
 	[HIPSVM_SIM_O_GPUS] = { "SIM_GPUS", HIPSVM_OPT_INT, "4", 1, HIPSVM_MAX_GPUS,

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "options.h"
+#include "shim/options.h"
 
 enum hipsvm_sim_opt_id {
 	HIPSVM_SIM_O_GPUS,		/* int, 4 (1..HIPSVM_MAX_GPUS) */
