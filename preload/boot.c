@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -63,6 +64,25 @@ static void m_num(struct msg *m, unsigned long long v, unsigned base, bool neg)
 	m_put(m, tmp + i, (size_t)(24 - i));
 }
 
+/* Where warnings go: a copy of the stderr the program started with (above
+ * 2, close-on-exec), or nowhere when it started with stderr closed. Never
+ * fd 2 as such: a program that closed it may since have opened its trace, a
+ * socket or a data file there. Taken once, at the shim's start. */
+static int say_fd = -2;
+
+static void say_fd_init(void)
+{
+	int fd = -1, none = -2;
+
+	if (__atomic_load_n(&say_fd, __ATOMIC_ACQUIRE) != -2)
+		return;
+	if (fcntl(2, F_GETFD) != -1)
+		fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	if (!__atomic_compare_exchange_n(&say_fd, &none, fd < 0 ? -1 : fd, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE) && fd >= 0)
+		close(fd);
+}
+
 void hipsvm_say(const char *fmt, ...)
 {
 	struct msg m;
@@ -106,7 +126,8 @@ void hipsvm_say(const char *fmt, ...)
 	}
 	va_end(ap);
 	m_put(&m, "\n", 1);
-	if (write(2, m.buf, m.len) < 0)
+	say_fd_init();
+	if (say_fd >= 0 && write(say_fd, m.buf, m.len) < 0)
 		(void)0;
 	errno = saved;
 }
@@ -294,16 +315,30 @@ int hipsvm_strip_preload(char **env)
 
 static void atfork_child(void);
 
+/* The whole path (PATH_MAX); should the link ever be longer, the cut falls
+ * before a UTF-8 character, never inside one. */
 static void program_path(char *buf, size_t cap)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
 
-	buf[n > 0 ? n : 0] = '\0';
+	if (n < 0)
+		n = 0;
+	if ((size_t)n == cap - 1 && n > 0) {
+		ssize_t j = n - 1;
+		unsigned char c;
+
+		while (j > 0 && ((unsigned char)buf[j] & 0xc0) == 0x80)
+			j--;
+		c = (unsigned char)buf[j];
+		if (c >= 0xc0 && j + (c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2) > n)
+			n = j;
+	}
+	buf[n] = '\0';
 }
 
 static int open_trace(void)
 {
-	char path[HIPSVM_OPT_STR_MAX];
+	char path[PATH_MAX];
 	int fd;
 
 	if (!opts.str[HIPSVM_O_TRACE][0])
@@ -335,11 +370,17 @@ static void do_boot(void)
 	char bad[64];
 	int nerr, i, err;
 
+	say_fd_init();
 	nerr = hipsvm_options_load(&opts, environ, errs, 8);
 	for (i = 0; i < nerr && i < 8; i++) {
 		const struct hipsvm_option_desc *d = hipsvm_option_desc(errs[i].id);
 
-		if (d && errs[i].err == -ERANGE)
+		if (errs[i].err == -EPERM)
+			hipsvm_say("HIPSVM_%s and every other HIPSVM_ variable ignored: this program "
+				   "runs in secure-execution mode (setuid, setgid or capabilities), "
+				   "whose environment is not its owner's; the defaults are in force",
+				   errs[i].value);
+		else if (d && errs[i].err == -ERANGE)
 			hipsvm_say("HIPSVM_%s=%s: out of range (%lu to %lu); using the default "
 				   "value \"%s\"", d->name, errs[i].value, (unsigned long)d->min,
 				   (unsigned long)d->max, d->def);
@@ -396,7 +437,7 @@ static void do_boot(void)
 		hipsvm_say("libhipsvm %s, policy %s; options:", HIPSVM_VERSION, g.policy_text);
 		if (n >= sizeof(table))
 			n = sizeof(table) - 1;
-		if (write(2, table, n) < 0)
+		if (say_fd >= 0 && write(say_fd, table, n) < 0)
 			(void)0;
 	}
 	__atomic_store_n(&hipsvm_svm_bits, g.svm_bits, __ATOMIC_RELEASE);
@@ -444,6 +485,7 @@ static void atfork_child(void)
 	hipsvm_shim_atfork_child(&g, getpid());
 	__atomic_store_n(&hipsvm_svm_bits, g.svm_bits, __ATOMIC_RELEASE);
 	memset(warn_count, 0, sizeof(warn_count));
+	hipsvm_trace_lost_reset();	/* the child says what it lost, not its parent */
 	hipsvm_table_reset_missing();
 	if (g.trace_fd >= 0 && hipsvm_outname_per_process(opts.str[HIPSVM_O_TRACE])) {
 		/* A per-process trace: the child gets its own file. */

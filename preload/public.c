@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "shim/outname.h"
 #include "shim/report.h"
 #include "shim/shim.h"
+#include "shim/trace.h"
 #include "table.h"
 
 extern char **environ;
@@ -79,7 +81,7 @@ int hipsvm_report_json(char *buf, size_t cap)
 int hipsvm_report_write(const char *path)
 {
 	struct hipsvm_shim *s = hipsvm_boot();
-	char where[HIPSVM_OPT_STR_MAX];
+	char where[PATH_MAX];
 	int saved = errno, rc, len;
 
 	if (!s)
@@ -106,10 +108,19 @@ out:
 
 __attribute__((destructor)) static void hipsvm_dtor(void)
 {
-	char where[HIPSVM_OPT_STR_MAX];
-	int rc;
+	char where[PATH_MAX];
+	uint64_t lost;
+	int rc, lost_err;
 
-	if (!hipsvm_ready() || hipsvm_report_path(where, sizeof(where)))
+	if (!hipsvm_ready())
+		return;
+	/* A trace with holes is worse than none if nobody says so. */
+	lost = hipsvm_trace_lost(&lost_err);
+	if (lost)
+		hipsvm_say("HIPSVM_TRACE: %lu trace event%s could not be written (%s): the trace "
+			   "is incomplete", (unsigned long)lost, lost == 1 ? "" : "s",
+			   hipsvm_errno_name(lost_err));
+	if (hipsvm_report_path(where, sizeof(where)))
 		return;
 	{
 		HIPSVM_IN_HIP();

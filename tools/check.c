@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -63,12 +64,29 @@ static bool is_runtime(const char *name)
 	return strncmp(name, "libamdhip64.so", 14) == 0;
 }
 
+static FILE *open_regular(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 static void load_conf(struct check *c, const char *file, int depth)
 {
 	char line[PATH_MAX], **nd;
 	FILE *f;
 
-	if (depth > 4 || !(f = fopen(file, "re")))
+	/* 'e' close-on-exec; opened by hand first so that a FIFO planted as
+	 * an include never blocks and only a regular file is read. */
+	if (depth > 4 || !(f = open_regular(file)))
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *s = line + strspn(line, " \t"), *e;
@@ -211,6 +229,7 @@ static void mark(struct check *c, const char *tag, const char *fmt, ...) __attri
 
 static void mark(struct check *c, const char *tag, const char *fmt, ...)
 {
+	char line[8192];
 	const char *col = "";
 	va_list ap;
 
@@ -221,9 +240,10 @@ static void mark(struct check *c, const char *tag, const char *fmt, ...)
 		      strcmp(tag, "warn") == 0 ? "\033[33m" : "\033[36m";
 	printf("  %s%-6s%s ", col, tag, c->color ? "\033[0m" : "");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	/* Names, RUNPATHs and paths come from the files: never raw. */
+	printf("%s\n", tool_esc(line));
 }
 
 static void list_hooked(char *buf, size_t cap, uint32_t bits, int from, int to)
@@ -255,6 +275,7 @@ static int verdict(struct check *c, int code, const char *text, ...) __attribute
 
 static int verdict(struct check *c, int code, const char *text, ...)
 {
+	char line[8192];
 	va_list ap;
 
 	const char *word = code == 0 ? "VISIBLE" : code == 1 ? "NOT VISIBLE" : "PARTLY VISIBLE";
@@ -262,9 +283,9 @@ static int verdict(struct check *c, int code, const char *text, ...)
 
 	printf("%sverdict: %s%s - ", col, word, c->color ? "\033[0m" : "");
 	va_start(ap, text);
-	vprintf(text, ap);
+	vsnprintf(line, sizeof(line), text, ap);
 	va_end(ap);
-	putchar('\n');
+	printf("%s\n", tool_esc(line));
 	return code == 0 ? 0 : 1;
 }
 

@@ -19,6 +19,7 @@
 #include <getopt.h>
 
 #include "json.h"
+#include "shim/outfile.h"
 
 #define EXIT_USAGE 2
 #define EXIT_NOEXEC 126
@@ -142,6 +143,25 @@ struct trace_stats {
 int trace_convert(const char *events_path, FILE *out, const struct json *report,
 		  struct trace_stats *st, char *err, size_t errcap);
 
+/* output.c: a file of the command's, written as outfile.h writes. */
+#define TOOL_OUT_MAX_INPUTS 64
+struct tool_out {
+	struct hipsvm_outfile o;
+	struct hipsvm_outfile_input in[TOOL_OUT_MAX_INPUTS];
+	FILE *f;		/* write here */
+	const char *what;	/* "the report", for messages */
+};
+/* The target checked and refused when it is one of inputs (NULL-terminated
+ * paths, NULL for none), then its temporary file opened as t->f. 0, or -1
+ * after saying why in one line (note, when not NULL, ends it) ("cannot write the trace to PATH: ENOSPC (...)"). */
+int tool_out_open(struct tool_out *t, const char *path, const char *const *inputs, const char *what,
+		  const char *note);
+/* keep: flush, fsync, rename over the target; 0, or 1 after saying why.
+ * !keep: the temporary file removed, the target untouched; 0. */
+int tool_out_close(struct tool_out *t, bool keep);
+/* "ENOSPC (No space left on device)", or the refusal of outfile.h. */
+const char *tool_errno(int err, char *buf, size_t cap);
+
 /* util.c */
 /* "1.5 MiB" style, into buf. */
 const char *fmt_bytes(uint64_t n, char *buf, size_t cap);
@@ -149,6 +169,12 @@ const char *fmt_bytes(uint64_t n, char *buf, size_t cap);
 const char *fmt_ns(uint64_t ns, char *buf, size_t cap);
 /* The candidate closest to given (at most 2 edits away), or NULL. */
 const char *tool_suggest(const char *given, const char *const *cands);
+/* s printable on a terminal: C0/C1 controls, DEL and bytes that start no
+ * UTF-8 character as \xHH or \uHHHH, a backslash doubled; printable UTF-8
+ * as it is. For every string that came from a file or a program. tool_esc
+ * returns one of 8 rotating static buffers (up to 8 KiB, then "..."). */
+const char *tool_esc(const char *s);
+void tool_esc_into(char *out, size_t cap, const char *s);
 /* Returns the signal's name without SIG ("SEGV") or "?". */
 const char *sig_name(int sig);
 

@@ -224,10 +224,19 @@ int elfinfo_read(const char *path, struct elfinfo *ei, char *msg, size_t msgcap)
 		snprintf(msg, msgcap, "libelf is out of date");
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Without blocking (a FIFO has no writer), and only a regular file:
+	 * a FIFO, a device or a directory is not an ELF file to read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(msg, msgcap, "%s", strerror(errno));
+		return rc;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		snprintf(msg, msgcap, "%s", S_ISDIR(st.st_mode) ? "is a directory" :
+			 "not a regular file (a FIFO or a device is not read)");
+		close(fd);
 		return rc;
 	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);

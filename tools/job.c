@@ -128,9 +128,9 @@ static int add_file(struct job *j, const char *path, char *err, size_t errcap)
 		snprintf(err, errcap, "more than %d reports", JOB_MAX_REPORTS);
 		return -E2BIG;
 	}
-	e = json_slurp(path, &buf, &len);
+	e = json_slurp(path, &buf, &len, JSON_REPORT_MAX);
 	if (e) {
-		snprintf(err, errcap, "%s: %s", path, strerror(-e));
+		snprintf(err, errcap, "%s: %s", path, json_slurp_strerror(e));
 		return e;
 	}
 	r = json_parse(buf, len, perr, sizeof(perr));

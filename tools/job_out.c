@@ -257,6 +257,7 @@ int cmd_report_job(char *const *paths, size_t npaths, enum report_fmt fmt, const
 		   const char *html, bool color)
 {
 	const char *dest = html ? html : out;
+	struct tool_out t;
 	struct job j;
 	char err[512];
 	FILE *f = stdout;
@@ -270,10 +271,13 @@ int cmd_report_job(char *const *paths, size_t npaths, enum report_fmt fmt, const
 		job_free(&j);
 		return e == -ENOMEM ? 1 : EXIT_USAGE;
 	}
-	if (dest && !(f = fopen(dest, "w"))) {
-		tool_err("%s: %s", dest, strerror(errno));
-		job_free(&j);
-		return 1;
+	if (dest) {
+		/* the safe writer (output.c): the reports are its inputs */
+		if (tool_out_open(&t, dest, (const char *const *)paths, "the job report", NULL)) {
+			job_free(&j);
+			return 1;
+		}
+		f = t.f;
 	}
 	e = 0;
 	if (html)
@@ -287,15 +291,12 @@ int cmd_report_job(char *const *paths, size_t npaths, enum report_fmt fmt, const
 	job_free(&j);
 	if (e)
 		tool_err("%s", err);
-	if (fflush(f) != 0 && !e) {
+	if (f != stdout) {
+		if (tool_out_close(&t, !e) && !e)
+			e = -EIO;
+	} else if (fflush(f) != 0 && !e) {
 		tool_err("writing the job report: %s", strerror(errno));
 		e = -EIO;
 	}
-	if (f != stdout && fclose(f) != 0 && !e) {
-		tool_err("%s: %s", dest, strerror(errno));
-		e = -EIO;
-	}
-	if (e && f != stdout)
-		unlink(dest);
 	return e ? 1 : 0;
 }

@@ -48,10 +48,21 @@ uint64_t json_u64(const struct json *obj, const char *key, uint64_t def);
 const char *json_str(const struct json *obj, const char *key, const char *def);
 bool json_is(const struct json *j, enum json_type t);
 
-/* Writes s as a JSON string literal, escaping what must be escaped. */
+/* Writes s as a JSON string literal, escaping what must be escaped; a byte
+ * that starts no UTF-8 character is written as \ufffd (valid UTF-8 out,
+ * whatever came in). */
 void json_write_str(FILE *f, const char *s);
 
-/* Reads a whole file (or stdin for "-") into a NUL-terminated buffer. -errno. */
-int json_slurp(const char *path, char **buf, size_t *len);
+/* What a reader takes at most (docs/cli.md, Limits): a report (the shim's is
+ * under 128 KiB) and a raw events file. */
+#define JSON_REPORT_MAX ((size_t)16 << 20)
+#define JSON_EVENTS_MAX ((size_t)512 << 20)
+/* Reads a whole regular file (or stdin for "-") of at most max bytes into a
+ * NUL-terminated buffer. Opened without blocking (O_NONBLOCK) and refused
+ * unless a regular file: a FIFO or a device never hangs or floods the
+ * reader. -errno: -EINVAL not a regular file, -EFBIG more than max. */
+int json_slurp(const char *path, char **buf, size_t *len, size_t max);
+/* The words for json_slurp's error rc. */
+const char *json_slurp_strerror(int rc);
 
 #endif

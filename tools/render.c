@@ -27,7 +27,7 @@ const char *const unmap_keys[] = { "tracked", "coordinated", "uncoordinated", "p
 	"freed_after_unmap", "by_hip", NULL };
 const char *const hipmem_keys[] = { "pool_trims", "pools_destroyed", "pool_exports",
 	"vmm_reserves", "vmm_maps", "vmm_frees", NULL };
-const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", NULL };
+const char *const error_keys[] = { "runtime_errors", "unknown_pointer_frees", "trace_events_lost", NULL };
 /* the strings schema 4 added after "program" */
 const char *const launch_keys[] = { "host", "rank", "rocr_visible_devices", "hip_visible_devices",
 	NULL };
@@ -67,10 +67,10 @@ void report_exit_line(FILE *f, const char *prog, int status, bool color)
 	const char *on = color ? (status ? C_BAD : C_BOLD) : "", *off = color ? C_OFF : "";
 
 	if (status > 128 && status < 128 + 65)
-		fprintf(f, "%shipsvm: %s was killed by SIG%s (exit status %d)%s\n", on, prog,
+		fprintf(f, "%shipsvm: %s was killed by SIG%s (exit status %d)%s\n", on, tool_esc(prog),
 			sig_name(status - 128), status, off);
 	else
-		fprintf(f, "%shipsvm: %s exited with status %d%s\n", on, prog, status, off);
+		fprintf(f, "%shipsvm: %s exited with status %d%s\n", on, tool_esc(prog), status, off);
 }
 
 /* Devices of a context as "0-3" or "0,2" (compact, as taskset prints CPUs). */
@@ -108,13 +108,13 @@ static void text_header(FILE *f, const struct json *r)
 	snprintf(p, sizeof(p), "%llu", (unsigned long long)json_u64(r, "pid", 0));
 	fprintf(f, "  pid %s, ran %s, runtime %s, policy %s\n", json_u64(r, "pid", 0) ? p : "-",
 		json_get(r, "duration_ns") ? fmt_ns(json_u64(r, "duration_ns", 0), d, sizeof(d)) : "-",
-		json_str(r, "runtime", "-"), json_str(r, "policy", "-"));
+		tool_esc(json_str(r, "runtime", "-")), tool_esc(json_str(r, "policy", "-")));
 	if (*json_str(r, "host", "") || *json_str(r, "rank", ""))
-		fprintf(f, "  host %s, rank %s\n", *json_str(r, "host", "") ? json_str(r, "host", "") : "-",
-			*json_str(r, "rank", "") ? json_str(r, "rank", "") : "-");
-	fprintf(f, "  checkpoint hook: %s", json_str(hook, "path", "-"));
+		fprintf(f, "  host %s, rank %s\n", *json_str(r, "host", "") ? tool_esc(json_str(r, "host", "")) : "-",
+			*json_str(r, "rank", "") ? tool_esc(json_str(r, "rank", "")) : "-");
+	fprintf(f, "  checkpoint hook: %s", tool_esc(json_str(hook, "path", "-")));
 	if (json_get(hook, "state"))
-		fprintf(f, " (%s", json_str(hook, "state", "-"));
+		fprintf(f, " (%s", tool_esc(json_str(hook, "state", "-")));
 	else
 		fputs(" (-", f);
 	if (json_u64(hook, "version", 0))
@@ -205,7 +205,7 @@ static void text_contexts(FILE *f, const struct json *ctxs)
 			continue;
 		}
 		render_dev_list(json_get(c, "devices"), dl, sizeof(dl));
-		fprintf(f, "  %-14s %-9s %7llu %7llu %10s %10s %8llu\n", json_str(c, "id", "-"), dl,
+		fprintf(f, "  %-14s %-9s %7llu %7llu %10s %10s %8llu\n", tool_esc(json_str(c, "id", "-")), dl,
 			(unsigned long long)json_u64(c, "allocations", 0),
 			(unsigned long long)json_u64(c, "frees", 0),
 			fmt_bytes(json_u64(c, "live_bytes", 0), b1, sizeof(b1)),
@@ -238,6 +238,9 @@ static void text_counters(FILE *f, const struct json *r)
 	fprintf(f, "  errors:  %llu HIP runtime errors, %llu frees of unknown pointers\n",
 		(unsigned long long)json_u64(er, "runtime_errors", 0),
 		(unsigned long long)json_u64(er, "unknown_pointer_frees", 0));
+	if (json_u64(er, "trace_events_lost", 0))
+		fprintf(f, "  trace:   %llu events could not be written (the trace is incomplete)\n",
+			(unsigned long long)json_u64(er, "trace_events_lost", 0));
 }
 
 /* The lines a person should not miss, after the tables. */
@@ -324,7 +327,7 @@ static void render_text(FILE *f, const struct json *r, bool color)
 {
 	const char *on = color ? C_BOLD : "", *off = color ? C_OFF : "";
 
-	fprintf(f, "%shipsvm report%s for %s\n", on, off, json_str(r, "program", "-"));
+	fprintf(f, "%shipsvm report%s for %s\n", on, off, tool_esc(json_str(r, "program", "-")));
 	text_header(f, r);
 	text_devices(f, render_arr(r, "devices"));
 	text_contexts(f, render_arr(r, "contexts"));
@@ -344,7 +347,7 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
 	}
 	if (schema ? strncmp(schema, "hipsvm-report/", 14) != 0 : !json_get(r, "devices")) {
 		snprintf(err, errcap, "not a hipsvm report (schema \"%s\", expected \"hipsvm-report/4\")",
-			 schema ? schema : "missing");
+			 schema ? tool_esc(schema) : "missing");
 		return -EINVAL;
 	}
 	if (!f)
@@ -355,7 +358,8 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
 		if (schema && strcmp(schema, "hipsvm-report/4") != 0 &&
 		    strcmp(schema, "hipsvm-report/3") != 0 &&
 		    strcmp(schema, "hipsvm-report/2") != 0 && strcmp(schema, "hipsvm-report/1") != 0)
-			fprintf(f, "(schema %s is newer than this tool: showing the fields it knows)\n", schema);
+			fprintf(f, "(schema %s is newer than this tool: showing the fields it knows)\n",
+				tool_esc(schema));
 		render_text(f, r, color);
 		break;
 	case FMT_JSON:

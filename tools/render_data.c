@@ -128,6 +128,7 @@ void render_json(FILE *f, const struct json *r)
 
 void csv_str(FILE *f, const char *s)
 {
+	s = tool_esc(s);	/* often read on a terminal: no raw control */
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, f);
 		return;
@@ -146,9 +147,12 @@ static void csv_obj(FILE *f, const char *section, const char *id, const char *pr
 {
 	size_t i;
 
-	for (i = 0; keys[i]; i++)
-		fprintf(f, "%s,%s,%s%s,%llu\n", section, id, prefix, keys[i],
-			(unsigned long long)json_u64(o, keys[i], 0));
+	for (i = 0; keys[i]; i++) {
+		/* id comes from the file (a context id, an API name): escaped */
+		fprintf(f, "%s,", section);
+		csv_str(f, id);
+		fprintf(f, ",%s%s,%llu\n", prefix, keys[i], (unsigned long long)json_u64(o, keys[i], 0));
+	}
 }
 
 void render_csv(FILE *f, const struct json *r)

@@ -59,6 +59,7 @@ int cmd_report(int argc, char **argv)
 	struct json *r;
 	bool color = tool_color(stdout), color_forced = false;
 	FILE *f = stdout;
+	struct tool_out t;
 	size_t len;
 	int c, e;
 
@@ -98,9 +99,9 @@ int cmd_report(int argc, char **argv)
 			return usage_err("report", "--events is for one report, not a job");
 		return cmd_report_job(argv + optind, (size_t)(argc - optind), fmt, out, html, color);
 	}
-	e = json_slurp(file, &buf, &len);
+	e = json_slurp(file, &buf, &len, JSON_REPORT_MAX);
 	if (e) {
-		tool_err("%s: %s", file, strerror(-e));
+		tool_err("%s: %s", file, json_slurp_strerror(e));
 		return EXIT_USAGE;
 	}
 	r = json_parse(buf, len, err, sizeof(err));
@@ -117,34 +118,33 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (out || html) {
-		f = fopen(html ? html : out, "w");
-		if (!f) {
-			tool_err("%s: %s", html ? html : out, strerror(errno));
+		const char *inputs[] = { file, events, NULL };
+
+		if (tool_out_open(&t, html ? html : out, inputs, html ? "the page" : "the report", NULL)) {
 			json_free(r);
 			return 1;
 		}
+		f = t.f;
 	}
 	if (html) {
 		e = report_html(f, r, events, err, sizeof(err));
 		if (e)
-			tool_err("%s", err);
+			tool_err("%s%s", err, ": the page not written");
 	} else {
 		e = report_render(f, r, fmt, color, err, sizeof(err));
 		if (e)
 			tool_err("%s: %s", file, err);
 	}
 	json_free(r);
-	if (fflush(f) != 0 && !e) {
-		tool_err("writing the report: %s", strerror(errno));
+	if (f != stdout) {
+		/* Only a whole page or report replaces what was there. */
+		if (tool_out_close(&t, !e) && !e)
+			e = -EIO;
+	} else if (fflush(f) != 0 && !e) {
+		tool_err("writing the report: %s", tool_errno(-errno, err, sizeof(err)));
 		e = -EIO;
 	}
-	if (f != stdout && fclose(f) != 0 && !e) {
-		tool_err("%s: %s", html ? html : out, strerror(errno));
-		e = -EIO;
-	}
-	if (e && f != stdout)
-		unlink(html ? html : out);
-	if (e == -ENOENT || e == -EINVAL)
-		return EXIT_USAGE;	/* an events file missing or unreadable */
+	if (e == -ENOENT || e == -EINVAL || e == -EFBIG)
+		return EXIT_USAGE;	/* an events file missing, unreadable or too big */
 	return e ? 1 : 0;
 }

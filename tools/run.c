@@ -68,8 +68,9 @@ enum { OPT_SIM = 256, OPT_NOSIM, OPT_SIMMEM, OPT_HOOK, OPT_FROM };
  * run with the same name would be read back as part of this one (a trace
  * two hours long). Called in the child between fork and exec, where the
  * program's pid is already ours and nothing writes yet: an existing regular
- * file of that name is emptied; a link, a FIFO or a device is left alone
- * (the shim refuses those itself).
+ * file of ours of that name is emptied; a link, a FIFO, a device or another
+ * user's file is left alone (the shim refuses those itself, and run says so
+ * after the run: trace_written).
  */
 static void run_trace_fresh(const char *name, char *const *envp)
 {
@@ -82,7 +83,7 @@ static void run_trace_fresh(const char *name, char *const *envp)
 	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
 		(void)ftruncate(fd, 0);
 	close(fd);
 }
@@ -236,6 +237,32 @@ static int resolve(const char *prog, char *out, size_t cap)
 	}
 	tool_err("%s: command not found", prog);
 	return EXIT_NOTFOUND;
+}
+
+/* run --trace FILE: the shim appends to FILE from its start, and refuses
+ * (with a line of its own) a link, a FIFO or another user's file; when
+ * nothing usable is there after the run, the trace asked for was lost. */
+static bool trace_written(const char *events, const char *asked)
+{
+	struct stat st;
+
+	if (!events[0]) {
+		tool_err("%s: name too long: the trace was not written", asked);
+		return false;
+	}
+	if (lstat(events, &st) != 0) {
+		tool_err("%s: %s: the trace was not written", events, errno == ENOENT ?
+			 "no such file (does its directory exist? did the program load the shim?)" :
+			 strerror(errno));
+		return false;
+	}
+	if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		tool_err("%s: %s: the trace was not written", events, S_ISLNK(st.st_mode) ?
+			 "a symbolic link (not followed)" : !S_ISREG(st.st_mode) ?
+			 "not a regular file" : "belongs to another user");
+		return false;
+	}
+	return true;
 }
 
 static volatile sig_atomic_t child_pid;
@@ -421,6 +448,8 @@ int run_program(struct run_opts *o, bool want_events)
 		goto out;
 	}
 	o->unsaved = run_show_reports(o, prog, code, raw);
+	if (o->trace && !trace_written(o->events, o->trace))
+		o->unsaved++;
 	/* Output lost is a failure even when the program succeeded. */
 	if (o->unsaved && code == 0)
 		code = 1;
@@ -433,6 +462,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .sim = -1 };
 	struct run_args x = { 0 };
+	struct tool_out text;
 	int code;
 
 	code = run_parse_args("run", &o, argc, argv, &x);
@@ -449,27 +479,23 @@ int cmd_run(int argc, char **argv)
 		free(o.env);
 		return usage_err("run", "no program given: hipsvm run [OPTIONS] -- PROGRAM [ARGS...]");
 	}
-	/* Opened before the program runs: a report that could not be written
-	 * afterwards would be lost. */
+	/* Its temporary file is made before the program runs (a place that
+	 * cannot take the report is said before anything runs); the target
+	 * itself is replaced only when the whole report is written. */
 	if (x.output) {
-		o.text_out = fopen(x.output, "w");
-		if (!o.text_out) {
-			tool_err("%s: %s (the text report could not be written: nothing was run)", x.output,
-				 strerror(errno));
+		if (tool_out_open(&text, x.output, NULL, "the text report", ": nothing was run")) {
 			free(o.env);
 			return 1;
 		}
+		o.text_out = text.f;
 	}
 	o.argv = argv + x.first;
 	code = run_program(&o, false);
 	if (o.trace && o.events[0] && !o.quiet && access(o.events, F_OK) == 0)
 		tool_err("raw trace events saved to %s (convert: hipsvm trace --from %s -o trace.json)",
 			 o.events, o.events);
-	if (o.text_out && fclose(o.text_out) != 0) {
-		tool_err("%s: %s", x.output, strerror(errno));
-		if (code == 0)
-			code = 1;
-	}
+	if (o.text_out && tool_out_close(&text, true) && code == 0)
+		code = 1;
 	run_cleanup(&o);
 	free(o.env);
 	return code;

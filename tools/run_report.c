@@ -19,27 +19,30 @@
 
 extern char **environ;
 
+/* The shim's report, read whole and checked, then written to its place:
+ * the place is touched only once the input is known good. */
 static int copy_file(const char *from, const char *to)
 {
+	const char *inputs[] = { from, NULL };
+	struct tool_out t;
 	char *buf;
 	size_t len;
-	FILE *f;
-	int err = json_slurp(from, &buf, &len);
+	int err = json_slurp(from, &buf, &len, JSON_REPORT_MAX);
 
-	if (err)
-		return err;
-	f = fopen(to, "w");
-	if (!f) {
-		err = -errno;
-		free(buf);
+	if (err) {
+		char why[128];
+
+		(void)why;
+		tool_err("%s: %s: the report not saved to %s", from, json_slurp_strerror(err), to);
 		return err;
 	}
-	if (fwrite(buf, 1, len, f) != len)
-		err = -EIO;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
+	if (tool_out_open(&t, to, inputs, "the report", NULL)) {
+		free(buf);
+		return -EIO;
+	}
+	fwrite(buf, 1, len, t.f);
 	free(buf);
-	return err;
+	return tool_out_close(&t, true) ? -EIO : 0;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -82,7 +85,7 @@ static struct json *load(const char *dir, int pid, char *path, size_t cap)
 	size_t len;
 
 	snprintf(path, cap, "%s/report.%d.json", dir, pid);
-	if (json_slurp(path, &buf, &len) != 0)
+	if (json_slurp(path, &buf, &len, JSON_REPORT_MAX) != 0)
 		return NULL;
 	r = json_parse(buf, len, err, sizeof(err));
 	free(buf);
@@ -129,7 +132,7 @@ static int save(const struct run_opts *o, const char *tmpl, const char *from, in
 	} else if (e) {
 		tool_err("%s: path too long: report not saved", tmpl);
 	} else if ((e = copy_file(from, dest)) != 0) {
-		tool_err("cannot write the report to %s: %s", dest, strerror(-e));
+		/* said by copy_file */
 	} else if (!o->quiet) {
 		tool_err("report saved to %s", dest);
 	}
@@ -164,18 +167,36 @@ int run_show_reports(struct run_opts *o, const char *prog, int code, int raw)
 		report_exit_line(stderr, prog, code, color);
 	}
 	if (main_found && (r = load(o->workdir, o->pid, path, sizeof(path)))) {
+		uint64_t lost = json_u64(json_get(r, "errors"), "trace_events_lost", 0);
+
+		if (lost && o->events[0]) {
+			tool_err("the trace %s is incomplete: %llu event%s could not be written "
+				 "(the shim said why above)", o->events, (unsigned long long)lost,
+				 lost == 1 ? "" : "s");
+			failed++;
+		}
 		render(o, r, color);
 		if (want_save && save(o, o->report, path, o->pid))
 			failed++;
 		json_free(r);
 	} else if (WIFSIGNALED(raw)) {
-		tool_err("no report: %s was killed before the shim could write one", prog);
+		tool_err("no report: %s was killed before the shim could write one%s", prog,
+			 want_save ? ": the report was not saved" : "");
+		if (want_save)
+			failed++;
 	} else if (n && !o->follow) {
 		tool_err("%s itself wrote no report, %zu process%s it started did: use --follow to see them",
 			 prog, n, n == 1 ? "" : "es");
 	} else if (!n) {
-		tool_err("no report from the shim: it did not load or saw no HIP runtime "
-			 "(try 'hipsvm check %s')", prog);
+		/* The shim writes at exit: a program that leaves by _exit or
+		 * replaces itself by exec runs no exit handler, and one without
+		 * the shim writes nothing; hipsvm cannot tell which from here. */
+		tool_err("no report from the shim: %s ended without running its exit handlers "
+			 "(_exit, or exec of another program), or the shim did not load or saw no "
+			 "HIP runtime (try 'hipsvm check %s')%s", prog, prog,
+			 want_save ? ": the report was not saved" : "");
+		if (want_save)
+			failed++;
 	}
 	if (!o->follow) {
 		if (n && main_found && !o->quiet)

@@ -40,15 +40,17 @@ static const char trace_help[] =
 static int input_ok(const char *events)
 {
 	struct stat sb;
-	int fd = open(events, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(events, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0) {
 		tool_err("%s: %s", events, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > JSON_EVENTS_MAX) {
 		tool_err("%s: %s", events, S_ISDIR(sb.st_mode) ?
 			 "a directory, not a trace file (give the events file HIPSVM_TRACE wrote)" :
+			 !S_ISREG(sb.st_mode) ? json_slurp_strerror(-EINVAL) :
+			 (uint64_t)sb.st_size > JSON_EVENTS_MAX ? json_slurp_strerror(-EFBIG) :
 			 strerror(errno));
 		close(fd);
 		return EXIT_USAGE;
@@ -57,30 +59,34 @@ static int input_ok(const char *events)
 	return 0;
 }
 
-static int convert(const char *events, const char *outpath, const struct json *report, bool quiet)
+static int convert(const char *events, const char *outpath, const char *report_path,
+		   const struct json *report, bool quiet)
 {
+	const char *inputs[] = { events, report_path, NULL };
 	struct trace_stats st;
+	struct tool_out t = { .f = stdout };
 	char err[512];
-	FILE *f;
+	bool to_stdout = strcmp(outpath, "-") == 0;
 	int rc = input_ok(events);
 
 	if (rc)
 		return rc;
-	f = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
-	if (!f) {
-		tool_err("%s: %s", outpath, strerror(errno));
+	if (!to_stdout && tool_out_open(&t, outpath, inputs, "the trace", NULL))
 		return 1;
-	}
-	rc = trace_convert(events, f, report, &st, err, sizeof(err));
-	if (f != stdout && fclose(f) != 0 && !rc) {
-		snprintf(err, sizeof(err), "%s: %s", outpath, strerror(errno));
-		rc = -EIO;
-	}
+	rc = trace_convert(events, t.f, report, &st, err, sizeof(err));
 	if (rc) {
-		tool_err("%s", err);
-		if (f != stdout)
-			unlink(outpath);
-		return rc == -ENOENT ? EXIT_USAGE : 1;
+		tool_err("%s%s", err, to_stdout ? "" : ": the trace not written");
+		if (!to_stdout)
+			tool_out_close(&t, false);
+		return rc == -ENOENT || rc == -EFBIG ? EXIT_USAGE : 1;
+	}
+	if (to_stdout) {
+		if (fflush(stdout) != 0) {
+			tool_err("writing the trace: %s", tool_errno(-errno, err, sizeof(err)));
+			return 1;
+		}
+	} else if (tool_out_close(&t, true)) {
+		return 1;
 	}
 	if (st.events == 0)
 		tool_err("warning: %s holds no trace event: the trace is empty", events);
@@ -93,7 +99,7 @@ static int convert(const char *events, const char *outpath, const struct json *r
 	if (st.bad_lines)
 		tool_err("warning: %zu malformed line%s in %s skipped", st.bad_lines,
 			 st.bad_lines == 1 ? "" : "s", events);
-	if (!quiet && f != stdout) {
+	if (!quiet && !to_stdout) {
 		char d[32];
 
 		tool_err("trace written to %s: %zu event%s over %s on %zu track%s; open it at https://ui.perfetto.dev",
@@ -117,7 +123,7 @@ static struct json *load_report(const char *path)
 	struct json *r = NULL;
 	size_t len;
 
-	if (json_slurp(path, &buf, &len) == 0) {
+	if (json_slurp(path, &buf, &len, JSON_REPORT_MAX) == 0) {
 		r = json_parse(buf, len, err, sizeof(err));
 		free(buf);
 	}
@@ -165,8 +171,8 @@ int cmd_trace(int argc, char **argv)
 		}
 		if (o.report)
 			report = load_report(o.report);
-		code = convert(from, expand_out(out, (int)getpid(), outpath, sizeof(outpath)), report,
-			       o.quiet);
+		code = convert(from, expand_out(out, (int)getpid(), outpath, sizeof(outpath)), o.report,
+			       report, o.quiet);
 		json_free(report);
 		free(o.env);
 		return code;
@@ -183,7 +189,7 @@ int cmd_trace(int argc, char **argv)
 		report = load_report(path);
 		if (access(o.events, R_OK) != 0)
 			tool_err("no trace events were written (did the shim load? try 'hipsvm check %s')", o.argv[0]);
-		else if (convert(o.events, expand_out(out, o.pid, outpath, sizeof(outpath)), report,
+		else if (convert(o.events, expand_out(out, o.pid, outpath, sizeof(outpath)), NULL, report,
 				 o.quiet) != 0 && code == 0)
 			code = 1;
 	}

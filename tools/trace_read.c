@@ -122,9 +122,9 @@ int trace_read_events(const char *path, struct ev **out, size_t *nout, struct tr
 	char *buf, *p, *nl;
 	int rc;
 
-	rc = json_slurp(path, &buf, &len);
+	rc = json_slurp(path, &buf, &len, JSON_EVENTS_MAX);
 	if (rc) {
-		snprintf(err, errcap, "%s: %s", path, strerror(-rc));
+		snprintf(err, errcap, "%s: %s", path, json_slurp_strerror(rc));
 		return rc;
 	}
 	for (p = buf; p < buf + len; p = nl + 1) {

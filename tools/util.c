@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shim/utf8.h"
+
 void tool_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -121,4 +123,59 @@ const char *tool_suggest(const char *given, const char *const *cands)
 		}
 	}
 	return best;
+}
+
+/* Rotating buffers: a few escaped strings may sit in one printf. */
+#define ESC_BUFS 8
+#define ESC_CAP 8192
+
+const char *tool_esc(const char *s)
+{
+	static char bufs[ESC_BUFS][ESC_CAP];
+	static unsigned next;
+	char *out = bufs[next++ % ESC_BUFS];
+
+	tool_esc_into(out, ESC_CAP, s);
+	return out;
+}
+
+void tool_esc_into(char *out, size_t cap, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n = 0, left = strlen((const char *)p), k;
+
+	if (!cap)
+		return;
+	while (left && n + 5 < cap) {
+		unsigned cp = 0;
+
+		k = *p < 0x80 ? 1 : hipsvm_utf8_len(p, left);
+		if (k == 2)
+			cp = ((unsigned)(p[0] & 0x1f) << 6) | (p[1] & 0x3f);
+		if (k == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
+			out[n++] = (char)*p;
+		} else if (k == 1 && *p == '\\') {
+			out[n++] = '\\';
+			out[n++] = '\\';
+		} else if (k > 1 && !(k == 2 && cp >= 0x80 && cp < 0xa0)) {
+			memcpy(out + n, p, k);	/* a printable character */
+			n += k;
+		} else {
+			/* C0 and C1 controls, DEL, and bytes that start no
+			 * character: ESC ] 0 ; would set a window title. */
+			if (k == 2) {
+				n += (size_t)snprintf(out + n, cap - n, "\\u%04x", cp);
+			} else {
+				k = 1;
+				n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
+			}
+		}
+		p += k;
+		left -= k;
+	}
+	if (left && n + 4 <= cap) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n < cap ? n : cap - 1] = '\0';
 }

@@ -28,7 +28,7 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	snprintf(p->name, sizeof(p->name), "hipsvm simulated GPU %d", dev);
 	snprintf(p->gcnArchName, sizeof(p->gcnArchName), "%s", sim.target);
 	p->totalGlobalMem = g->capacity;
-	p->sharedMemPerBlock = 65536;
+	p->sharedMemPerBlock = SIM_LDS_BYTES;
 	p->regsPerBlock = 65536;
 	p->warpSize = 64;
 	p->maxThreadsPerBlock = SIM_BLOCK_MAX;

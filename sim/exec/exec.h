@@ -17,6 +17,9 @@ struct hipsvm_kernel_info;
 /* The work-items of one group on gfx90a: the launch limit, and what the
  * device and function attributes say. */
 #define SIM_BLOCK_MAX 1024
+/* A workgroup's LDS on gfx90a (hipDeviceAttributeMaxSharedMemoryPerBlock):
+ * the launch limit on dynamic plus static shared memory. */
+#define SIM_LDS_BYTES 65536
 
 /* A launch's sizes: the grid in work-items, as the dispatch packet has it. */
 struct sim_launch_dims {

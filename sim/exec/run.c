@@ -164,6 +164,11 @@ static void isa_run(struct sim_op *op)
 	if (err == -ISA_E_FAULT) {
 		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", o->dev, o->name);
 		sim_stream_set_error(o->s, hipErrorIllegalAddress);
+	} else if (err == -ISA_E_SCRATCH) {
+		sim_warn("kernel %s not run on GPU %d: %s (private_segment_fixed_size %u bytes per "
+			 "work-item; a wave has at most %llu KiB)", o->name, o->dev, isa_strerror(err),
+			 o->k.scratch, (unsigned long long)(ISA_SCRATCH_WAVE_MAX / 1024));
+		sim_stream_set_error(o->s, hipErrorOutOfMemory);
 	} else if (err) {
 		sim_warn("kernel %s stopped on GPU %d: %s", o->name, o->dev, isa_strerror(err));
 		sim_stream_set_error(o->s, hipErrorLaunchFailure);
@@ -293,6 +298,15 @@ hipError_t sim_exec_dims_blocks(dim3 grid, dim3 block, size_t shmem,
 	return hipSuccess;
 }
 
+/* The kernel's group_segment_fixed_size (0 without machine code). */
+static uint64_t launch_lds(const struct hipsvm_kernel_info *k)
+{
+	if (!k || !k->has_code)
+		return 0;
+	return (uint64_t)k->kd[0] | (uint64_t)k->kd[1] << 8 | (uint64_t)k->kd[2] << 16 |
+	       (uint64_t)k->kd[3] << 24;
+}
+
 static bool touch_only(void)
 {
 	static uint32_t notice;
@@ -311,6 +325,12 @@ hipError_t sim_exec_launch(const struct sim_launch *l, hipStream_t stream)
 
 	if (!s)
 		return hipErrorInvalidHandle;
+	/* ROCclr sums the launch's dynamic shared memory and the kernel's
+	 * group_segment_fixed_size and refuses more than the device's LDS when
+	 * it captures the arguments; hipamd 5.2.3 returns that as
+	 * hipErrorOutOfMemory, before anything is queued. */
+	if (launch_lds(l->info) + l->dims.shmem > SIM_LDS_BYTES)
+		return hipErrorOutOfMemory;
 	if (!touch_only() && l->info && sim_isa_enqueue(l, s))
 		return hipSuccess;
 	return sim_touch_enqueue(l, s);

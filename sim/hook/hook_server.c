@@ -224,7 +224,12 @@ static int listen_on(const char *name)
 		return -ENAMETOOLONG;
 	memcpy(sa.sun_path, name, n);
 	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	if (name[0] == '@') {
+	if (n == 1 && name[0] == '@') {
+		/* "@" alone: the kernel picks a free abstract name (autobind);
+		 * the caller learns it from socket_name_of, so that the
+		 * shim's auto hook finds the server there. */
+		salen = (socklen_t)offsetof(struct sockaddr_un, sun_path);
+	} else if (name[0] == '@') {
 		sa.sun_path[0] = '\0';	/* abstract: the length says where it ends */
 	} else {
 		int err = clear_stale(name, &sa, salen);
@@ -242,6 +247,25 @@ static int listen_on(const char *name)
 		return err;
 	}
 	return fd;
+}
+
+/* "@" + the name the kernel bound fd to (an autobound abstract name is
+ * five hex digits), into out. 0, or -errno. */
+static int socket_name_of(int fd, char *out, size_t cap)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	size_t n;
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0)
+		return -errno;
+	n = len > offsetof(struct sockaddr_un, sun_path) ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+	if (n < 2 || sa.sun_path[0] != '\0' || n >= cap || memchr(sa.sun_path + 1, '\0', n - 1))
+		return -EINVAL;
+	out[0] = '@';
+	memcpy(out + 1, sa.sun_path + 1, n - 1);
+	out[n] = '\0';
+	return 0;
 }
 
 static void hook_start(void)
@@ -264,6 +288,17 @@ static void hook_start(void)
 			 strerror(-fd));
 		sim.socket_name[0] = '\0';
 		return;
+	}
+	if (!strcmp(sim.socket_name, "@")) {
+		int err = socket_name_of(fd, sim.socket_name, sizeof(sim.socket_name));
+
+		if (err) {
+			sim_warn("HIPSVM_SIM_SOCKET=@: the name the kernel chose cannot be read (%s): "
+				 "no hook server", strerror(-err));
+			close(fd);
+			sim.socket_name[0] = '\0';
+			return;
+		}
 	}
 	hs.listen_fd = fd;
 	for (i = 0; i < MAX_CONN; i++)

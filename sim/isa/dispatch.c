@@ -309,6 +309,13 @@ int isa_dispatch_run(struct isa_dispatch *d)
 	}
 	if (waves > 16)
 		return -ISA_E_LIMIT;
+	/* Refused before anything is allocated: a descriptor that claims
+	 * 256 MiB of LDS or 4 GiB of scratch per lane would otherwise have
+	 * every worker allocate (and clear) it. */
+	if ((uint64_t)k->lds_static + d->dyn_lds > ISA_LDS_MAX)
+		return -ISA_E_LDS;
+	if ((uint64_t)k->scratch * ISA_LANES > ISA_SCRATCH_WAVE_MAX)
+		return -ISA_E_SCRATCH;
 	if (nthreads > ISA_MAX_THREADS)
 		nthreads = ISA_MAX_THREADS;
 	if (nthreads > d->ngroups)
@@ -323,7 +330,7 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		wk[i].lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
 		wk[i].scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
 		if (!wk[i].waves || !wk[i].lds || (k->scratch && !wk[i].scratch)) {
-			d->err = -ISA_E_NOMEM;
+			d->err = k->scratch && !wk[i].scratch ? -ISA_E_SCRATCH : -ISA_E_NOMEM;
 			goto out;
 		}
 	}

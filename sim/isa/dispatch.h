@@ -21,6 +21,11 @@
 #include <pthread.h>
 
 #define ISA_QUANTUM 4096
+/* A workgroup's LDS on gfx90a. */
+#define ISA_LDS_MAX 65536u
+/* The most scratch a wave can have on gfx90a: COMPUTE_TMPRING_SIZE.WAVESIZE
+ * is 13 bits of 1 KiB. Per lane, ISA_SCRATCH_WAVE_MAX / 64. */
+#define ISA_SCRATCH_WAVE_MAX (UINT64_C(8191) * 1024)
 #define ISA_MAX_THREADS 8
 
 /* kernel_code_properties bits (the user SGPRs, in this order) */

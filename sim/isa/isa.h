@@ -76,6 +76,8 @@ enum isa_err {
 	ISA_E_ABORT = 4,	/* stopped from outside (another wave faulted) */
 	ISA_E_LIMIT = 5,	/* beyond what the interpreter sizes (waves per workgroup) */
 	ISA_E_NOMEM = 6,	/* an allocation failed */
+	ISA_E_LDS = 7,		/* more LDS than a workgroup has (ISA_LDS_MAX) */
+	ISA_E_SCRATCH = 8,	/* the scratch (private segment) cannot be allocated */
 };
 
 /* A sentence for -ISA_E_* (or "unknown error"). */

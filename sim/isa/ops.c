@@ -97,6 +97,8 @@ const char *isa_strerror(int err)
 	case ISA_E_ABORT: return "stopped";
 	case ISA_E_LIMIT: return "more waves per workgroup than the interpreter runs";
 	case ISA_E_NOMEM: return "out of memory";
+	case ISA_E_LDS: return "it asks for more LDS than a workgroup has (64 KiB)";
+	case ISA_E_SCRATCH: return "its scratch (private segment) allocation failed";
 	}
 	return "unknown error";
 }

@@ -81,7 +81,11 @@ static void report_option_errors(const struct hipsvm_opt_error *errs, int n, uns
 	for (i = 0; i < n && (unsigned)i < max; i++) {
 		const struct hipsvm_option_desc *d = hipsvm_sim_option_desc(errs[i].id);
 
-		if (errs[i].id == HIPSVM_SIM_O_COUNT || !d)
+		if (errs[i].err == -EPERM)
+			sim_warn("HIPSVM_%s and every other HIPSVM_SIM_ variable ignored: this program "
+				 "runs in secure-execution mode (setuid, setgid or capabilities); the "
+				 "defaults are in force", errs[i].value);
+		else if (errs[i].id == HIPSVM_SIM_O_COUNT || !d)
 			sim_warn("unknown variable HIPSVM_%s ignored", errs[i].value);
 		else
 			sim_warn("bad value \"%s\" for HIPSVM_%s (%s): default \"%s\" used",

@@ -17,6 +17,7 @@
 #include "shared/checkpoint.h"
 #include "shared/hooksrv.h"
 #include "shim/options.h"
+#include "shim/outfile.h"
 #include "shim/outname.h"
 
 #define DEFAULT_REPLY_TIMEOUT_MS 5000
@@ -153,6 +154,9 @@ int hipsvm_hook_open(struct hipsvm_hook *h, const char *path)
 		return -EINVAL;
 	h->is_file = false;
 	fd = path[0] == '/' ? file_open(h, path) : sock_open(h, path);
+	/* Never 0, 1 or 2: a program started with one of them closed would
+	 * have its output (or the shim's warnings) sent to the hook. */
+	fd = hipsvm_fd_above_stdio(fd);
 	if (fd < 0)
 		return fd;
 	h->fd = fd;

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #define KIB HIPSVM_KIB
 #define MIB HIPSVM_MIB
@@ -335,11 +336,25 @@ static bool in_scope(const struct hipsvm_option_table *t, const char *name)
  * error's value holds the variable's name without the HIPSVM_ prefix (what a
  * warning must show) and err is -ENOENT. Names out of t's scope are left alone.
  */
+static int secure_override = -1;
+
+void hipsvm_opt_secure_override(int on)
+{
+	secure_override = on;
+}
+
+bool hipsvm_opt_secure(void)
+{
+	if (secure_override >= 0)
+		return secure_override != 0;
+	return getauxval(AT_SECURE) != 0;
+}
+
 int hipsvm_opt_load(const struct hipsvm_option_table *t, struct hipsvm_optvals o,
 		    char *const *envp, struct hipsvm_opt_error *errs, unsigned max_errs)
 {
 	/* A row's first occurrence wins; seen[] is sized for the larger table. */
-	bool seen[64] = { false };
+	bool seen[64] = { false }, secure = hipsvm_opt_secure();
 	int nerr = 0;
 
 	if (!t || !o.num || t->n > sizeof(seen) / sizeof(seen[0]))
@@ -358,6 +373,17 @@ int hipsvm_opt_load(const struct hipsvm_option_table *t, struct hipsvm_optvals o
 		eq = strchr(var, '=');
 		if (!eq)
 			continue;
+		if (secure) {
+			/* setuid, setgid or file capabilities: the environment
+			 * is the caller's, not the program's owner's (as glibc
+			 * treats its own variables). One error names the first
+			 * variable; every one is ignored. */
+			if (!nerr) {
+				add_error(errs, max_errs, nerr, t->n, -EPERM, name, (size_t)(eq - name));
+				nerr++;
+			}
+			continue;
+		}
 		if (lookup_n(t, name, (size_t)(eq - name), &id)) {
 			add_error(errs, max_errs, nerr, t->n, -ENOENT, name, (size_t)(eq - name));
 			nerr++;

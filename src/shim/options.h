@@ -88,7 +88,7 @@ struct hipsvm_options {
 
 struct hipsvm_opt_error {
 	unsigned id;		/* the row; the table's n for an unknown name */
-	int err;		/* -EINVAL, -ERANGE, -ENAMETOOLONG, -ENOENT */
+	int err;		/* -EINVAL, -ERANGE, -ENAMETOOLONG, -ENOENT, -EPERM (secure) */
 	char value[64];		/* the offending text, truncated */
 };
 
@@ -110,9 +110,18 @@ void hipsvm_opt_defaults(const struct hipsvm_option_table *t, struct hipsvm_optv
 /* One value: 0, or -EINVAL/-ERANGE/-ENAMETOOLONG and v unchanged. */
 int hipsvm_opt_set(const struct hipsvm_option_table *t, struct hipsvm_optvals v, unsigned row,
 		   const char *value);
+/* Whether the process runs in secure-execution mode (getauxval(AT_SECURE):
+ * setuid, setgid, file capabilities, an LSM transition). Then opt_load takes
+ * no variable at all: every HIPSVM_* option names a path, a socket or
+ * changes what the program does, and the environment belongs to whoever
+ * started it. override: 1 or 0 for tests, -1 to ask the kernel again. */
+bool hipsvm_opt_secure(void);
+void hipsvm_opt_secure_override(int on);
 /* Defaults, then every HIPSVM_* variable of envp in t's scope (see
  * hipsvm_option_table; a name in scope but not in the table is an error
- * with id = t->n). Returns the number of errors, up to max_errs described
+ * with id = t->n). In secure-execution mode the defaults only, and one
+ * error (id = t->n, err -EPERM, value the first variable's name) when any
+ * variable of the scope was set. Returns the number of errors, up to max_errs described
  * in errs. No malloc, no getenv, no stdio. */
 int hipsvm_opt_load(const struct hipsvm_option_table *t, struct hipsvm_optvals v,
 		    char *const *envp, struct hipsvm_opt_error *errs, unsigned max_errs);

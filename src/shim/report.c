@@ -7,12 +7,10 @@
 #include "shim/report.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "shim/api.h"
+#include "shim/outfile.h"
 #include "shim/trace.h"
 
 #define G(x) hipsvm_stats_get(&(x))
@@ -202,6 +200,7 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
 	hipsvm_jw_raw(&w, "{");
 	hipsvm_jw_ku64(&w, "runtime_errors", G(s->error[HIPSVM_ERR_RUNTIME]));
 	hipsvm_jw_ku64(&w, "unknown_pointer_frees", G(s->error[HIPSVM_ERR_UNKNOWN_POINTER_FREE]));
+	hipsvm_jw_ku64(&w, "trace_events_lost", m->trace_lost);
 	hipsvm_jw_raw(&w, "}");
 
 	/* every allocating and freeing HIP call that was recorded, by name */
@@ -306,67 +305,20 @@ int hipsvm_report_apply_faults(struct hipsvm_stats *s, const struct hipsvm_reply
 	return (int)n;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* path + ".tmp" + 16 hex digits of (pid, clock, attempt): unique in practice,
- * and O_EXCL settles the rest. */
-static int temp_name(const char *path, unsigned attempt, char *out, size_t cap)
-{
-	struct timespec t;
-	uint64_t v;
-	size_t n = strlen(path);
-	int i;
-
-	if (n + 4 + 16 + 1 > cap)
-		return -ENAMETOOLONG;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	v = ((uint64_t)getpid() << 40) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 30) ^
-	    ((uint64_t)attempt << 56);
-	memcpy(out, path, n);
-	memcpy(out + n, ".tmp", 4);
-	for (i = 0; i < 16; i++)
-		out[n + 4 + i] = "0123456789abcdef"[v >> (60 - 4 * i) & 0xf];
-	out[n + 20] = '\0';
-	return 0;
-}
-
 int hipsvm_report_save(const char *path, const char *buf, size_t len)
 {
-	char tmp[HIPSVM_REPORT_PATH_MAX + 24];
-	unsigned attempt;
-	int fd = -1, rc;
+	struct hipsvm_outfile o;
+	int rc;
 
 	if (!path[0])
 		return -EINVAL;
-	for (attempt = 0; attempt < 8 && fd < 0; attempt++) {
-		rc = temp_name(path, attempt, tmp, sizeof(tmp));
-		if (rc)
-			return rc;
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-		if (fd < 0 && errno != EEXIST)
-			return -errno;
-	}
-	if (fd < 0)
-		return -EEXIST;
-	rc = write_all(fd, buf, len);
-	if (close(fd) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) != 0)
-		rc = -errno;
+	rc = hipsvm_outfile_begin(&o, path, NULL, 0);
 	if (rc)
-		unlink(tmp);
-	return rc;
+		return rc;
+	rc = hipsvm_outfile_write(&o, buf, len);
+	if (rc) {
+		hipsvm_outfile_abort(&o);
+		return rc;
+	}
+	return hipsvm_outfile_commit(&o);
 }

@@ -18,7 +18,6 @@
 #include "shim/stats.h"
 
 #define HIPSVM_REPORT_SCHEMA "hipsvm-report/4"
-#define HIPSVM_REPORT_PATH_MAX 256
 
 struct hipsvm_report_meta {
 	int pid;
@@ -37,6 +36,7 @@ struct hipsvm_report_meta {
 	uint64_t hook_version;
 	unsigned ndev;			/* devices to list (at least max_dev_seen) */
 	const struct hipsvm_policy *pol;	/* quotas */
+	uint64_t trace_lost;		/* trace events no write took (schema 4) */
 };
 
 /* The whole document, NUL-terminated. Length, or -ENOSPC (buf then holds a
@@ -48,11 +48,9 @@ int hipsvm_report_format(const struct hipsvm_stats *s, const struct hipsvm_repor
  * _handled, _dropped, _real) into s. The number of devices found. */
 int hipsvm_report_apply_faults(struct hipsvm_stats *s, const struct hipsvm_reply *r);
 
-/* Writes buf to path so that no one else's file can be hit and a crash
- * never leaves half a document: a new file (O_CREAT | O_EXCL, which never
- * follows a link, mode 0600) in path's directory, then rename() over path
- * (which replaces a link at path, never what it points at). No malloc, no
- * stdio. 0, or -errno (the temporary file is then removed). */
+/* Writes buf to path through outfile.h (a temporary file beside it, 0600,
+ * renamed over it; only an absent path, a link or a regular file of ours is
+ * replaced). No malloc, no stdio. 0, or -errno. */
 int hipsvm_report_save(const char *path, const char *buf, size_t len);
 
 /* The number of devices the report lists. */

@@ -412,6 +412,7 @@ int hipsvm_shim_report(struct hipsvm_shim *s, char *buf, size_t cap)
 		.hook_version = st == HIPSVM_HOOK_CONNECTED ? s->hook_version : 0,
 		.ndev = (unsigned)__atomic_load_n(&s->ndev, __ATOMIC_RELAXED),
 		.pol = &s->policy,
+		.trace_lost = hipsvm_trace_lost(NULL),
 	};
 
 	return hipsvm_report_format(&s->stats, &m, buf, cap);

@@ -14,6 +14,7 @@
 #ifndef HIPSVM_SHIM_H
 #define HIPSVM_SHIM_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,7 +106,7 @@ struct hipsvm_shim {
 	uint32_t gen;			/* bumped in every fork child */
 	uint64_t start_ns;
 	const char *runtime;		/* "sim" | "rocm" | "unknown" */
-	char program[256];
+	char program[PATH_MAX];	/* /proc/self/exe, whole */
 	/* the process's place in a job, for the report (hipsvm_shim_init) */
 	char host[65], rank[64], rocr_visible[128], hip_visible[128];
 	/* Device allocations (shim_devmap.h), made on the first one. */

@@ -6,11 +6,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "shared/fmt.h"
+#include "shim/outfile.h"
+#include "shim/utf8.h"
 
 static void put_c(struct hipsvm_jw *w, char c)
 {
@@ -40,10 +43,12 @@ void hipsvm_jw_raw(struct hipsvm_jw *w, const char *s)
 void hipsvm_jw_str(struct hipsvm_jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
+	size_t left = s ? strlen(s) : 0;
 
 	put_c(w, '"');
-	for (; s && *s; s++) {
+	while (left) {
 		unsigned char c = (unsigned char)*s;
+		size_t k;
 
 		if (c == '"' || c == '\\') {
 			put_c(w, '\\');
@@ -52,14 +57,27 @@ void hipsvm_jw_str(struct hipsvm_jw *w, const char *s)
 			put_c(w, '\\');
 			put_c(w, 'n');
 		} else if (c < 0x20 || c == 0x7f) {
-			/* Control characters; bytes >= 0x80 pass as they are
-			 * (paths are usually UTF-8). */
 			hipsvm_jw_raw(w, "\\u00");
 			put_c(w, hex[c >> 4]);
 			put_c(w, hex[c & 15]);
+		} else if (c >= 0x80) {
+			/* Paths are bytes: a byte that starts no UTF-8
+			 * character becomes U+FFFD, so that the document
+			 * stays valid UTF-8 (docs/report.md, Strings). */
+			k = hipsvm_utf8_len((const unsigned char *)s, left);
+			if (!k) {
+				hipsvm_jw_raw(w, HIPSVM_UTF8_BAD_ESCAPE);
+			} else {
+				for (size_t i = 0; i < k; i++)
+					put_c(w, s[i]);
+				s += k - 1;
+				left -= k - 1;
+			}
 		} else {
 			put_c(w, (char)c);
 		}
+		s++;
+		left--;
 	}
 	put_c(w, '"');
 }
@@ -159,6 +177,11 @@ int hipsvm_trace_format(char *buf, size_t cap, uint64_t ts_ns, const char *ev,
 	return hipsvm_jw_end(&w);
 }
 
+/* Events a write refused (or cut short), and the first errno: the trace is
+ * one stream per process, so one pair per process. */
+static uint64_t lost_events;
+static int lost_err;
+
 int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, unsigned n)
 {
 	char line[HIPSVM_TRACE_LINE_MAX];
@@ -170,13 +193,35 @@ int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, uns
 	len = hipsvm_trace_format(line, sizeof(line), hipsvm_now_ns(), ev, f, n);
 	if (len < 0)
 		return len;
-	wr = write(fd, line, (size_t)len);
+	do
+		wr = write(fd, line, (size_t)len);
+	while (wr < 0 && errno == EINTR);
 	if (wr < 0)
 		rc = -errno;
 	else if (wr != len)
-		rc = -EIO;
+		rc = -ENOSPC;	/* a short write to a regular file: the disk is full */
+	if (rc) {
+		int none = 0;
+
+		__atomic_compare_exchange_n(&lost_err, &none, rc, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+		__atomic_fetch_add(&lost_events, 1, __ATOMIC_RELAXED);
+	}
 	errno = saved;
 	return rc;
+}
+
+uint64_t hipsvm_trace_lost(int *first_err)
+{
+	if (first_err)
+		*first_err = __atomic_load_n(&lost_err, __ATOMIC_RELAXED);
+	return __atomic_load_n(&lost_events, __ATOMIC_RELAXED);
+}
+
+void hipsvm_trace_lost_reset(void)
+{
+	__atomic_store_n(&lost_events, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lost_err, 0, __ATOMIC_RELAXED);
 }
 
 int hipsvm_trace_open(const char *path)
@@ -198,5 +243,7 @@ int hipsvm_trace_open(const char *path)
 		close(fd);
 		return err;
 	}
-	return fd;
+	/* Never on 0, 1 or 2: a program started with stderr closed would get
+	 * every warning written into its trace. */
+	return hipsvm_fd_above_stdio(fd);
 }

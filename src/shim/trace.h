@@ -62,6 +62,11 @@ int hipsvm_trace_format(char *buf, size_t cap, uint64_t ts_ns, const char *ev,
 /* Formats with the CLOCK_MONOTONIC time and writes one line to fd with a
  * single write(). 0 or -errno; errno is preserved. fd < 0 is a no-op. */
 int hipsvm_trace_emit(int fd, const char *ev, const struct hipsvm_tfield *f, unsigned n);
+/* The events emit could not write in this process (a full disk: ENOSPC),
+ * and the first such errno in *first_err (0 when none). Reset in a forked
+ * child whose trace is a file of its own. */
+uint64_t hipsvm_trace_lost(int *first_err);
+void hipsvm_trace_lost_reset(void);
 
 #include "shim/clock.h"	/* hipsvm_now_ns(): the timestamps of the events */
 
@@ -79,7 +84,7 @@ int hipsvm_trace_faults(int fd, struct hipsvm_hook *h, uint64_t gpus,
 /* Opens the trace file for appending, never through a link at its last
  * component (O_NOFOLLOW) and never into anything but a regular file owned by
  * our effective uid (a FIFO or a device is not waited on: O_NONBLOCK). New
- * files get mode 0600. The descriptor, or -errno: -ELOOP a link, -EPERM
+ * files get mode 0600; the descriptor is above 2. The descriptor, or -errno: -ELOOP a link, -EPERM
  * another user's file, -EINVAL not a regular file. */
 int hipsvm_trace_open(const char *path);
 

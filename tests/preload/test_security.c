@@ -5,7 +5,7 @@
  * simulator's socket name, a hook path that names a file, links planted
  * where the trace goes, a file where the simulator's socket goes, a hook
  * server that drips its replies, a main thread that calls pthread_exit, a
- * value too long.
+ * value too long, a setuid program run by another user.
  */
 #include <criterion/criterion.h>
 
@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -321,4 +323,112 @@ Test(security, a_value_too_long_is_named_as_such)
 	cr_expect(strstr(R.err, "longer than 255 bytes; using the default value \"default\""), "%s",
 		  R.err);
 	cr_expect(!strstr(R.err, "(EIO)"), "%s", R.err);
+}
+
+/* ---- secure execution: a setuid-root program run by nobody ---- */
+
+/* Runs path as uid/gid 65534 with env, stdout+stderr into out. The exit
+ * status. */
+static int run_as_nobody(const char *path, char *const *env, char *out, size_t cap)
+{
+	int pfd[2], st = 0;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	cr_assert_eq(pipe(pfd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char *argv[] = { (char *)path, NULL };
+
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(120);
+		execve(path, argv, env);
+		_exit(121);
+	}
+	close(pfd[1]);
+	while (n + 1 < cap && (r = read(pfd[0], out + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+Test(security, a_setuid_program_ignores_every_hipsvm_variable)
+{
+	char d[64], root[96], secret[128], trace[128], sock[128], exe[128], rep[256], trc[256],
+		sck[256], ctl[128], out[16384], buf[256], cmd[512];
+	char *env[] = { rep, trc, sck, "HIPSVM_VERBOSE=1", "HIPSVM_POLICY=map-all", NULL };
+	struct stat st;
+	int code;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: installs a setuid-root program and runs it as nobody");
+	snprintf(d, sizeof(d), "%s", tmpdir());
+	cr_assert_eq(chmod(d, 0755), 0);
+	snprintf(root, sizeof(root), "%s/root-only", d);
+	cr_assert_eq(mkdir(root, 0700), 0);
+	snprintf(secret, sizeof(secret), "%s/secret", root);
+	snprintf(trace, sizeof(trace), "%s/trace.jsonl", root);
+	snprintf(sock, sizeof(sock), "%s/sock", root);
+	put(secret, "root only\n");
+	cr_assert_eq(chmod(secret, 0600), 0);
+	snprintf(exe, sizeof(exe), "%s/suid", d);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", prog("pl_suid"), exe);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(rep, sizeof(rep), "HIPSVM_REPORT=%s", secret);
+	snprintf(trc, sizeof(trc), "HIPSVM_TRACE=%s", trace);
+	snprintf(sck, sizeof(sck), "HIPSVM_SIM_SOCKET=%s", sock);
+
+	/* The control: the same program, not setuid, as nobody, with names it
+	 * may write: the variables are obeyed (the test can see them work). */
+	snprintf(ctl, sizeof(ctl), "%s/ctl.json", d);
+	cr_assert_eq(chmod(d, 0777), 0);
+	snprintf(rep, sizeof(rep), "HIPSVM_REPORT=%s", ctl);
+	snprintf(trc, sizeof(trc), "HIPSVM_TRACE=%s/ctl.jsonl", d);
+	snprintf(sck, sizeof(sck), "HIPSVM_SIM_SOCKET=%s/ctl.sock", d);
+	cr_assert_eq(chmod(exe, 0755), 0);
+	code = run_as_nobody(exe, env, out, sizeof(out));
+	cr_assert_eq(code, 0, "control run: %s", out);
+	cr_assert_eq(stat(ctl, &st), 0, "the control run wrote its report: %s", out);
+	cr_expect(strstr(out, "secure 0"), "%s", out);
+	cr_assert_eq(chmod(d, 0755), 0);
+
+	/* setuid root, run by nobody, told to write into the root-only dir */
+	snprintf(rep, sizeof(rep), "HIPSVM_REPORT=%s", secret);
+	snprintf(trc, sizeof(trc), "HIPSVM_TRACE=%s", trace);
+	snprintf(sck, sizeof(sck), "HIPSVM_SIM_SOCKET=%s", sock);
+	cr_assert_eq(chown(exe, 0, 0), 0);
+	cr_assert_eq(chmod(exe, 04755), 0);
+	code = run_as_nobody(exe, env, out, sizeof(out));
+	cr_assert_eq(code, 0, "%s", out);
+	cr_expect(strstr(out, "secure 1"), "the kernel set AT_SECURE: %s", out);
+	get(secret, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "root only\n", "HIPSVM_REPORT replaced a root-only file: %s", out);
+	cr_expect_neq(stat(trace, &st), 0, "HIPSVM_TRACE created a root-owned file");
+	cr_expect_neq(lstat(sock, &st), 0, "the simulator bound HIPSVM_SIM_SOCKET in a root-only directory");
+	cr_expect_eq(count_lines(out, "secure-execution mode"), 2,
+		     "once for the shim, once for the simulator: %s", out);
+	cr_expect(!strstr(out, "HIPSVM_POLICY="), "HIPSVM_VERBOSE was not obeyed either: %s", out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* HIPSVM_SIM_SOCKET=@: an autobound abstract name; the simulator reports the
+ * name the kernel chose and the shim's auto hook is served there. */
+Test(security, an_autobound_simulator_socket_is_found_by_auto)
+{
+	const char *argv[] = { prog("pl_target"), "partial", NULL };
+	const char *env[] = { "HIPSVM_SIM_SOCKET=@", NULL };
+
+	run(&R, RT_SIM, true, argv, env);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.report, "\"state\":\"connected\""), "%s\n%s", R.report, R.err);
+	cr_expect(!strstr(R.report, "\"path\":\"@\","), "the name is the one bound: %s", R.report);
+	cr_expect_geq(jnum(R.report, SEC("unmaps"), "coordinated"), 2, "%s", R.report);
 }

@@ -184,6 +184,7 @@ Test(conf_module, hipModuleLaunchKernel_checks)
 	hipFunction_t f;
 	void *p[1] = { NULL };
 	void *bad_extra[] = { NULL, NULL, NULL, NULL, NULL };
+	void *p5[5] = { NULL, NULL, NULL, NULL, NULL };
 
 	ASSERT_OK(hipModuleGetFunction(&f, m, "basic"));
 	EXPECT_HIP(hipModuleLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, p, NULL),
@@ -198,6 +199,14 @@ Test(conf_module, hipModuleLaunchKernel_checks)
 		   hipErrorInvalidConfiguration);
 	EXPECT_HIP(hipModuleLaunchKernel(f, 0x10000, 1, 1, 0x10000, 1, 1, 0, NULL, p, NULL),
 		   hipErrorInvalidConfiguration);
+	/* More dynamic shared memory than the device's LDS (its attribute
+	 * says 65536): ROCclr refuses the launch, hipamd says OutOfMemory. */
+	EXPECT_HIP(hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 65537, NULL, p, NULL),
+		   hipErrorOutOfMemory);
+	EXPECT_HIP(hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 256u << 20, NULL, p, NULL),
+		   hipErrorOutOfMemory);
+	ASSERT_OK(hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 65536, NULL, p5, NULL));
+	ASSERT_OK(hipDeviceSynchronize());
 	ASSERT_OK(hipModuleUnload(m));
 }
 

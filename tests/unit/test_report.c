@@ -44,7 +44,7 @@ static const char golden[] =
 	"\"vmm_reserves\":0,\"vmm_maps\":0,\"vmm_frees\":0},"
 	"\"unmaps\":{\"tracked\":4,\"coordinated\":3,\"uncoordinated\":1,\"partial\":0,"
 	"\"live_svm_unmapped\":1,\"live_svm_unmapped_bytes\":4096,\"reentrant_skipped\":1,\"refused\":0,\"freed_after_unmap\":0,\"by_hip\":0},"
-	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1},"
+	"\"errors\":{\"runtime_errors\":2,\"unknown_pointer_frees\":1,\"trace_events_lost\":0},"
 	"\"apis\":{\"hipMallocManaged\":{\"calls\":1,\"bytes\":100},\"hipFree\":{\"calls\":1},"
 	"\"hipMemCreate\":{\"calls\":1,\"bytes\":300}}}\n";
 
