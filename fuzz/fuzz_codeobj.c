@@ -52,6 +52,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	(void)hipsvm_codeobj_find(co, "");
 	(void)hipsvm_codeobj_find(co, "_Z3addPfS_.kd");
+	/* the loader's view: segments placed and relocated in a zeroed image
+	 * (bounded: a fuzzed span may claim up to 4 GiB) */
+	{
+		uint64_t span = hipsvm_codeobj_image_size(co), addr, sz;
+		uint8_t *img = span && span <= (16u << 20) ? calloc(1, (size_t)span) : NULL;
+
+		if (img) {
+			rc = hipsvm_codeobj_image_write(co, img, 0x7f0000000000ull);
+			if (rc && rc != -EINVAL && rc != -ENOTSUP)
+				abort();
+			free(img);
+		}
+		if (hipsvm_codeobj_symbol(co, "counter", &addr, &sz) == 0 &&
+		    (addr > span || sz > span - addr))
+			abort();
+		(void)hipsvm_codeobj_target(co);
+	}
 	hipsvm_codeobj_free(co);
 	free(buf);
 	return 0;

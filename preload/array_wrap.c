@@ -6,13 +6,6 @@
  */
 #include "wrap.h"
 
-typedef hipError_t (*malloc_array_fn)(hipArray **, const hipChannelFormatDesc *, size_t, size_t,
-				      unsigned);
-typedef hipError_t (*malloc_3d_array_fn)(hipArray **, const hipChannelFormatDesc *, hipExtent,
-					 unsigned);
-typedef hipError_t (*array_create_fn)(hipArray **, const HIP_ARRAY_DESCRIPTOR *);
-typedef hipError_t (*array_3d_create_fn)(hipArray **, const HIP_ARRAY3D_DESCRIPTOR *);
-
 static size_t at_least_1(size_t n)
 {
 	return n ? n : 1;
@@ -35,103 +28,60 @@ static size_t format_bytes(int format, unsigned n)
 	}
 }
 
-static int call_malloc_array(struct hipsvm_call *c)
-{
-	struct a_args *a = c->args;
+/* An array call: its handle keys the entry, size is what it holds. */
+#define ALLOC_ARRAY(api_, size_, flags_, call)					\
+	do {									\
+		struct hipsvm_call c;						\
+		size_t n_ = (size_);						\
+										\
+		hipsvm_call_init(&c, (api_), (void **)array, n_);		\
+		c.flags = (flags_);						\
+		c.keyed = true;							\
+		ALLOC(c, call, array ? *array : NULL, n_);			\
+	} while (0)
 
-	return ((malloc_array_fn)a->real)((hipArray **)c->ptr, a->desc, a->width, a->height,
-					  c->flags);
+HOOK(hipMallocArray, (hipArray **array, const hipChannelFormatDesc *desc, size_t width,
+		      size_t height, unsigned flags),
+     (array, desc, width, height, flags))
+{
+	ALLOC_ARRAY(HIPSVM_API_MALLOC_ARRAY, width * at_least_1(height) * channel_bytes(desc), flags,
+		    real(array, desc, width, height, flags));
 }
 
-HIPSVM_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc,
-					size_t width, size_t height, unsigned flags)
+HOOK(hipMalloc3DArray, (hipArray **array, const hipChannelFormatDesc *desc, hipExtent e,
+			unsigned flags),
+     (array, desc, e, flags))
 {
-	WRAP_BEGIN(hipMallocArray);
-	if (!s)
-		return ((malloc_array_fn)real)(array, desc, width, height, flags);
-	a.desc = desc;
-	a.width = width;
-	a.height = height;
-	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_ARRAY, .ptr = (void **)array,
-				 .size = width * at_least_1(height) * channel_bytes(desc),
-				 .flags = flags, .real = call_malloc_array, .args = &a,
-				 .keyed = true };
-	return run(s, &c, true);
+	ALLOC_ARRAY(HIPSVM_API_MALLOC_3D_ARRAY,
+		    e.width * at_least_1(e.height) * at_least_1(e.depth) * channel_bytes(desc), flags,
+		    real(array, desc, e, flags));
 }
 
-static int call_malloc_3d_array(struct hipsvm_call *c)
+HOOK(hipArrayCreate, (hipArray **array, const HIP_ARRAY_DESCRIPTOR *d), (array, d))
 {
-	struct a_args *a = c->args;
-	hipExtent e = { a->width, a->height, a->depth };
-
-	return ((malloc_3d_array_fn)a->real)((hipArray **)c->ptr, a->desc, e, c->flags);
+	if (!d)
+		return real(array, d);
+	ALLOC_ARRAY(HIPSVM_API_ARRAY_CREATE,
+		    d->Width * at_least_1(d->Height) * format_bytes(d->Format, d->NumChannels), 0,
+		    real(array, d));
 }
 
-HIPSVM_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const hipChannelFormatDesc *desc,
-					  hipExtent e, unsigned flags)
+HOOK(hipArray3DCreate, (hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *d), (array, d))
 {
-	WRAP_BEGIN(hipMalloc3DArray);
-	if (!s)
-		return ((malloc_3d_array_fn)real)(array, desc, e, flags);
-	a.desc = desc;
-	a.width = e.width;
-	a.height = e.height;
-	a.depth = e.depth;
-	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_3D_ARRAY, .ptr = (void **)array,
-				 .size = e.width * at_least_1(e.height) * at_least_1(e.depth) *
-					 channel_bytes(desc),
-				 .flags = flags, .real = call_malloc_3d_array, .args = &a,
-				 .keyed = true };
-	return run(s, &c, true);
+	if (!d)
+		return real(array, d);
+	ALLOC_ARRAY(HIPSVM_API_ARRAY_3D_CREATE,
+		    d->Width * at_least_1(d->Height) * at_least_1(d->Depth) *
+			    format_bytes(d->Format, d->NumChannels),
+		    d->Flags, real(array, d));
 }
 
-static int call_array_create(struct hipsvm_call *c)
+HOOK(hipFreeArray, (hipArray *array), (array))
 {
-	struct a_args *a = c->args;
-
-	return ((array_create_fn)a->real)((hipArray **)c->ptr, a->desc);
+	FREE(HIPSVM_API_FREE_ARRAY, array, real(array));
 }
 
-HIPSVM_EXPORT hipError_t hipArrayCreate(hipArray **array, const HIP_ARRAY_DESCRIPTOR *d)
+HOOK(hipArrayDestroy, (hipArray *array), (array))
 {
-	WRAP_BEGIN(hipArrayCreate);
-	if (!s || !d)
-		return ((array_create_fn)real)(array, d);
-	a.desc = d;
-	struct hipsvm_call c = { .api = HIPSVM_API_ARRAY_CREATE, .ptr = (void **)array,
-				 .size = d->Width * at_least_1(d->Height) *
-					 format_bytes(d->Format, d->NumChannels),
-				 .real = call_array_create, .args = &a, .keyed = true };
-	return run(s, &c, true);
-}
-
-static int call_array_3d_create(struct hipsvm_call *c)
-{
-	struct a_args *a = c->args;
-
-	return ((array_3d_create_fn)a->real)((hipArray **)c->ptr, a->desc);
-}
-
-HIPSVM_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *d)
-{
-	WRAP_BEGIN(hipArray3DCreate);
-	if (!s || !d)
-		return ((array_3d_create_fn)real)(array, d);
-	a.desc = d;
-	struct hipsvm_call c = { .api = HIPSVM_API_ARRAY_3D_CREATE, .ptr = (void **)array,
-				 .size = d->Width * at_least_1(d->Height) * at_least_1(d->Depth) *
-					 format_bytes(d->Format, d->NumChannels),
-				 .flags = d->Flags, .real = call_array_3d_create, .args = &a,
-				 .keyed = true };
-	return run(s, &c, true);
-}
-
-HIPSVM_EXPORT hipError_t hipFreeArray(hipArray *array)
-{
-	return hipsvm_wrap_free(HIPSVM_ROW_hipFreeArray, HIPSVM_API_FREE_ARRAY, array);
-}
-
-HIPSVM_EXPORT hipError_t hipArrayDestroy(hipArray *array)
-{
-	return hipsvm_wrap_free(HIPSVM_ROW_hipArrayDestroy, HIPSVM_API_ARRAY_DESTROY, array);
+	FREE(HIPSVM_API_ARRAY_DESTROY, array, real(array));
 }

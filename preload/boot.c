@@ -252,14 +252,6 @@ static const char *op_sim_socket(void)
 	return f ? f() : NULL;
 }
 
-static int op_malloc_managed(void **p, size_t n, unsigned flags)
-{
-	int (*f)(void **, size_t, unsigned) =
-		(int (*)(void **, size_t, unsigned))hipsvm_real(HIPSVM_ROW_hipMallocManaged);
-
-	return f ? f(p, n, flags) : hipErrorNotInitialized;
-}
-
 /* --- LD_PRELOAD --- */
 
 static bool is_ours(const char *tok, size_t n)
@@ -426,7 +418,6 @@ static void do_boot(void)
 	g.ops.get_device_count = op_get_device_count;
 	g.ops.mem_advise = op_mem_advise;
 	g.ops.get_last_error = op_get_last_error;
-	g.ops.malloc_managed = op_malloc_managed;
 	g.ops.sim_socket = op_sim_socket;
 	program_path(g.program, sizeof(g.program));
 	if (verbose()) {

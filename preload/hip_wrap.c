@@ -1,230 +1,160 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hip_wrap.c - the HIP wrappers. Each is thin: find the real function, hand
- * the call to the core (shim_alloc.c), give back the real call's result and
- * errno untouched. A wrapper re-entered from inside the real runtime (an
- * internal call through the PLT) passes straight through: the outer call
- * is the one that counts.
+ * hip_wrap.c - the HIP wrappers of plain allocations and frees, one HOOK()
+ * each (wrap.h): describe the call to the core, make the real call, tell the
+ * core what came back, give back the real call's result and errno untouched.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "boot.h"
-#include "hip_abi.h"
-#include "shim/shim.h"
-#include "table.h"
 #include "wrap.h"
 
 /* --- allocations --- */
 
-typedef hipError_t (*malloc_fn)(void **, size_t);
-typedef hipError_t (*malloc_flags_fn)(void **, size_t, unsigned);
-typedef hipError_t (*malloc_async_fn)(void **, size_t, hipStream_t);
-typedef hipError_t (*pitch_fn)(void **, size_t *, size_t, size_t);
-typedef hipError_t (*free_fn)(void *);
-typedef hipError_t (*free_async_fn)(void *, hipStream_t);
-typedef hipError_t (*register_fn)(void *, size_t, unsigned);
-
-
-static int call_malloc(struct hipsvm_call *c)
+hipError_t hipsvm_wrap_managed(struct hipsvm_shim *s, struct hipsvm_call *c)
 {
-	return ((malloc_fn)((struct a_args *)c->args)->real)(c->ptr, c->size);
+	hipError_t (*managed)(void **, size_t, unsigned) =
+		REAL(hipMallocManaged, hipError_t (*)(void **, size_t, unsigned));
+	hipError_t rc;
+	int e;
+
+	rc = managed ? managed(c->ptr, c->size, hipMemAttachGlobal) : hipErrorOutOfMemory;
+	e = errno;
+	hipsvm_alloc_end(s, c, rc, rc == hipSuccess ? *c->ptr : NULL, c->size);
+	errno = e;
+	return c->rc;
 }
 
-static int call_malloc_flags(struct hipsvm_call *c)
+/* hipMalloc and the calls of its shape: (void **ptr, size_t size[, flags]) */
+#define ALLOC_PLAIN(api_, flags_, call)						\
+	do {									\
+		struct hipsvm_call c;						\
+										\
+		hipsvm_call_init(&c, (api_), ptr, size);			\
+		c.flags = (flags_);						\
+		ALLOC(c, call, ptr ? *ptr : NULL, size);			\
+	} while (0)
+
+HOOK(hipMalloc, (void **ptr, size_t size), (ptr, size))
 {
-	return ((malloc_flags_fn)((struct a_args *)c->args)->real)(c->ptr, c->size, c->flags);
+	ALLOC_PLAIN(HIPSVM_API_MALLOC, 0, real(ptr, size));
 }
 
-static int call_malloc_async(struct hipsvm_call *c)
+HOOK(hipMallocManaged, (void **ptr, size_t size, unsigned flags), (ptr, size, flags))
 {
-	struct a_args *a = c->args;
-
-	return ((malloc_async_fn)a->real)(c->ptr, c->size, a->stream);
+	ALLOC_PLAIN(HIPSVM_API_MALLOC_MANAGED, flags, real(ptr, size, flags));
 }
 
-static int call_pitch(struct hipsvm_call *c)
+HOOK(hipHostMalloc, (void **ptr, size_t size, unsigned flags), (ptr, size, flags))
 {
-	struct a_args *a = c->args;
-	int rc = ((pitch_fn)a->real)(c->ptr, a->pitch, a->width, a->height);
-
-	/* What the allocation covers: the pitch the runtime chose, per row. */
-	c->size = rc == hipSuccess && a->pitch ? *a->pitch * a->height : 0;
-	return rc;
+	ALLOC_PLAIN(HIPSVM_API_HOST_MALLOC, flags, real(ptr, size, flags));
 }
 
-static int call_free(struct hipsvm_call *c)
+HOOK(hipHostAlloc, (void **ptr, size_t size, unsigned flags), (ptr, size, flags))
 {
-	return ((free_fn)((struct a_args *)c->args)->real)(*c->ptr);
+	ALLOC_PLAIN(HIPSVM_API_HOST_ALLOC, flags, real(ptr, size, flags));
 }
 
-static int call_free_async(struct hipsvm_call *c)
+HOOK(hipMallocHost, (void **ptr, size_t size), (ptr, size))
 {
-	struct a_args *a = c->args;
-
-	return ((free_async_fn)a->real)(*c->ptr, a->stream);
+	ALLOC_PLAIN(HIPSVM_API_MALLOC_HOST, 0, real(ptr, size));
 }
 
-static int call_register(struct hipsvm_call *c)
+HOOK(hipMemAllocHost, (void **ptr, size_t size), (ptr, size))
 {
-	return ((register_fn)((struct a_args *)c->args)->real)(*c->ptr, c->size, c->flags);
+	ALLOC_PLAIN(HIPSVM_API_MEM_ALLOC_HOST, 0, real(ptr, size));
 }
 
-
-HIPSVM_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+HOOK(hipExtMallocWithFlags, (void **ptr, size_t size, unsigned flags), (ptr, size, flags))
 {
-	WRAP_BEGIN(hipMalloc);
-	if (!s)
-		return ((malloc_fn)real)(ptr, size);
-	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC, .ptr = ptr, .size = size,
-				 .real = call_malloc, .args = &a };
-	return run(s, &c, true);
+	ALLOC_PLAIN(flags == hipMallocSignalMemory ? HIPSVM_API_EXT_MALLOC_SIGNAL :
+						     HIPSVM_API_EXT_MALLOC_WITH_FLAGS,
+		    flags, real(ptr, size, flags));
 }
 
-HIPSVM_EXPORT hipError_t hipMallocManaged(void **ptr, size_t size, unsigned flags)
+HOOK(hipMallocAsync, (void **ptr, size_t size, hipStream_t stream), (ptr, size, stream))
 {
-	WRAP_BEGIN(hipMallocManaged);
-	if (!s)
-		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_MANAGED, .ptr = ptr, .size = size, .flags = flags,
-				 .real = call_malloc_flags, .args = &a };
-	return run(s, &c, true);
+	ALLOC_PLAIN(HIPSVM_API_MALLOC_ASYNC, 0, real(ptr, size, stream));
 }
 
-HIPSVM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned flags)
+/* What a pitched allocation covers: the pitch the runtime chose, per row. */
+HOOK(hipMallocPitch, (void **ptr, size_t *pitch, size_t width, size_t height),
+     (ptr, pitch, width, height))
 {
-	WRAP_BEGIN(hipHostMalloc);
-	if (!s)
-		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { .api = HIPSVM_API_HOST_MALLOC, .ptr = ptr, .size = size, .flags = flags,
-				 .real = call_malloc_flags, .args = &a };
-	return run(s, &c, true);
+	struct hipsvm_call c;
+
+	hipsvm_call_init(&c, HIPSVM_API_MALLOC_PITCH, ptr, width * height);
+	ALLOC(c, real(ptr, pitch, width, height), ptr ? *ptr : NULL, pitch ? *pitch * height : 0);
 }
 
-HIPSVM_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned flags)
+HOOK(hipMemAllocPitch, (void **ptr, size_t *pitch, size_t width, size_t height, unsigned elem),
+     (ptr, pitch, width, height, elem))
 {
-	WRAP_BEGIN(hipHostAlloc);
-	if (!s)
-		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { .api = HIPSVM_API_HOST_ALLOC, .ptr = ptr, .size = size, .flags = flags,
-				 .real = call_malloc_flags, .args = &a };
-	return run(s, &c, true);
+	struct hipsvm_call c;
+
+	hipsvm_call_init(&c, HIPSVM_API_MEM_ALLOC_PITCH, ptr, width * height);
+	ALLOC(c, real(ptr, pitch, width, height, elem), ptr ? *ptr : NULL,
+	      pitch ? *pitch * height : 0);
 }
 
-HIPSVM_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
+/* The pointer comes back inside the pitched pointer. */
+HOOK(hipMalloc3D, (hipPitchedPtr *pp, hipExtent extent), (pp, extent))
 {
-	WRAP_BEGIN(hipMallocHost);
-	if (!s)
-		return ((malloc_fn)real)(ptr, size);
-	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_HOST, .ptr = ptr, .size = size,
-				 .real = call_malloc, .args = &a };
-	return run(s, &c, true);
+	struct hipsvm_call c;
+	void *p = NULL;
+
+	hipsvm_call_init(&c, HIPSVM_API_MALLOC_3D, pp ? &p : NULL,
+			 extent.width * extent.height * extent.depth);
+	ALLOC(c, real(pp, extent), pp ? pp->ptr : NULL,
+	      pp ? pp->pitch * (extent.height ? extent.height : 1) *
+			   (extent.depth ? extent.depth : 1) : 0);
 }
 
-HIPSVM_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned flags)
+/* The core keys the entry by the pointer given. */
+HOOK(hipHostRegister, (void *host, size_t size, unsigned flags), (host, size, flags))
 {
-	WRAP_BEGIN(hipExtMallocWithFlags);
-	if (!s)
-		return ((malloc_flags_fn)real)(ptr, size, flags);
-	struct hipsvm_call c = { .api = flags == hipMallocSignalMemory ? HIPSVM_API_EXT_MALLOC_SIGNAL : HIPSVM_API_EXT_MALLOC_WITH_FLAGS, .ptr = ptr, .size = size, .flags = flags,
-				 .real = call_malloc_flags, .args = &a };
-	return run(s, &c, true);
-}
+	struct hipsvm_call c;
 
-HIPSVM_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
-{
-	WRAP_BEGIN(hipMallocPitch);
-	if (!s)
-		return ((pitch_fn)real)(ptr, pitch, width, height);
-	a.pitch = pitch;
-	a.width = width;
-	a.height = height;
-	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_PITCH, .ptr = ptr, .size = width * height,
-				 .real = call_pitch, .args = &a };
-	return run(s, &c, true);
-}
-
-HIPSVM_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
-{
-	WRAP_BEGIN(hipMallocAsync);
-	if (!s)
-		return ((malloc_async_fn)real)(ptr, size, stream);
-	a.stream = stream;
-	struct hipsvm_call c = { .api = HIPSVM_API_MALLOC_ASYNC, .ptr = ptr, .size = size,
-				 .real = call_malloc_async, .args = &a };
-	return run(s, &c, true);
-}
-
-HIPSVM_EXPORT hipError_t hipHostRegister(void *host, size_t size, unsigned flags)
-{
-	WRAP_BEGIN(hipHostRegister);
-	if (!s)
-		return ((register_fn)real)(host, size, flags);
-	struct hipsvm_call c = { .api = HIPSVM_API_HOST_REGISTER, .ptr = &host, .size = size, .flags = flags,
-				 .real = call_register, .args = &a };
-	return run(s, &c, true);
+	hipsvm_call_init(&c, HIPSVM_API_HOST_REGISTER, &host, size);
+	c.flags = flags;
+	ALLOC(c, real(host, size, flags), host, size);
 }
 
 /* --- frees --- */
 
-hipError_t hipsvm_wrap_free(enum hipsvm_row_id id, enum hipsvm_api api, void *p)
+HOOK(hipFree, (void *p), (p))
 {
-	void *real = hipsvm_real(id);
-	struct hipsvm_shim *s;
-	struct a_args a = { 0 };
-
-	if (!real)
-		return hipsvm_missing(id);
-	s = enter();
-	if (!s)
-		return ((free_fn)real)(p);
-	a.real = real;
-	struct hipsvm_call c = { .api = api, .ptr = &p, .size = 0,
-				 .real = call_free, .args = &a };
-	return run(s, &c, false);
+	FREE(HIPSVM_API_FREE, p, real(p));
 }
 
-HIPSVM_EXPORT hipError_t hipFree(void *p)
+HOOK(hipHostFree, (void *p), (p))
 {
-	return hipsvm_wrap_free(HIPSVM_ROW_hipFree, HIPSVM_API_FREE, p);
+	FREE(HIPSVM_API_HOST_FREE, p, real(p));
 }
 
-HIPSVM_EXPORT hipError_t hipHostFree(void *p)
+HOOK(hipFreeHost, (void *p), (p))
 {
-	return hipsvm_wrap_free(HIPSVM_ROW_hipHostFree, HIPSVM_API_HOST_FREE, p);
+	FREE(HIPSVM_API_HOST_FREE, p, real(p));
 }
 
-HIPSVM_EXPORT hipError_t hipFreeHost(void *p)
+HOOK(hipHostUnregister, (void *p), (p))
 {
-	return hipsvm_wrap_free(HIPSVM_ROW_hipFreeHost, HIPSVM_API_HOST_FREE, p);
+	FREE(HIPSVM_API_HOST_UNREGISTER, p, real(p));
 }
 
-HIPSVM_EXPORT hipError_t hipHostUnregister(void *p)
+HOOK(hipFreeAsync, (void *p, hipStream_t stream), (p, stream))
 {
-	return hipsvm_wrap_free(HIPSVM_ROW_hipHostUnregister, HIPSVM_API_HOST_UNREGISTER, p);
-}
-
-HIPSVM_EXPORT hipError_t hipFreeAsync(void *p, hipStream_t stream)
-{
-	WRAP_BEGIN(hipFreeAsync);
-	if (!s)
-		return ((free_async_fn)real)(p, stream);
-	a.stream = stream;
-	struct hipsvm_call c = { .api = HIPSVM_API_FREE_ASYNC, .ptr = &p, .size = 0,
-				 .real = call_free_async, .args = &a };
-	return run(s, &c, false);
+	FREE(HIPSVM_API_FREE_ASYNC, p, real(p, stream));
 }
 
 /* --- hipGetProcAddress (ROCm 6.1+) --- */
 
-typedef hipError_t (*gpa_fn)(const char *, void **, int, uint64_t, void *);
-
 /* Pointers handed out by the runtime skip the PLT, and so the shim: give the
  * shim's wrapper instead, and keep the runtime's as the real function. */
-HIPSVM_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int version,
-					   uint64_t flags, void *status)
+HOOK_DECLARE(hipGetProcAddress, (const char *symbol, void **pfn, int version, uint64_t flags,
+				 void *status))
 {
-	gpa_fn real = REAL(hipGetProcAddress, gpa_fn);
+	hipGetProcAddress_fn real = (hipGetProcAddress_fn)hipsvm_real(HIPSVM_ROW_hipGetProcAddress);
 	struct hipsvm_row *row;
 	hipError_t rc;
 	int saved;

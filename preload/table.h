@@ -6,8 +6,9 @@
  * whether the shim exports a wrapper for it (hooked) and whether a runtime
  * may lack it (optional: hipGetProcAddress before ROCm 6.1, hipFreeHost...),
  * and the real pointer, resolved on first use through the seam
- * (seam.h). The exported wrappers are exactly the hooked rows; the version
- * script (libhipsvm.map) and tests/preload/test_exports check it.
+ * (seam.h). The exported wrappers are exactly the hooked rows: the version
+ * script is made from them (gen-map.py) and tests/preload/test_exports
+ * checks it against what the library exports.
  */
 #ifndef HIPSVM_PRELOAD_TABLE_H
 #define HIPSVM_PRELOAD_TABLE_H

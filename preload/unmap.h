@@ -2,14 +2,14 @@
 /*
  * unmap.h - the one path of the unmap family (unmap_wrap.c): munmap,
  * mremap, madvise that drops pages, mmap(MAP_FIXED) and shmdt (shm_wrap.c)
- * each describe their call in a struct hipsvm_unmap_call and hand it to
- * hipsvm_unmap_call_run, which is written once:
+ * each describe their call in a struct hipsvm_unmap_call (shim.h) and hand
+ * it to hipsvm_unmap_call_run, which is written once:
  *
  *   guard (already inside the shim: the system call, counted if tracked)
- *   -> tracked? (else the real function) -> refused on its arguments? (the
- *   real function, counted) -> begin (set) -> the real call -> end (drain,
- *   clear, the registry loses what the call took), errno as the real call
- *   left it.
+ *   -> the core's begin (tracked? refused on its arguments? else set) ->
+ *   the real call -> the core's end (drain, clear, the registry loses what
+ *   the call took), errno as the real call left it. The decisions are the
+ *   core's (src/shim/shim_unmap.c); this path only makes the calls.
  *
  * Before it, each wrapper answers the common case inline: nothing tracked
  * in the range (hipsvm_unmap_untracked: two thread-local loads, two loads
@@ -28,19 +28,6 @@
 #include "boot.h"
 #include "shim/gfilter.h"
 #include "shim/shim.h"
-
-struct hipsvm_unmap_call {
-	enum hipsvm_unmap_op op;	/* MUNMAP, MREMAP, MADVISE, MMAP_FIXED, SHMDT */
-	bool takes;		/* the call may take memory (madvise: drops pages;
-				 * mmap: MAP_FIXED); false: passes through */
-	void *addr;		/* the range it may take (shmdt: len found later) */
-	size_t len;
-	/* the call's other arguments */
-	int prot, flags, fd, advice;
-	off_t off;
-	size_t new_size;	/* mremap */
-	void *new_addr;		/* mremap with MREMAP_FIXED */
-};
 
 /* The real call's result: an int (munmap, madvise, shmdt) or a pointer
  * (mmap, mremap), as a long. */

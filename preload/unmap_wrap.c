@@ -76,12 +76,7 @@ static int real_shmdt(const void *addr)
 	return f ? f(addr) : hipsvm_sys_shmdt(addr);
 }
 
-/* ---- the operation, described once per call ---- */
-
-static bool returns_pointer(enum hipsvm_unmap_op op)
-{
-	return op == HIPSVM_UNMAP_MMAP_FIXED || op == HIPSVM_UNMAP_MREMAP;
-}
+/* ---- the call, made once per call ---- */
 
 /* The call itself: the real function, or (sys) the system call, for a
  * call made from inside the shim. */
@@ -108,123 +103,40 @@ static long perform(const struct hipsvm_unmap_call *c, bool sys)
 	}
 }
 
-static bool succeeded(const struct hipsvm_unmap_call *c, long r)
-{
-	return returns_pointer(c->op) ? (void *)r != MAP_FAILED : r == 0;
-}
-
-/* The kernel's refusal on the arguments alone (unmap_args.h), or 0. */
-static int refusal(const struct hipsvm_unmap_call *c)
-{
-	struct hipsvm_vm_limits l;
-	uintptr_t a = (uintptr_t)c->addr;
-
-	hipsvm_seam_vm_limits(&l);
-	switch (c->op) {
-	case HIPSVM_UNMAP_MUNMAP:
-		return hipsvm_munmap_refusal(&l, a, c->len);
-	case HIPSVM_UNMAP_MMAP_FIXED:
-		return hipsvm_mmap_refusal(&l, a, c->len, c->flags, c->off);
-	case HIPSVM_UNMAP_MREMAP:
-		return hipsvm_mremap_refusal(&l, a, c->len, c->new_size, c->flags,
-					     (uintptr_t)c->new_addr);
-	case HIPSVM_UNMAP_MADVISE:
-		return hipsvm_madvise_refusal(&l, a, c->len);
-	default:
-		return 0;	/* shmdt: its extent was read from the kernel */
-	}
-}
-
-/* What a successful call took from the address space, for the registry:
- * madvise drops pages but keeps the mapping and the allocation (nothing);
- * mremap takes the old range when it moved and the tail when it shrank. */
-static void taken(const struct hipsvm_unmap_call *c, long r, uintptr_t *a, size_t *n)
-{
-	*a = (uintptr_t)c->addr;
-	*n = c->len;
-	if (c->op == HIPSVM_UNMAP_MADVISE) {
-		*n = 0;
-	} else if (c->op == HIPSVM_UNMAP_MREMAP) {
-		if ((void *)r == MAP_FAILED) {
-			*n = 0;
-		} else if ((void *)r == c->addr) {
-			*n = c->new_size < c->len ? c->len - c->new_size : 0;
-			*a += c->new_size;
-		}
-	}
-}
-
-/* Could the call take tracked SVM memory (or memory being freed by this
- * thread's hipFree)? shmdt learns its extent here. */
-static bool tracked(struct hipsvm_shim *s, struct hipsvm_unmap_call *c)
-{
-	uint32_t m = HIPSVM_SVM_KIND_MASK;
-
-	if (c->op == HIPSVM_UNMAP_SHMDT) {
-		if (!hipsvm_reg_count(s->reg))
-			return false;
-		c->len = hipsvm_shm_extent((uintptr_t)c->addr);
-		return c->len && hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, m);
-	}
-	if (UNLIKELY(hipsvm_tls.freeing != NULL))
-		return true;
-	if (hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, m))
-		return true;
-	return c->op == HIPSVM_UNMAP_MREMAP && (c->flags & MREMAP_FIXED) &&
-	       hipsvm_reg_touches(s->reg, (uintptr_t)c->new_addr, c->new_size, m);
-}
-
-/* A call while this thread is already inside the shim: a signal handler
- * that interrupted the unmap path, or an allocator called from dlsym or
- * from the registry. Straight to the system call; if it takes tracked
- * memory, count it (the registry keeps the stale entry until the free).
- * (shmdt's extent is not read from here.) */
-static long reentered(const struct hipsvm_unmap_call *c)
-{
-	struct hipsvm_shim *s = hipsvm_ready();
-
-	if (c->takes && c->op != HIPSVM_UNMAP_SHMDT && s &&
-	    hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, HIPSVM_SVM_KIND_MASK) != 0)
-		hipsvm_unmap_reentered(s);
-	return perform(c, true);
-}
-
+/* The core decides (shim.h, hipsvm_unmap_call_begin); this file only
+ * makes the calls. A call while this thread is already inside the shim (a
+ * signal handler that interrupted the unmap path, an allocator called from
+ * dlsym or from the registry) goes straight to the system call (shmdt's
+ * extent is not read from there). */
 long hipsvm_unmap_call_run(struct hipsvm_unmap_call *c)
 {
+	struct hipsvm_vm_limits limits;
 	struct hipsvm_unmap u, t;
 	struct hipsvm_shim *s;
-	bool active, tactive = false;
 	long r;
-	int saved;
 
-	if (UNLIKELY(hipsvm_tls.guard))
-		return reentered(c);
+	if (UNLIKELY(hipsvm_tls.guard)) {
+		s = hipsvm_ready();
+		if (s)
+			hipsvm_unmap_call_reentered(s, c);
+		return perform(c, true);
+	}
 	s = hipsvm_ready();
-	if (!c->takes || !s || !tracked(s, c))
+	if (!c->takes || !s)
 		return perform(c, false);
-	/* The kernel would refuse it: it unmaps nothing, so it must not
-	 * take anything from the GPUs either. */
-	if (refusal(c)) {
-		hipsvm_unmap_refused(s);
+	if (c->op == HIPSVM_UNMAP_SHMDT) {
+		if (!hipsvm_unmap_call_needs_extent(s))
+			return perform(c, false);
+		c->len = hipsvm_shm_extent((uintptr_t)c->addr);
+	}
+	hipsvm_seam_vm_limits(&limits);
+	if (!hipsvm_unmap_call_begin(s, c, &u, &t, &limits))
 		return perform(c, false);
+	{
+		HIPSVM_GUARDED();
+		r = perform(c, false);
+		hipsvm_unmap_call_end(s, c, &u, &t, r);
 	}
-	HIPSVM_GUARDED();
-	active = hipsvm_unmap_begin(s, &u, c->op, (uintptr_t)c->addr, c->len);
-	/* With MREMAP_FIXED whatever was at the new address is unmapped too. */
-	if (!active && c->op == HIPSVM_UNMAP_MREMAP && (c->flags & MREMAP_FIXED))
-		tactive = hipsvm_unmap_begin(s, &t, c->op, (uintptr_t)c->new_addr, c->new_size);
-	r = perform(c, false);
-	saved = errno;
-	if (active) {
-		uintptr_t a;
-		size_t n;
-
-		taken(c, r, &a, &n);
-		hipsvm_unmap_end(s, &u, succeeded(c, r), a, n);
-	}
-	if (tactive)
-		hipsvm_unmap_end(s, &t, succeeded(c, r), (uintptr_t)c->new_addr, c->new_size);
-	errno = saved;
 	return r;
 }
 

@@ -76,6 +76,7 @@ enum sim_role {
 	SIM_ROLE_IPC,		/* opened from an IPC handle: hipIpcCloseMemHandle frees it */
 	SIM_ROLE_ARRAY,		/* an array's storage: owner = the array */
 	SIM_ROLE_SYMBOL,	/* a device variable's storage */
+	SIM_ROLE_CODE,		/* a loaded code object (exec/loader.c), a hostcall buffer */
 	SIM_ROLE_COUNT,
 };
 
@@ -331,7 +332,7 @@ hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t 
 bool sim_range_mapped(uintptr_t lo, uintptr_t hi);
 
 /* ---- symbol.c: __hipRegisterVar's variables ---- */
-void sim_symbol_register(const void *host_var, const char *name, size_t size);
+void sim_symbol_register(void **fatbin, const void *host_var, const char *name, size_t size);
 
 /* Does dev have a stream (its null stream included)? ROCm's "active". */
 int sim_device_active(int dev);
@@ -354,6 +355,25 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio);
 /* The CU mask a stream was created with (at most 4 words); words kept. */
 void sim_stream_set_cu_mask(struct sim_stream *s, const uint32_t *mask, unsigned words);
 unsigned sim_stream_cu_mask(const struct sim_stream *s, uint32_t *mask);
+
+/* ---- exec/loader.c: code objects in GPU memory, per device ---- */
+struct hipsvm_codeobj;
+struct hipsvm_kernel_info;
+void sim_loader_reset(void);
+/* A code object whose kernels and variables are to live in GPU memory
+ * (loaded per device at first use); remove unloads it everywhere. */
+void sim_loader_add(const struct hipsvm_codeobj *co);
+void sim_loader_remove(const struct hipsvm_codeobj *co);
+/* The kernel as loaded on dev (code in the image, code_vaddr its address
+ * there); the file's copy when its code object cannot be loaded. */
+const struct hipsvm_kernel_info *sim_loader_kernel(const struct hipsvm_kernel_info *info, int dev);
+/* A variable of co in its image on dev: 0, or -ENOENT (no such variable,
+ * or no image), -ENOMEM, -ENOTSUP (relocations the loader lacks). */
+int sim_loader_symbol(const struct hipsvm_codeobj *co, const char *name, int dev, void **addr,
+		      size_t *size);
+/* launch.c: the code object of a registered fat binary (NULL: none for the
+ * device), chosen at first use. */
+const struct hipsvm_codeobj *sim_fatbin_codeobj(void **handle);
 
 /* ---- launch.c (a launch itself goes to sim/exec/exec.h) ---- */
 struct hipsvm_kernel_info;

@@ -96,8 +96,10 @@ SIM_API void __hipUnregisterFatBinary(void **handle)
 	if (*mp)
 		*mp = m->next;
 	pthread_mutex_unlock(&reg_lock);
-	if (m->co)
+	if (m->co) {
+		sim_loader_remove(m->co);
 		hipsvm_codeobj_free(m->co);
+	}
 	free(m);
 }
 
@@ -127,11 +129,11 @@ SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev
 	pthread_mutex_unlock(&reg_lock);
 }
 
-/* Device variables get device memory of their own on first use (symbol.c). */
+/* Device variables live in the code object's image on each device (symbol.c). */
 SIM_API void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
 			      size_t size, int constant, int global)
 {
-	sim_symbol_register(var, dev_var, size);
+	sim_symbol_register(handle, var, dev_var, size);
 }
 
 /* A __managed__ variable: managed memory holding the initial value. */
@@ -183,11 +185,29 @@ static struct hipsvm_codeobj *module_co(struct sim_module *m)
 	if (!m->loaded) {
 		m->loaded = true;
 		m->load_err = hipsvm_codeobj_load(m->wrapper, sim.target, &m->co);
+		sim_loader_add(m->co);
 		if (m->load_err == -ENOENT && !sim.quiet)
 			sim_warn("a fat binary has no code object for %s: its kernels are not run "
 				 "(ROCm ends such a program with hipErrorNoBinaryForGpu)", sim.target);
 	}
 	return m->co;
+}
+
+const struct hipsvm_codeobj *sim_fatbin_codeobj(void **handle)
+{
+	struct sim_module *m;
+	const struct hipsvm_codeobj *co = NULL;
+
+	if (!handle)
+		return NULL;
+	sim_init();
+	pthread_mutex_lock(&reg_lock);
+	for (m = modules; m && m != (struct sim_module *)handle; m = m->next)
+		;
+	if (m)
+		co = module_co(m);
+	pthread_mutex_unlock(&reg_lock);
+	return co;
 }
 
 const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info **info)

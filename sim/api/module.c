@@ -8,10 +8,10 @@
  * A module is a code object read by sim/codeobj/codeobj.c, as the fat binaries of
  * hipcc programs are; a launch through it touches the allocations its buffer
  * arguments point to, exactly as a <<<>>> launch does (launch.c), whether
- * the arguments come as kernelParams or packed in `extra`. Kernel code is
- * not run. Module globals are not simulated (no device copy of a variable
- * exists): hipModuleGetGlobal answers hipErrorNotFound for every name, as
- * ROCm does for a name the module lacks.
+ * the arguments come as kernelParams or packed in `extra`. The module's
+ * code object is loaded into each device's memory at first use (loader.c):
+ * hipModuleGetGlobal answers a variable's address in that image, and
+ * hipErrorNotFound for a name the module lacks, as ROCm does.
  */
 #include "sim.h"
 
@@ -86,6 +86,7 @@ static hipError_t add_module(hipModule_t *out, struct hipsvm_codeobj *co, void *
 	}
 	m->magic = MOD_MAGIC;
 	m->co = co;
+	sim_loader_add(co);
 	m->image = image;
 	pthread_mutex_lock(&mod_lock);
 	m->next = mods;
@@ -202,6 +203,7 @@ SIM_API hipError_t hipModuleUnload(hipModule_t m)
 		SIM_RETURN(hipErrorNotFound);
 	/* Launches already queued hold the kernel's name and the ranges to
 	 * touch, not the module. */
+	sim_loader_remove(m->co);
 	hipsvm_codeobj_free(m->co);
 	free(m->image);
 	m->magic = 0;
@@ -249,16 +251,33 @@ out:
 	SIM_RETURN(r);
 }
 
+/* The variable in the module's image on the current device (loader.c). */
 SIM_API hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t m,
 				      const char *name)
 {
+	const struct hipsvm_codeobj *co = NULL;
+	void *p;
+	size_t n;
+	int err;
+
 	SIM_INIT_API();
-	(void)m;
 	if (!dptr || !bytes)	/* ROCm: nothing asked, nothing to do */
 		return hipSuccess;
-	if (!name)
+	if (!name)	/* ROCm returns this one directly */
 		return hipErrorInvalidValue;
-	SIM_RETURN(hipErrorNotFound);
+	/* held across the lookup: hipModuleUnload frees the code object */
+	pthread_mutex_lock(&mod_lock);
+	if (m && mod_live(m))
+		co = m->co;
+	err = co ? sim_loader_symbol(co, name, sim_current_device(), &p, &n) : -ENOENT;
+	pthread_mutex_unlock(&mod_lock);
+	if (err == -ENOMEM)
+		SIM_RETURN(hipErrorOutOfMemory);
+	if (err)
+		SIM_RETURN(hipErrorNotFound);
+	*dptr = p;
+	*bytes = n;
+	return hipSuccess;
 }
 
 /* A snapshot of a live function, for a launch or a query. */

@@ -4,9 +4,13 @@
  * hipGetSymbolAddress, hipGetSymbolSize and hipMemcpy{To,From}Symbol*
  * (ROCm's PlatformState::getStatGlobalVar and ihipMemcpySymbol_validate).
  * __hipRegisterVar (launch.c) records each variable by the address of its
- * host shadow; the first use on a device gives it device memory of its own
- * (through the allocation map, so it takes the page-fault path) holding the
- * shadow's initial value, as the code object's copy would. A symbol that
+ * host shadow, with its fat binary and device name. On a device the
+ * variable is the one in its code object's image there (loader.c), where the
+ * kernel reads and writes it. A variable registered without a code object
+ * that has it (no fat binary, none for the device, a stripped name) gets
+ * device memory of its own instead, holding the shadow's initial value: the
+ * host API still works, though no kernel can see it. Either way the memory
+ * is in the allocation map, so it takes the page-fault path. A symbol that
  * was never registered is hipErrorInvalidSymbol.
  */
 #include "sim.h"
@@ -18,8 +22,9 @@
 
 struct sym {
 	const void *host;
+	void **fatbin;		/* __hipRegisterFatBinary's handle, or NULL */
 	size_t size;
-	char name[SYM_NAME_MAX];
+	char *name;
 	void *dev[HIPSVM_MAX_GPUS];
 	pid_t pid[HIPSVM_MAX_GPUS];	/* the process whose runtime made dev[] */
 	struct sym *next;
@@ -28,7 +33,7 @@ struct sym {
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sym *syms;
 
-void sim_symbol_register(const void *host_var, const char *name, size_t size)
+void sim_symbol_register(void **fatbin, const void *host_var, const char *name, size_t size)
 {
 	struct sym *s;
 
@@ -38,8 +43,13 @@ void sim_symbol_register(const void *host_var, const char *name, size_t size)
 	if (!s)
 		return;
 	s->host = host_var;
+	s->fatbin = fatbin;
 	s->size = size;
-	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
+	s->name = strdup(name ? name : "");
+	if (!s->name) {
+		free(s);
+		return;
+	}
 	pthread_mutex_lock(&sym_lock);
 	s->next = syms;
 	syms = s;
@@ -50,6 +60,7 @@ void sim_symbol_register(const void *host_var, const char *name, size_t size)
 static hipError_t resolve(const void *symbol, void **dptr, size_t *size)
 {
 	int dev = sim_current_device();
+	const struct hipsvm_codeobj *co;
 	struct hipsvm_context *c;
 	struct sim_alloc *a;
 	hipError_t e = hipSuccess;
@@ -60,9 +71,19 @@ static hipError_t resolve(const void *symbol, void **dptr, size_t *size)
 	pthread_mutex_lock(&sym_lock);
 	for (s = syms; s && s->host != symbol; s = s->next)
 		;
-	if (!s) {
-		e = hipErrorInvalidSymbol;
-	} else if (!s->dev[dev] || s->pid[dev] != getpid()) {
+	/* records are never freed: s stays valid without the lock */
+	pthread_mutex_unlock(&sym_lock);
+	if (!s)
+		return hipErrorInvalidSymbol;
+	co = sim_fatbin_codeobj(s->fatbin);
+	switch (co ? sim_loader_symbol(co, s->name, dev, dptr, size) : -ENOENT) {
+	case 0:
+		return hipSuccess;
+	case -ENOMEM:
+		return hipErrorOutOfMemory;
+	}
+	pthread_mutex_lock(&sym_lock);
+	if (!s->dev[dev] || s->pid[dev] != getpid()) {
 		c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC, dev);
 		e = c ? sim_alloc_new(s->size ? s->size : 1, HIPSVM_KIND_DEVICE, c->id, dev, 0, NULL,
 				      &a) : hipErrorInvalidDevice;

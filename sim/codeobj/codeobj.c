@@ -11,6 +11,7 @@
 #include "codeobj_read.h"
 #include "codeobj_code.h"
 #include "codeobj_target.h"
+#include "codeobj_image.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -247,8 +248,11 @@ static int attach(const struct buf *b, struct hipsvm_codeobj *co)
 		return -ENOMEM;
 	memcpy(co->image, b->p, b->size);
 	co->image_size = b->size;
-	for (unsigned i = 0; i < co->n; i++)
+	for (unsigned i = 0; i < co->n; i++) {
 		hipsvm_codeobj_find_code(co->image, b->size, co->k[i].fullname, &co->k[i].info);
+		co->k[i].info.co = co;
+		co->k[i].info.index = i;
+	}
 	return 0;
 }
 
@@ -570,6 +574,43 @@ bool hipsvm_target_compatible(const char *code_object, const char *device)
 
 	return code_object && device && tid_parse(code_object, strlen(code_object), &c) &&
 	       tid_parse(device, strlen(device), &d) && tid_compatible(&c, &d);
+}
+
+uint64_t hipsvm_codeobj_image_size(const struct hipsvm_codeobj *co)
+{
+	struct buf b;
+
+	if (!co || !co->image)
+		return 0;
+	b = (struct buf){ co->image, co->image_size };
+	return img_span(&b);
+}
+
+int hipsvm_codeobj_image_write(const struct hipsvm_codeobj *co, void *dst, uint64_t base)
+{
+	uint64_t span = hipsvm_codeobj_image_size(co);
+	struct buf b;
+
+	if (!span || !dst)
+		return -EINVAL;
+	b = (struct buf){ co->image, co->image_size };
+	return img_write(&b, dst, span, base);
+}
+
+int hipsvm_codeobj_symbol(const struct hipsvm_codeobj *co, const char *name, uint64_t *addr,
+			  uint64_t *size)
+{
+	uint64_t span = hipsvm_codeobj_image_size(co), a, n;
+	struct buf b;
+
+	if (!span || !name)
+		return -ENOENT;
+	b = (struct buf){ co->image, co->image_size };
+	if (!img_find(&b, name, &a, &n) || a > span || n > span - a)
+		return -ENOENT;
+	*addr = a;
+	*size = n;
+	return 0;
 }
 
 unsigned hipsvm_codeobj_count(const struct hipsvm_codeobj *co)

@@ -71,9 +71,17 @@ struct hipsvm_kernel_info {
 	const uint8_t *code;
 	size_t code_size;
 	uint64_t code_vaddr;
+	/* the whole executable section holding the entry: the functions the
+	 * kernel calls are there too */
+	const uint8_t *text;
+	size_t text_size;
+	uint64_t text_vaddr;
 	/* hidden arguments the kernel uses, by kind (bit per HIPSVM_HIDDEN_*) */
 	uint32_t hidden_mask;
 	uint32_t hidden_off[8];
+	/* the code object it belongs to, and its index there */
+	const struct hipsvm_codeobj *co;
+	unsigned index;
 };
 
 /* .value_kind of the hidden arguments the interpreter fills in */
@@ -111,6 +119,20 @@ bool hipsvm_target_compatible(const char *code_object, const char *device);
 /* By .name (mangled) or by .symbol ("<name>.kd"); NULL when absent. */
 const struct hipsvm_kernel_info *hipsvm_codeobj_find(const struct hipsvm_codeobj *co,
 						     const char *name);
+
+/*
+ * The loaded image (codeobj_image.h): its size in bytes (from address 0 to
+ * the end of the last PT_LOAD segment; 0 when there is none), and its bytes
+ * for a load at `base`, written into dst (image_size bytes, zeroed by the
+ * caller): segments copied, dynamic relocations applied. 0, -EINVAL
+ * (malformed), -ENOTSUP (a relocation the loader does not know).
+ */
+uint64_t hipsvm_codeobj_image_size(const struct hipsvm_codeobj *co);
+int hipsvm_codeobj_image_write(const struct hipsvm_codeobj *co, void *dst, uint64_t base);
+
+/* A device variable by name: its offset in the image and size; -ENOENT. */
+int hipsvm_codeobj_symbol(const struct hipsvm_codeobj *co, const char *name, uint64_t *addr,
+			  uint64_t *size);
 
 /* Number of kernels and the i-th one (NULL when out of range). */
 unsigned hipsvm_codeobj_count(const struct hipsvm_codeobj *co);

@@ -129,6 +129,9 @@ static inline void hipsvm_codeobj_find_code(const uint8_t *image, size_t size, c
 	if (have_fn && fn_addr == entry && fn_size && fn_size <= info->code_size)
 		info->code_size = fn_size;
 	info->code_vaddr = entry;
+	info->text = image + code_sec.off;
+	info->text_size = code_sec.size;
+	info->text_vaddr = code_sec.addr;
 	info->has_code = true;
 }
 

@@ -17,6 +17,7 @@
  * queues a stream operation that runs every workgroup.
  */
 #include "run.h"
+#include "hostcall.h"
 #include "runtime/step.h"
 
 #include <errno.h>
@@ -27,7 +28,7 @@ struct kcache {
 	struct kcache *next;
 	uint8_t kd[64];
 	uint8_t *code;
-	size_t code_size;
+	size_t code_size, entry;
 	uint64_t code_vaddr;
 	struct isa_kernel k;
 	bool ok;
@@ -47,27 +48,43 @@ static void isa_reset(void)
 }
 SIM_STEP(isa, .reset = isa_reset);
 
+/*
+ * The code a kernel runs in: the whole executable section of its code
+ * object when known (the functions it calls are there), entered at the
+ * kernel's entry; otherwise its own function.
+ */
 static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 {
+	const uint8_t *code = info->code;
+	size_t size = info->code_size, entry = 0;
+	uint64_t vaddr = info->code_vaddr;
 	struct kcache *c;
 
+	if (info->text && info->code >= info->text && info->code < info->text + info->text_size &&
+	    info->code_vaddr - info->text_vaddr == (uint64_t)(info->code - info->text)) {
+		code = info->text;
+		size = info->text_size;
+		vaddr = info->text_vaddr;
+		entry = (size_t)(info->code - info->text);
+	}
 	pthread_mutex_lock(&cache_lock);
 	for (c = cache; c; c = c->next)
-		if (c->code_size == info->code_size && c->code_vaddr == info->code_vaddr &&
-		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, info->code, c->code_size))
+		if (c->code_size == size && c->code_vaddr == vaddr && c->entry == entry &&
+		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, code, size))
 			break;
 	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
-		c->code = malloc(info->code_size ? info->code_size : 1);
+		c->code = malloc(size ? size : 1);
 		if (!c->code) {
 			free(c);
 			c = NULL;
 		} else {
 			memcpy(c->kd, info->kd, 64);
-			memcpy(c->code, info->code, info->code_size);
-			c->code_size = info->code_size;
-			c->code_vaddr = info->code_vaddr;
-			c->ok = isa_kernel_prepare(&c->k, c->kd, c->code, c->code_size, c->code_vaddr,
-						   c->why, sizeof(c->why)) == 0;
+			memcpy(c->code, code, size);
+			c->code_size = size;
+			c->code_vaddr = vaddr;
+			c->entry = entry;
+			c->ok = isa_kernel_prepare_at(&c->k, c->kd, c->code, c->code_size, c->code_vaddr,
+						      entry, c->why, sizeof(c->why)) == 0;
 			c->next = cache;
 			cache = c;
 		}
@@ -248,6 +265,16 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	memcpy(o->d.grid, dims->grid, sizeof(o->d.grid));
 	memcpy(o->d.block, dims->block, sizeof(o->d.block));
 	o->d.dyn_lds = dims->shmem;
+	/* printf and other hostcalls: the device's buffer in the hidden
+	 * argument, and its doorbell's interrupt to the host side */
+	if (info->hidden_mask & (1u << HIPSVM_HIDDEN_HOSTCALL)) {
+		uint64_t hb = sim_hostcall_buffer(sim_stream_device(s));
+
+		if (hb && (size_t)info->hidden_off[HIPSVM_HIDDEN_HOSTCALL] + 8 <= len)
+			memcpy(o->kernarg + info->hidden_off[HIPSVM_HIDDEN_HOSTCALL], &hb, 8);
+		o->d.interrupt = sim_hostcall_interrupt;
+		o->d.interrupt_arg = (void *)(uintptr_t)hb;
+	}
 	o->d.kernarg = (uint64_t)(uintptr_t)o->kernarg;
 	o->d.packet = (uint64_t)(uintptr_t)o->packet;
 	o->d.queue = (uint64_t)(uintptr_t)o->queue;
@@ -322,6 +349,7 @@ static bool touch_only(void)
 hipError_t sim_exec_launch(const struct sim_launch *l, hipStream_t stream)
 {
 	struct sim_stream *s = sim_stream_get(stream);
+	struct sim_launch here;
 
 	if (!s)
 		return hipErrorInvalidHandle;
@@ -331,7 +359,10 @@ hipError_t sim_exec_launch(const struct sim_launch *l, hipStream_t stream)
 	 * hipErrorOutOfMemory, before anything is queued. */
 	if (launch_lds(l->info) + l->dims.shmem > SIM_LDS_BYTES)
 		return hipErrorOutOfMemory;
-	if (!touch_only() && l->info && sim_isa_enqueue(l, s))
+	/* the kernel's code in its code object's image on the stream's GPU */
+	here = *l;
+	here.info = sim_loader_kernel(l->info, sim_stream_device(s));
+	if (!touch_only() && here.info && sim_isa_enqueue(&here, s))
 		return hipSuccess;
-	return sim_touch_enqueue(l, s);
+	return sim_touch_enqueue(&here, s);
 }

@@ -28,11 +28,103 @@ static uint32_t rd32le(const uint8_t *p)
 	return v;
 }
 
-int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
-		       size_t code_size, uint64_t code_vaddr, char *why, size_t whylen)
+/* A scalar source that is a known constant: the literal or an inline integer. */
+static bool const_src(const struct isa_insn *in, unsigned src, uint32_t *v)
 {
+	if (src == 255)
+		*v = in->lit;
+	else if (src >= 128 && src <= 192)
+		*v = src - 128;
+	else if (src >= 193 && src <= 208)
+		*v = (uint32_t)(192 - (int)src);
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Where a call or jump can go, as lld links them: s_getpc_b64 s[n:n+1], then
+ * s_add_u32 sn, sn, lo and s_addc_u32 sn+1, sn+1, hi (the callee's offset
+ * from the end of the s_getpc), then s_swappc_b64 / s_setpc_b64 through
+ * s[n:n+1]. A scan tracks that per register pair; any other write to the
+ * pair forgets it.
+ */
+struct pcrel {
+	uint64_t target[ISA_NSGPR];	/* after getpc: its result; when known: the target */
+	uint32_t lo[ISA_NSGPR];		/* the s_add_u32's constant */
+	uint8_t stage[ISA_NSGPR];	/* 0 unknown, 1 after getpc, 2 after add, 3 known */
+};
+
+static void pcrel_step(struct pcrel *r, const struct isa_insn *in, uint64_t next_vaddr)
+{
+	unsigned d = in->dst;
+	uint32_t c;
+
+	if (in->fmt == F_SOP1 && in->op == 0x1c && d + 1 < ISA_NSGPR) {	/* s_getpc_b64 */
+		r->target[d] = next_vaddr;
+		r->stage[d] = 1;
+		r->stage[d + 1] = 0;
+		return;
+	}
+	if (in->fmt == F_SOP2 && in->op == 0x00 && d < ISA_NSGPR && r->stage[d] == 1 &&
+	    in->src[0] == d && const_src(in, in->src[1], &c)) {			/* s_add_u32 */
+		r->lo[d] = c;
+		r->stage[d] = 2;
+		return;
+	}
+	if (in->fmt == F_SOP2 && in->op == 0x04 && d >= 1 && d < ISA_NSGPR &&
+	    r->stage[d - 1] == 2 && in->src[0] == d && const_src(in, in->src[1], &c)) {
+		uint64_t b = r->target[d - 1], lo = (b & 0xffffffffu) + r->lo[d - 1];
+
+		/* s_addc_u32: the high half plus its constant and the carry */
+		r->target[d - 1] = (lo & 0xffffffffu) | (((b >> 32) + c + (lo >> 32)) << 32);
+		r->stage[d - 1] = 3;
+		return;
+	}
+	/* any other scalar write to the pair forgets it */
+	if ((in->fmt == F_SOP1 || in->fmt == F_SOP2 || in->fmt == F_SOPK || in->fmt == F_SMEM) &&
+	    d < ISA_NSGPR && !(in->fmt == F_SOP1 && in->op == 0x1d)) {
+		r->stage[d] = 0;
+		if (d)
+			r->stage[d - 1] = 0;
+		if (d + 1 < ISA_NSGPR)
+			r->stage[d + 1] = 0;
+	}
+}
+
+static bool is_cond_branch(const struct isa_insn *in)
+{
+	return in->fmt == F_SOPP && ((in->op >= 0x04 && in->op <= 0x09) ||
+				     (in->op >= 0x17 && in->op <= 0x1a));
+}
+
+static void describe_at(const struct isa_kernel *k, const struct isa_insn *in, bool decoded,
+			size_t pc, unsigned flags, char *why, size_t whylen)
+{
+	char name[48];
+
+	if (!why)
+		return;
+	if (decoded && in->fmt)
+		isa_describe(in, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "word 0x%08x", rd32le(k->code + pc));
+	if (pc >= k->entry)
+		snprintf(why, whylen, "%s at +0x%zx%s", name, pc - k->entry,
+			 flags & O_HOSTCALL ? ": a hostcall such as printf" : "");
+	else
+		snprintf(why, whylen, "%s at -0x%zx, in a function it calls%s", name, k->entry - pc,
+			 flags & O_HOSTCALL ? ": a hostcall such as printf" : "");
+}
+
+int isa_kernel_prepare_at(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
+			  size_t code_size, uint64_t code_vaddr, size_t entry, char *why,
+			  size_t whylen)
+{
+	struct pcrel *pr = NULL;
+	size_t *work = NULL, nwork = 0, cap = 0;
 	uint16_t props;
-	size_t pc;
+	int ret = 0;
 
 	memset(k, 0, sizeof(*k));
 	if (why && whylen)
@@ -48,6 +140,7 @@ int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t
 	k->code = code;
 	k->code_size = code_size & ~(size_t)3;
 	k->code_vaddr = code_vaddr;
+	k->entry = entry;
 	/* gfx90a: VGPRs in granules of 8, AGPRs included */
 	k->nvgpr = ((k->rsrc1 & 0x3f) + 1) * 8;
 	if (k->nvgpr > ISA_NVGPR)
@@ -57,36 +150,85 @@ int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t
 			snprintf(why, whylen, "wave32 code");
 		return -ISA_E_DECODE;
 	}
+	if (entry % 4 || entry >= k->code_size) {
+		if (why)
+			snprintf(why, whylen, "an entry outside its code");
+		return -ISA_E_DECODE;
+	}
 	k->prog = calloc(k->code_size / 4 + 1, sizeof(*k->prog));
-	if (!k->prog) {
+	pr = malloc(sizeof(*pr));
+	if (!k->prog || !pr) {
 		if (why)
 			snprintf(why, whylen, "out of memory");
-		return -ISA_E_NOMEM;
+		ret = -ISA_E_NOMEM;
+		goto out;
 	}
-	for (pc = 0; pc < k->code_size;) {
-		struct isa_insn in;
-		char name[48];
-		int err = isa_decode(code + pc, k->code_size - pc, &in);
-		unsigned flags = err ? 0 : isa_ops[in.row].flags;
+	/*
+	 * Decoded from the entry, following branches and the calls whose
+	 * targets are known (above): every instruction the kernel can reach
+	 * that way must be one the semantics implement. Code reached otherwise
+	 * (a call through a pointer) is decoded when it runs (step.c).
+	 */
+	for (size_t start = entry;;) {
+		size_t pc = start;
 
-		/* calls leave the kernel's code: not followed */
-		if (err || !isa_supported(&in) || (flags & (O_CALL | O_HOSTCALL))) {
-			if (why) {
-				if (in.fmt)
-					isa_describe(&in, name, sizeof(name));
-				else
-					snprintf(name, sizeof(name), "word 0x%08x", rd32le(code + pc));
-				snprintf(why, whylen, "%s at +0x%zx%s", name, pc,
-					 flags & O_HOSTCALL ? ": a hostcall such as printf" :
-					 flags & O_CALL ? ": a call, or the address of a device variable" : "");
+		memset(pr->stage, 0, sizeof(pr->stage));
+		while (pc < k->code_size && !k->prog[pc / 4].fn) {
+			struct isa_insn in;
+			int err = isa_decode(code + pc, k->code_size - pc, &in);
+			unsigned flags = err ? 0 : isa_ops[in.row].flags;
+			uint64_t next = pc + 4u * (err ? 1 : in.words);
+			int64_t target = -1;
+
+			if (err || !isa_supported(&in) || (flags & O_HOSTCALL)) {
+				describe_at(k, &in, !err, pc, flags, why, whylen);
+				ret = -ISA_E_DECODE;
+				goto out;
 			}
-			isa_kernel_release(k);
-			return -ISA_E_DECODE;
+			k->prog[pc / 4] = in;
+			if (in.fmt == F_SOPP && (in.op == 0x02 || is_cond_branch(&in)))
+				target = (int64_t)next + 4 * (int64_t)(int16_t)in.offset;
+			else if (in.fmt == F_SOP1 && (in.op == 0x1d || in.op == 0x1e) &&
+				 in.src[0] < ISA_NSGPR && pr->stage[in.src[0]] == 3 &&
+				 pr->target[in.src[0]] >= code_vaddr)
+				target = (int64_t)(pr->target[in.src[0]] - code_vaddr);
+			if (target >= 0 && (uint64_t)target < k->code_size && target % 4 == 0) {
+				if (nwork == cap) {
+					size_t *w = realloc(work, (cap = cap ? 2 * cap : 16) * sizeof(*w));
+
+					if (!w) {
+						ret = -ISA_E_NOMEM;
+						goto out;
+					}
+					work = w;
+				}
+				work[nwork++] = (size_t)target;
+			}
+			pcrel_step(pr, &in, code_vaddr + next);
+			if (in.fmt == F_SOP1 && in.op == 0x1e)
+				k->calls = true;
+			/* the end of a straight run: s_endpgm, s_branch, s_setpc_b64 */
+			if ((in.fmt == F_SOPP && (in.op == 0x01 || in.op == 0x02)) ||
+			    (in.fmt == F_SOP1 && in.op == 0x1d))
+				break;
+			pc = next;
 		}
-		k->prog[pc / 4] = in;
-		pc += 4u * in.words;
+		if (!nwork)
+			break;
+		start = work[--nwork];
 	}
-	return 0;
+out:
+	free(work);
+	free(pr);
+	if (ret)
+		isa_kernel_release(k);
+	return ret;
+}
+
+int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
+		       size_t code_size, uint64_t code_vaddr, char *why, size_t whylen)
+{
+	return isa_kernel_prepare_at(k, kd, code, code_size, code_vaddr, 0, why, whylen);
 }
 
 void isa_kernel_release(struct isa_kernel *k)
@@ -140,7 +282,7 @@ static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
 	memset(w->s, 0, sizeof(w->s));
 	for (unsigned r = 0; r < k->nvgpr; r++)
 		memset(w->v[r], 0, sizeof(w->v[r]));
-	w->pc = 0;
+	w->pc = k->entry;
 	w->insns = 0;
 	w->scc = false;
 	w->state = W_RUN;
@@ -204,6 +346,8 @@ static int run_group(struct worker *wk, uint64_t g)
 		.code_vaddr = k->code_vaddr,
 		.prog = k->prog,
 		.stop = &d->stop,
+		.interrupt = d->interrupt,
+		.interrupt_arg = d->interrupt_arg,
 	};
 
 	for (i = 0; i < 3; i++)

@@ -49,12 +49,19 @@ struct isa_kernel {
 	uint32_t rsrc1, rsrc2, rsrc3;
 	uint16_t props;
 	unsigned nvgpr;			/* architectural VGPRs the kernel uses */
+	size_t entry;			/* the kernel's first instruction, in code */
+	bool calls;			/* it reaches an s_swappc_b64 */
 };
 
 /* 0, or -ISA_E_DECODE (-ISA_E_NOMEM) with why filled ("v_pk_fma_f32 at
  * +0x40"; "s_swappc_b64 at +0x80: a call, ..."). */
 int isa_kernel_prepare(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
 		       size_t code_size, uint64_t code_vaddr, char *why, size_t whylen);
+/* The same for a kernel whose entry is `entry` bytes into code (the whole
+ * executable section, so that calls can leave the kernel's function). */
+int isa_kernel_prepare_at(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
+			  size_t code_size, uint64_t code_vaddr, size_t entry, char *why,
+			  size_t whylen);
 void isa_kernel_release(struct isa_kernel *k);
 
 struct isa_dispatch {
@@ -66,6 +73,9 @@ struct isa_dispatch {
 	uint64_t packet;		/* the dispatch packet's address */
 	uint64_t queue;			/* a queue descriptor's address (zeroes) */
 	struct isa_mem *mem;
+	/* s_sendmsg MSG_INTERRUPT (isa_env.interrupt) */
+	void (*interrupt)(void *arg, uint32_t m0);
+	void *interrupt_arg;
 	unsigned threads;
 	/* starts fn(arg) on a new thread, joined with pthread_join (0 or an
 	 * errno: fewer threads then); NULL: pthread_create */

@@ -110,7 +110,6 @@ enum isa_oflag {
 	O_SGPR_DST = 1 << 3,	/* a VOP1 with an SGPR result */
 	O_NO_CLAMP = 1 << 4,	/* refused with clamp */
 	O_NO_OPSEL = 1 << 5,	/* refused with op_sel */
-	O_CALL = 1 << 6,	/* leaves the kernel's code: refused at prepare */
 	O_HOSTCALL = 1 << 7,	/* a message to the host: refused at prepare */
 };
 
@@ -211,6 +210,11 @@ struct isa_env {
 	uint64_t code_vaddr;	/* s_getpc_b64 answers code_vaddr + pc */
 	const struct isa_insn *prog;	/* decoded, one slot per dword (NULL: decode on the fly) */
 	const uint32_t *stop;	/* non-zero: abort at the next instruction */
+	/* s_sendmsg MSG_INTERRUPT: the host's interrupt handler, called on the
+	 * wave's thread with M0 (the hostcall doorbell's event id); NULL: the
+	 * message goes nowhere */
+	void (*interrupt)(void *arg, uint32_t m0);
+	void *interrupt_arg;
 };
 
 enum isa_wave_state { W_RUN, W_BARRIER, W_DONE };

@@ -46,8 +46,11 @@ uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigne
 		return (uint64_t)w->s[src] | (uint64_t)w->s[src + 1] << 32;
 	if (src >= 129 && src <= 208)
 		return (uint64_t)(int64_t)(int32_t)isa_sreg32(w, in, src);
+	/* a float inline constant is a double in every 64-bit operand, integer
+	 * ones too (s_mov_b64 s[6:7], 1.0 is how -O0 code makes 1.0); only a
+	 * literal depends on the operand's type */
 	if (src >= 240 && src <= 248)
-		return f64 ? fconst64[src - 240] : fconst32[src - 240];
+		return fconst64[src - 240];
 	if (src == 255)
 		return f64 ? (uint64_t)in->lit << 32 : in->lit;
 	if (src == 235 || src == 237)	/* apertures: a 64-bit base */

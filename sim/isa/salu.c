@@ -298,6 +298,15 @@ int isa_h_nop(struct isa_wave *w, const struct isa_env *env, const struct isa_in
 	return 0;
 }
 
+/* s_sendmsg: on gfx9 a compute kernel sends only MSG_INTERRUPT (1), the
+ * doorbell of a hostcall (printf); it reaches the host's handler. */
+int isa_h_sendmsg(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	if ((in->offset & 0xf) == 1 && env->interrupt)
+		env->interrupt(env->interrupt_arg, w->s[ISA_M0]);
+	return 0;
+}
+
 int isa_h_none(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	(void)w;

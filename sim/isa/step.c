@@ -27,9 +27,11 @@ int isa_step(struct isa_wave *w, const struct isa_env *env)
 
 	if (w->pc >= env->code_size || w->pc % 4)
 		return -ISA_E_PC;
-	if (env->prog) {
+	if (env->prog && env->prog[w->pc / 4].fn) {
 		in = &env->prog[w->pc / 4];
 	} else {
+		/* not prepared: reached through a pointer (dispatch.c follows
+		 * only the calls whose targets it can see) */
 		if (isa_decode(env->code + w->pc, env->code_size - w->pc, &tmp))
 			return -ISA_E_DECODE;
 		in = &tmp;

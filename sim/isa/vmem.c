@@ -259,17 +259,20 @@ int isa_h_mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	stride = (w->s[(in->srsrc + 1) & 0x7f] >> 16) & 0x3fff;
 	soff = isa_sreg32(w, in, in->soffset);
 	LANES(ex) {
-		uint64_t off = soff + (uint32_t)in->offset, idx = 0;
+		uint64_t off = (uint32_t)in->offset, idx = 0;
 		unsigned v = in->addr;
 
 		if (in->idxen)
 			idx = w->v[v++ & 0xff][l];
 		if (in->offen)
 			off += w->v[v & 0xff][l];
+		/* The scratch buffer is swizzled per lane (4-byte elements, 64
+		 * lanes): soffset, a stack pointer such as s32, counts bytes of
+		 * the whole wave, 64 per byte of one lane's stack. */
 		if (base == ISA_SCRATCH_BASE)
-			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) + (uint32_t)off;
+			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) + (uint32_t)(off + soff / ISA_LANES);
 		else
-			b.addr[l] = base + idx * stride + off;
+			b.addr[l] = base + idx * stride + off + soff;
 	}
 	if (load_shape(in->op, &k, &n))
 		return move(w, env, &b, ex, false, k, n, 0, in->data);

@@ -11,43 +11,58 @@
 #define HIPSVM_API_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define HIPSVM_CTX_HOST (-1)	/* context id of host_context; >= 0: primary of device N */
 
-/* The HIP allocation calls and which context each uses (docs/design.md, Contexts). */
+/* The HIP allocation calls and which context each uses (docs/design.md,
+ * Contexts; ROCm 6.x hip_memory.cpp / hip_hmm.cpp): the one list, from which
+ * enum hipsvm_api and the table of api.c are made.
+ *   X(ID, name, context rule, kind, remembers the current device)
+ * For the freeing rows, kind is what the call usually releases; the owner
+ * is always found by pointer. The calls of MALLOC_FROM_POOL on make device
+ * memory in the primary context of the device the call names (a pool's, a
+ * location) or, failing that, the current one. */
+#define HIPSVM_API_ROWS(X) \
+	X(MALLOC, "hipMalloc", PRIMARY_CURRENT, DEVICE, false) \
+	X(MALLOC_PITCH, "hipMallocPitch", PRIMARY_CURRENT, DEVICE, false) \
+	X(MALLOC_3D, "hipMalloc3D", PRIMARY_CURRENT, DEVICE, false) \
+	X(MALLOC_ASYNC, "hipMallocAsync", PRIMARY_CURRENT, DEVICE, false) \
+	/* default, fine-grained, uncached, contiguous */ \
+	X(EXT_MALLOC_WITH_FLAGS, "hipExtMallocWithFlags", PRIMARY_CURRENT, DEVICE, false) \
+	X(EXT_MALLOC_SIGNAL, "hipExtMallocWithFlags(hipMallocSignalMemory)", HOST, SIGNAL, false) \
+	X(HOST_MALLOC, "hipHostMalloc", HOST, HOST, false) \
+	X(EXT_HOST_ALLOC, "hipExtHostAlloc", HOST, HOST, false) \
+	X(MALLOC_HOST, "hipMallocHost", HOST, HOST, false) \
+	X(HOST_ALLOC, "hipHostAlloc", HOST, HOST, false) \
+	X(MALLOC_MANAGED, "hipMallocManaged", HOST, MANAGED, true) \
+	X(HOST_REGISTER, "hipHostRegister", HOST, REGISTERED, false) \
+	X(FREE, "hipFree", BY_POINTER, DEVICE, false) \
+	X(HOST_FREE, "hipHostFree", BY_POINTER, HOST, false) \
+	X(FREE_ASYNC, "hipFreeAsync", BY_POINTER, DEVICE, false) \
+	X(HOST_UNREGISTER, "hipHostUnregister", BY_POINTER, REGISTERED, false) \
+	X(MALLOC_FROM_POOL, "hipMallocFromPoolAsync", PRIMARY_CURRENT, DEVICE, false) \
+	X(POOL_IMPORT, "hipMemPoolImportPointer", PRIMARY_CURRENT, DEVICE, false) \
+	/* a physical allocation (its handle is the key) */ \
+	X(MEM_CREATE, "hipMemCreate", PRIMARY_CURRENT, DEVICE, false) \
+	/* memory of another process, imported here */ \
+	X(IPC_OPEN, "hipIpcOpenMemHandle", PRIMARY_CURRENT, DEVICE, false) \
+	X(MEM_ALLOC_PITCH, "hipMemAllocPitch", PRIMARY_CURRENT, DEVICE, false) \
+	X(MEM_ALLOC_HOST, "hipMemAllocHost", HOST, HOST, false) \
+	/* arrays: the hipArray handle is the key */ \
+	X(MALLOC_ARRAY, "hipMallocArray", PRIMARY_CURRENT, DEVICE, false) \
+	X(MALLOC_3D_ARRAY, "hipMalloc3DArray", PRIMARY_CURRENT, DEVICE, false) \
+	X(ARRAY_CREATE, "hipArrayCreate", PRIMARY_CURRENT, DEVICE, false) \
+	X(ARRAY_3D_CREATE, "hipArray3DCreate", PRIMARY_CURRENT, DEVICE, false) \
+	X(MEM_RELEASE, "hipMemRelease", BY_POINTER, DEVICE, false) \
+	X(IPC_CLOSE, "hipIpcCloseMemHandle", BY_POINTER, DEVICE, false) \
+	X(FREE_ARRAY, "hipFreeArray", BY_POINTER, DEVICE, false) \
+	X(ARRAY_DESTROY, "hipArrayDestroy", BY_POINTER, DEVICE, false)
+
 enum hipsvm_api {
-	HIPSVM_API_MALLOC,
-	HIPSVM_API_MALLOC_PITCH,
-	HIPSVM_API_MALLOC_3D,
-	HIPSVM_API_MALLOC_ASYNC,
-	HIPSVM_API_EXT_MALLOC_WITH_FLAGS,	/* default, fine-grained, uncached, contiguous */
-	HIPSVM_API_EXT_MALLOC_SIGNAL,		/* hipExtMallocWithFlags(hipMallocSignalMemory) */
-	HIPSVM_API_HOST_MALLOC,
-	HIPSVM_API_EXT_HOST_ALLOC,
-	HIPSVM_API_MALLOC_HOST,
-	HIPSVM_API_HOST_ALLOC,
-	HIPSVM_API_MALLOC_MANAGED,
-	HIPSVM_API_HOST_REGISTER,
-	HIPSVM_API_FREE,
-	HIPSVM_API_HOST_FREE,
-	HIPSVM_API_FREE_ASYNC,
-	HIPSVM_API_HOST_UNREGISTER,
-	/* device memory in the primary context of the device the call names
-	 * (a pool's, a location) or, failing that, the current one */
-	HIPSVM_API_MALLOC_FROM_POOL,
-	HIPSVM_API_POOL_IMPORT,
-	HIPSVM_API_MEM_CREATE,		/* a physical allocation (its handle is the key) */
-	HIPSVM_API_IPC_OPEN,		/* memory of another process, imported here */
-	HIPSVM_API_MEM_ALLOC_PITCH,
-	HIPSVM_API_MEM_ALLOC_HOST,
-	HIPSVM_API_MALLOC_ARRAY,	/* arrays: the hipArray handle is the key */
-	HIPSVM_API_MALLOC_3D_ARRAY,
-	HIPSVM_API_ARRAY_CREATE,
-	HIPSVM_API_ARRAY_3D_CREATE,
-	HIPSVM_API_MEM_RELEASE,
-	HIPSVM_API_IPC_CLOSE,
-	HIPSVM_API_FREE_ARRAY,
-	HIPSVM_API_ARRAY_DESTROY,
+#define HIPSVM_API_ENUM(id, name, rule, kind, remembers) HIPSVM_API_##id,
+	HIPSVM_API_ROWS(HIPSVM_API_ENUM)
+#undef HIPSVM_API_ENUM
 	HIPSVM_API_COUNT
 };
 
@@ -75,7 +90,18 @@ struct hipsvm_api_row {
 	enum hipsvm_kind kind;		/* for allocating calls */
 	bool remembers_device;		/* hipMallocManaged remembers the current device */
 };
-const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api);
-bool hipsvm_kind_is_svm(enum hipsvm_kind k);
+extern const struct hipsvm_api_row hipsvm_api_table[HIPSVM_API_COUNT];
+
+/* The row of api; NULL for an api out of range. Inline: every allocation
+ * and free asks. */
+static inline const struct hipsvm_api_row *hipsvm_api_row(enum hipsvm_api api)
+{
+	return (unsigned)api < HIPSVM_API_COUNT ? &hipsvm_api_table[api] : NULL;
+}
+static inline bool hipsvm_kind_is_svm(enum hipsvm_kind k)
+{
+	return k == HIPSVM_KIND_MANAGED || k == HIPSVM_KIND_HOST ||
+	       k == HIPSVM_KIND_REGISTERED || k == HIPSVM_KIND_SIGNAL;
+}
 
 #endif

@@ -151,6 +151,59 @@ int hipsvm_options_load(struct hipsvm_options *o, char *const *envp,
 /* One value: 0, or -EINVAL/-ERANGE/-ENAMETOOLONG and o unchanged. */
 int hipsvm_options_set(struct hipsvm_options *o, enum hipsvm_opt_id id, const char *value);
 
+/* The typed calls of a table (the shim's above, the simulator's in
+ * src/simcore/sim_options.h), all made by one macro in the file that owns
+ * the table: pfx##option_desc, pfx##option_why, pfx##option_lookup,
+ * pfx##options_defaults, pfx##options_load, pfx##options_set and
+ * pfx##options_format over table, whose values are an opts_t (num, str,
+ * from_env) indexed by id_t. */
+#define HIPSVM_OPTION_CALLS(pfx, table, opts_t, id_t)				\
+	static struct hipsvm_optvals pfx##optvals(const opts_t *o)		\
+	{									\
+		/* The format and the lookups only read; the cast keeps one type. */ \
+		opts_t *w = (opts_t *)o;					\
+										\
+		return (struct hipsvm_optvals){ w ? w->num : NULL, w ? w->str : NULL, \
+						w ? w->from_env : NULL };	\
+	}									\
+	const struct hipsvm_option_desc *pfx##option_desc(id_t id)		\
+	{									\
+		return hipsvm_opt_row(&(table), (unsigned)id);			\
+	}									\
+	const char *pfx##option_why(id_t id, int err)				\
+	{									\
+		return hipsvm_opt_why(&(table), (unsigned)id, err);		\
+	}									\
+	int pfx##option_lookup(const char *name, id_t *id)			\
+	{									\
+		unsigned row;							\
+		int err;							\
+										\
+		if (!id)							\
+			return -EINVAL;						\
+		err = hipsvm_opt_lookup(&(table), name, &row);			\
+		if (!err)							\
+			*id = (id_t)row;					\
+		return err;							\
+	}									\
+	void pfx##options_defaults(opts_t *o)					\
+	{									\
+		hipsvm_opt_defaults(&(table), pfx##optvals(o));			\
+	}									\
+	int pfx##options_load(opts_t *o, char *const *envp, struct hipsvm_opt_error *errs, \
+			      unsigned max_errs)				\
+	{									\
+		return hipsvm_opt_load(&(table), pfx##optvals(o), envp, errs, max_errs); \
+	}									\
+	int pfx##options_set(opts_t *o, id_t id, const char *value)		\
+	{									\
+		return hipsvm_opt_set(&(table), pfx##optvals(o), (unsigned)id, value); \
+	}									\
+	size_t pfx##options_format(const opts_t *o, char *buf, size_t cap)	\
+	{									\
+		return hipsvm_opt_format(&(table), pfx##optvals(o), buf, cap);	\
+	}
+
 int hipsvm_parse_bool(const char *s, bool *out);
 int hipsvm_parse_size(const char *s, uint64_t *out);
 int hipsvm_parse_u64(const char *s, uint64_t *out);

@@ -169,7 +169,7 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 #define DEVMAP_LOG2 16
 #define DEVMAP_GENS 16
 
-struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
+struct hipsvm_devmap *hipsvm_shim_devmap_make(struct hipsvm_shim *s)
 {
 	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
 	int zero = 0;
@@ -188,7 +188,7 @@ struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
 	return &s->devmap_store;
 }
 
-int hipsvm_shim_ndev(struct hipsvm_shim *s)
+int hipsvm_shim_ndev_ask(struct hipsvm_shim *s)
 {
 	int n = __atomic_load_n(&s->ndev, __ATOMIC_ACQUIRE);
 
@@ -201,15 +201,6 @@ int hipsvm_shim_ndev(struct hipsvm_shim *s)
 		n = HIPSVM_MAX_GPUS;
 	__atomic_store_n(&s->ndev, n, __ATOMIC_RELEASE);
 	return n;
-}
-
-void hipsvm_shim_release(struct hipsvm_shim *s, const struct hipsvm_alloc *a, uint64_t bytes,
-			 bool freed)
-{
-	hipsvm_stats_release(&s->stats, a->ctx, a->device, bytes, freed);
-	if (s->policy.quota_mask && a->ctx >= 0 &&
-	    (a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL))
-		hipsvm_quota_uncharge(&s->quota, a->ctx, bytes);
 }
 
 uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx)
@@ -265,7 +256,7 @@ static void publish(struct hipsvm_shim *s, const char *path, uint32_t ver, int s
 	__atomic_store_n(&s->hook_state, state, __ATOMIC_RELEASE);
 }
 
-void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
+void hipsvm_shim_hook_resolve_now(struct hipsvm_shim *s)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
 	char path[HIPSVM_HOOK_PATH_MAX];

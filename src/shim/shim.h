@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "shim/api.h"
 #include "shim/shim_vmm.h"
@@ -34,28 +35,23 @@
 #define HIPSVM_SVM_KIND_MASK ((1u << HIPSVM_KIND_MANAGED) | (1u << HIPSVM_KIND_HOST) | \
 			      (1u << HIPSVM_KIND_REGISTERED) | (1u << HIPSVM_KIND_SIGNAL))
 
-/* Real HIP functions the core may call from HIP wrappers (never from the
+/* Real HIP queries the core may make from HIP wrappers (never from the
  * unmap path). Each returns a hipError_t.
  *
- * Why callbacks and not arguments: a hipMalloc crosses from preload/ into
- * the core once (hipsvm_shim_alloc) and comes back for the real call and,
- * where the policy needs them, for these. Each is asked only when its
- * answer is used, so passing them in would make calls the program does not
- * make today: get_device before the real call only when routing needs the
- * device first (quota, managed-local), otherwise after it and only when the
- * call succeeded; get_device_count and sim_socket once per process (the
- * answers are kept); mem_advise and get_last_error only for the routes that
- * advise (map-all, managed-local) or to take back an absorbed error;
- * malloc_managed only when an out-of-memory is turned into managed memory.
- * The real call itself stays a callback (struct hipsvm_call.real) because
- * it runs between the routing decision (a quota charge, a refusal) and the
- * attribution, with the wrapper's own argument list. */
+ * The core makes no real call of the program's: the wrapper does (see
+ * struct hipsvm_call). These are the runtime queries the core's decisions
+ * need, and each is asked only when its answer is used, so the program sees
+ * no HIP call it would not make without the shim: get_device after the
+ * real call only when the call succeeded and names no device (before it
+ * the core asks the wrapper, HIPSVM_NEED_DEVICE); get_device_count and
+ * sim_socket once per process (the answers are kept); mem_advise and
+ * get_last_error only for the routes that advise (map-all, managed-local)
+ * or to take back an absorbed error. */
 struct hipsvm_hip_ops {
 	int (*get_device)(int *dev);
 	int (*get_device_count)(int *n);
 	int (*mem_advise)(const void *p, size_t n, int advice, int dev);
 	int (*get_last_error)(void);
-	int (*malloc_managed)(void **p, size_t n, unsigned flags);
 	/* Where the simulated runtime's hook server listens ("" or NULL: not
 	 * the simulator, or no server); NULL pointer on other runtimes. */
 	const char *(*sim_socket)(void);
@@ -126,9 +122,22 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid);
 struct hipsvm_tls;
 
 /* The device count, asked of the runtime once (HIP wrappers only). */
-int hipsvm_shim_ndev(struct hipsvm_shim *s);
-/* Resolves HIPSVM_HOOK once per process (HIP wrappers only). */
-void hipsvm_shim_hook_resolve(struct hipsvm_shim *s);
+int hipsvm_shim_ndev_ask(struct hipsvm_shim *s);
+static inline int hipsvm_shim_ndev(struct hipsvm_shim *s)
+{
+	int n = __atomic_load_n(&s->ndev, __ATOMIC_ACQUIRE);
+
+	return __builtin_expect(n > 0, 1) ? n : hipsvm_shim_ndev_ask(s);
+}
+/* Resolves HIPSVM_HOOK once per process (HIP wrappers only): every
+ * allocation comes by here, and once resolved that is one load. */
+void hipsvm_shim_hook_resolve_now(struct hipsvm_shim *s);
+static inline void hipsvm_shim_hook_resolve(struct hipsvm_shim *s)
+{
+	if (__builtin_expect(__atomic_load_n(&s->hook_state, __ATOMIC_ACQUIRE) ==
+			     HIPSVM_HOOK_UNRESOLVED, 0))
+		hipsvm_shim_hook_resolve_now(s);
+}
 /* This thread's connection to the hook, opened on first use; NULL when there
  * is no hook or it cannot be reached. */
 struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s);
@@ -136,39 +145,101 @@ struct hipsvm_hook *hipsvm_shim_conn(struct hipsvm_shim *s);
 void hipsvm_shim_conn_check(struct hipsvm_tls *t, int fd_before);
 /* The device-allocation table, made on first use (HIP wrappers only); NULL
  * when it could not be made or is being made by another thread. */
-struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s);
+struct hipsvm_devmap *hipsvm_shim_devmap_make(struct hipsvm_shim *s);
+static inline struct hipsvm_devmap *hipsvm_shim_devmap(struct hipsvm_shim *s)
+{
+	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
+
+	return __builtin_expect(dm != NULL, 1) ? dm : hipsvm_shim_devmap_make(s);
+}
 /* GPUs of a context: every known GPU for host_context. */
 uint64_t hipsvm_shim_ctx_gpus(struct hipsvm_shim *s, int ctx);
 /* bytes of the piece a leave the live counts of its context and device: a
- * free (freed) or an unmap that took them; the quota charge its route made
+ * free by api (counted as that API's call) or an unmap that took them (api
+ * -1); the quota charge its route made
  * (device memory, managed memory kept local) goes back with them. The one
  * place for both, from the HIP wrappers and from the unmap path alike
  * (async-signal-safe). */
-void hipsvm_shim_release(struct hipsvm_shim *s, const struct hipsvm_alloc *a, uint64_t bytes,
-			 bool freed);
+static inline void hipsvm_shim_release(struct hipsvm_shim *s, const struct hipsvm_alloc *a,
+				       uint64_t bytes, int api)
+{
+	if (api >= 0)
+		hipsvm_stats_free_call(&s->stats, a->ctx, a->device, bytes, (unsigned)api);
+	else
+		hipsvm_stats_release(&s->stats, a->ctx, a->device, bytes, false);
+	if (s->policy.quota_mask && a->ctx >= 0 &&
+	    (a->kind == HIPSVM_KIND_DEVICE || a->route == HIPSVM_ROUTE_MANAGED_LOCAL))
+		hipsvm_quota_uncharge(&s->quota, a->ctx, bytes);
+}
 
-/* One allocating or freeing HIP call, as the wrapper hands it over. */
-struct hipsvm_call {
-	enum hipsvm_api api;
-	void **ptr;		/* allocations: where the pointer comes back; frees and
-				 * hipHostRegister: points at the pointer given */
-	size_t size;		/* bytes asked for; real() may set it (pitch) */
-	unsigned flags;
-	int (*real)(struct hipsvm_call *c);	/* the real call with the wrapper's args */
-	void *args;
-	int saved_errno;	/* errno as the last real call left it; the wrapper
-				 * restores it on the way out */
-	int on_device;		/* 1 + the device the call allocates on (a pool's, a
-				 * location's); 0: the current device */
-	bool keyed;		/* *ptr is a handle (hipArray, a physical allocation),
-				 * not memory: it keys the entry, it spans no range */
+/* The seam between a HIP wrapper and the core, one shape for every call:
+ * the wrapper asks (begin), makes the real call itself, then tells the core
+ * what happened (end, with the result, the pointer and the final size).
+ * The core never calls back into the wrapper.
+ *
+ *   begin's verdict   what the wrapper does
+ *   HIPSVM_GO         the real call, then end
+ *   HIPSVM_REFUSE     returns c->rc (a quota refused it; *ptr is NULL)
+ *   HIPSVM_MANAGED    hipMallocManaged(ptr, size, hipMemAttachGlobal) in
+ *                     place of the real call, then end with its answer
+ *   HIPSVM_NEED_DEVICE  sets c->dev to the current device (-1 when the
+ *                     runtime cannot say) and asks begin again
+ *
+ * end answers HIPSVM_DONE (return c->rc) or HIPSVM_MANAGED (an
+ * out-of-memory to be retried as managed memory: as above, then end
+ * again). errno is the wrapper's to keep: neither moves it on purpose. */
+enum hipsvm_verdict {
+	HIPSVM_GO,
+	HIPSVM_REFUSE,
+	HIPSVM_MANAGED,
+	HIPSVM_NEED_DEVICE,
+	HIPSVM_DONE,
 };
 
-/* Wraps an allocating call: routing, the real call, then attribution. The
- * real call's result comes back unchanged; nothing is recorded on error. */
-int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c);
-/* Wraps a freeing call: the owner is found by pointer, not by device. */
-int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c);
+/* One allocating call. The wrapper fills the first fields
+ * (hipsvm_call_init, then what its call has); the rest is the core's from
+ * begin to end. */
+struct hipsvm_call {
+	enum hipsvm_api api;
+	void **ptr;		/* where the pointer comes back (NULL: the runtime
+				 * will refuse the call) */
+	size_t size;		/* bytes asked for */
+	unsigned flags;
+	int on_device;		/* 1 + the device the call allocates on (a pool's, a
+				 * location's); 0: the current device */
+	bool keyed;		/* the pointer is a handle (hipArray, a physical
+				 * allocation), not memory: it keys the entry, it spans
+				 * no range */
+	int dev;		/* the current device, once asked; -1: not known */
+	int rc;			/* what the wrapper returns after REFUSE and DONE */
+	/* the core's */
+	bool asked, decided, charged, managed;
+	struct hipsvm_route rt;
+};
+
+static inline void hipsvm_call_init(struct hipsvm_call *c, enum hipsvm_api api, void **ptr,
+				    size_t size)
+{
+	c->api = api;
+	c->ptr = ptr;
+	c->size = size;
+	c->flags = 0;
+	c->on_device = 0;
+	c->keyed = false;
+	c->dev = -1;
+	c->rc = 0;
+	c->asked = c->decided = c->charged = c->managed = false;
+}
+
+/* Routing before the real call: a verdict (above). */
+enum hipsvm_verdict hipsvm_alloc_begin(struct hipsvm_shim *s, struct hipsvm_call *c);
+/* After it: rc the real call's answer, p the pointer (or handle) it gave and
+ * size the bytes it covers (the pitch the runtime chose, an imported
+ * range's size; ignored unless rc is hipSuccess). Attribution on success,
+ * nothing recorded on error; c->rc is rc, unchanged, or the managed
+ * fallback's. */
+enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
+				     void *p, size_t size);
 
 /* Per-thread state; preload/ reads the guard, the core the rest.
  * guard and in_hip are depths, changed only through the scopes below; busy
@@ -283,9 +354,70 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
  * it goes to the real function without a set, and is counted as refused. */
 void hipsvm_unmap_refused(struct hipsvm_shim *s);
 
+/* One call of the unmap family as its wrapper describes it (munmap, mremap,
+ * madvise that drops pages, mmap(MAP_FIXED), shmdt): the core decides what
+ * it needs, the wrapper makes the call (preload/unmap_wrap.c).
+ *
+ *   hipsvm_unmap_call_begin: 0, make the real call and nothing more (it
+ *     cannot take tracked memory, or the kernel refuses it on its
+ *     arguments alone: counted, nothing asked of the GPUs); 1, tracked
+ *     memory is in the range and its checkpoints are set: make the real
+ *     call in an HIPSVM_GUARDED() scope, then hipsvm_unmap_call_end with
+ *     its result, which drains, clears and takes from the registry what
+ *     the call took. */
+struct hipsvm_vm_limits;
+struct hipsvm_unmap_call {
+	enum hipsvm_unmap_op op;	/* MUNMAP, MREMAP, MADVISE, MMAP_FIXED, SHMDT */
+	bool takes;		/* the call may take memory (madvise: drops pages;
+				 * mmap: MAP_FIXED); false: passes through */
+	void *addr;		/* the range it may take (shmdt: the wrapper reads
+				 * the segment's extent when the core asks) */
+	size_t len;
+	/* the call's other arguments */
+	int prot, flags, fd, advice;
+	off_t off;
+	size_t new_size;	/* mremap */
+	void *new_addr;		/* mremap with MREMAP_FIXED */
+};
+/* Does shmdt's call need the segment's extent (the shim tracks anything)? */
+bool hipsvm_unmap_call_needs_extent(struct hipsvm_shim *s);
+/* u: the range's ticket, t: the one of what MREMAP_FIXED replaces at the
+ * new address (both the core's from begin to end). */
+int hipsvm_unmap_call_begin(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c,
+			    struct hipsvm_unmap *u, struct hipsvm_unmap *t,
+			    const struct hipsvm_vm_limits *limits);
+/* r: the real call's result, an int (munmap, madvise, shmdt) or a pointer
+ * (mmap, mremap) as a long. errno unchanged. */
+void hipsvm_unmap_call_end(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c,
+			   struct hipsvm_unmap *u, struct hipsvm_unmap *t, long r);
+/* A call while this thread is already inside the shim, made straight as
+ * the system call: counted when it takes tracked memory (the registry keeps
+ * the stale entry until the free). Async-signal-safe. */
+void hipsvm_unmap_call_reentered(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c);
+
 /* An unmap of tracked memory that re-entered the shim (see unmap_wrap.c):
  * counted as reentrant_skipped. Async-signal-safe. */
 void hipsvm_unmap_reentered(struct hipsvm_shim *s);
+
+/* One freeing call (hipFree, hipHostFree, hipMemRelease, hipFreeArray,
+ * hipIpcCloseMemHandle, ...): the owner is found by the pointer or handle,
+ * not by device. begin takes the entry out before the real free (see
+ * shim_alloc.c) and coordinates what the free unmaps; end puts it back when
+ * the free failed, or releases it. */
+struct hipsvm_free {
+	enum hipsvm_api api;
+	void *p;
+	/* the core's */
+	bool mine, from_devmap, unmapped, ipc;
+	uint64_t bytes;
+	const struct hipsvm_freeing *prev;
+	struct hipsvm_freeing fr;
+	struct hipsvm_alloc a;
+	struct hipsvm_unmap u;	/* when the free unmaps (ipc) */
+};
+void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api,
+		       void *p);
+void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc);
 
 /* Pools and the virtual memory API (preload/mem_wrap.c), after the real
  * call succeeded: a pool event ("pool_trim", "pool_destroy", "pool_export")
@@ -298,12 +430,24 @@ void hipsvm_shim_vmm_mapped(struct hipsvm_shim *s, uintptr_t start, size_t len, 
 /* "vmm_reserve", "vmm_free": address space reserved or given back, counted
  * and traced. */
 void hipsvm_shim_vmm_event(struct hipsvm_shim *s, const char *what, uintptr_t addr, size_t len);
-/* hipMemUnmap: set on the GPUs that may touch the mappings in the range
- * (every GPU when the shim lost count of them), real(arg), drain, clear;
- * the mappings are forgotten when it succeeded. real's result, with errno
- * as real left it. */
-int hipsvm_shim_vmm_unmap(struct hipsvm_shim *s, uintptr_t start, size_t len,
-			  int (*real)(void *arg), void *arg);
+/* hipMemSetAccess succeeded: count descriptors of desc, in HIP's layout
+ * (struct hipsvm_access_desc), say which devices may touch the mappings in
+ * [start, +len) from now on and which may not (hipMemAccessFlagsProtNone). */
+struct hipsvm_access_desc {
+	struct {
+		int type, id;
+	} location;
+	int flags;
+};
+void hipsvm_shim_vmm_access(struct hipsvm_shim *s, uintptr_t start, size_t len,
+			    const struct hipsvm_access_desc *desc, size_t count);
+/* hipMemUnmap and hipMemAddressFree: begin sets checkpoints on the GPUs that
+ * may touch the mappings in the range (every GPU when the shim lost count of
+ * them); the wrapper makes the real call; end drains and clears, and
+ * forgets the mappings when the call succeeded (rc). */
+void hipsvm_shim_vmm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, uintptr_t start,
+				 size_t len);
+void hipsvm_shim_vmm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, int rc);
 
 /* Asks the hook for its fault counters (into s->stats) and traces them. */
 void hipsvm_shim_refresh_faults(struct hipsvm_shim *s);

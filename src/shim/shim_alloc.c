@@ -65,16 +65,21 @@ static int current_device(struct hipsvm_shim *s)
 	return dev;
 }
 
-/* The device the call allocates on: the one it names, or the current one. */
+/* The device the call allocates on: the one it names, the one the wrapper
+ * said was current, or (after a successful call) the current one. */
 static int call_device(struct hipsvm_shim *s, const struct hipsvm_call *c)
 {
 	if (c->on_device > 0 && c->on_device <= HIPSVM_MAX_GPUS)
 		return c->on_device - 1;
+	if (c->asked)
+		return c->dev >= 0 && c->dev < HIPSVM_MAX_GPUS ? c->dev : -1;
 	return current_device(s);
 }
 
-static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kind kind,
-		   const struct hipsvm_route *rt, int dev, void *p)
+/* (inline: its one caller is end, and every allocation comes by) */
+static inline __attribute__((always_inline)) void record(struct hipsvm_shim *s,
+	const struct hipsvm_call *c, enum hipsvm_kind kind, const struct hipsvm_route *rt, int dev,
+	void *p, size_t size)
 {
 	struct hipsvm_devmap *dm;
 	struct hipsvm_alloc a;
@@ -84,9 +89,9 @@ static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kin
 	memset(&a, 0, sizeof(a));
 	a.start = (uintptr_t)p;
 	/* a handle spans no memory: one byte keys it in the registry */
-	a.last = c->keyed ? a.start : a.start + c->size - 1;
+	a.last = c->keyed ? a.start : a.start + size - 1;
 	a.origin = a.start;
-	a.origin_size = c->size;
+	a.origin_size = size;
 	a.kind = kind;
 	a.ctx = rt->ctx;
 	a.device = dev;
@@ -107,20 +112,19 @@ static void record(struct hipsvm_shim *s, struct hipsvm_call *c, enum hipsvm_kin
 	if (err == -EEXIST) {
 		/* Someone unmapped this range behind the shim's back (glibc's
 		 * own munmap, a raw syscall) and the runtime reused it. */
-		hipsvm_reg_punch(s->reg, a.start, c->size, discard_stale, s);
+		hipsvm_reg_punch(s->reg, a.start, size, discard_stale, s);
 		err = hipsvm_reg_insert(s->reg, &a);
 	}
 	if (err && s->notify)
 		s->notify(HIPSVM_EV_REGISTRY, err);
 recorded:
-	hipsvm_stats_alloc(&s->stats, rt->ctx, dev, c->size, rt->tag);
-	hipsvm_stats_api(&s->stats, c->api, c->size);
+	hipsvm_stats_alloc_call(&s->stats, rt->ctx, dev, size, rt->tag, c->api);
 	if (s->trace_fd >= 0) {
 		const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
 		struct hipsvm_tfield f[] = {
 			HIPSVM_TF_S("api", row ? row->name : "?"),
 			HIPSVM_TF_X("ptr", a.start),
-			HIPSVM_TF_U("size", c->size),
+			HIPSVM_TF_U("size", size),
 			HIPSVM_TF_S("ctx", ctxs),
 			HIPSVM_TF_I("dev", dev),
 			HIPSVM_TF_S("route", hipsvm_route_name(rt->tag)),
@@ -131,187 +135,212 @@ recorded:
 	}
 }
 
-int hipsvm_shim_alloc(struct hipsvm_shim *s, struct hipsvm_call *c)
+/* A policy that routes nothing (the default): no quota, nothing kept local,
+ * nothing mapped everywhere, no oversubscription. */
+static bool plain(const struct hipsvm_policy *p)
+{
+	return !p->quota_mask && !p->managed_local && !p->map_all && !p->oversubscribe;
+}
+
+static void uncharge(struct hipsvm_shim *s, struct hipsvm_call *c, uint64_t bytes)
+{
+	if (c->charged)
+		hipsvm_quota_uncharge(&s->quota, c->dev, bytes);
+	c->charged = false;
+}
+
+enum hipsvm_verdict hipsvm_alloc_begin(struct hipsvm_shim *s, struct hipsvm_call *c)
+{
+	int dev;
+
+	/* the common policies decide nothing before the call: one test */
+	if (__builtin_expect(!s->policy.quota_mask && !s->policy.managed_local, 1))
+		return HIPSVM_GO;
+	if (c->decided || !hipsvm_api_row(c->api) ||
+	    !hipsvm_route_needs_device_first(&s->policy, c->api))
+		return HIPSVM_GO;
+	/* Routing needs the device first (a quota, managed-local): the one
+	 * the call names, or the current one, which only the wrapper asks. */
+	if (c->on_device <= 0 && !c->asked) {
+		c->asked = true;
+		return HIPSVM_NEED_DEVICE;
+	}
+	dev = call_device(s, c);
+	c->dev = dev;
+	if (dev < 0 || hipsvm_route_decide(&s->policy, c->api, dev, &c->rt) != 0)
+		return HIPSVM_GO;
+	c->decided = true;
+	/* (A call the runtime will refuse anyway, NULL out-pointer, keeps the
+	 * runtime's own answer.) */
+	if (c->rt.quota && c->size && c->ptr) {
+		if (hipsvm_quota_charge(&s->quota, &s->policy, dev, c->size)) {
+			hipsvm_stats_add(&s->stats.quota_denied, 1);
+			if (c->rt.may_oversubscribe) {
+				c->managed = true;
+				return HIPSVM_MANAGED;
+			}
+			*c->ptr = NULL;
+			c->rc = HIPSVM_HIP_ERROR_OUT_OF_MEMORY;
+			return HIPSVM_REFUSE;
+		}
+		c->charged = true;
+	}
+	return HIPSVM_GO;
+}
+
+enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
+				     void *p, size_t size)
 {
 	const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
 	enum hipsvm_kind kind = row ? row->kind : HIPSVM_KIND_DEVICE;
-	struct hipsvm_route rt;
-	bool decided = false, charge = false;
-	int dev = -1, rc, ndev, d;
-	size_t charged_bytes = c->size;	/* real() may change c->size (pitch) */
-	void *p;
+	int dev = c->decided ? c->dev : -1, ndev, d;
 
-	c->saved_errno = errno;
-	if (!row) {
-		rc = c->real(c);
-		c->saved_errno = errno;
-		return rc;
-	}
-	if (hipsvm_route_needs_device_first(&s->policy, c->api)) {
-		dev = call_device(s, c);
-		if (dev >= 0 && hipsvm_route_decide(&s->policy, c->api, dev, &rt) == 0)
-			decided = true;
-	}
-	/* (A call the runtime will refuse anyway, NULL out-pointer, keeps the
-	 * runtime's own answer.) */
-	if (decided && rt.quota && c->size && c->ptr) {
-		if (hipsvm_quota_charge(&s->quota, &s->policy, dev, charged_bytes)) {
-			hipsvm_stats_add(&s->stats.quota_denied, 1);
-			if (rt.may_oversubscribe)
-				goto oversubscribe;
-			*c->ptr = NULL;
-			return HIPSVM_HIP_ERROR_OUT_OF_MEMORY;
+	c->rc = rc;
+	if (!row)
+		return HIPSVM_DONE;
+	if (c->managed) {
+		/* the managed memory of an oversubscription */
+		if (rc != HIPSVM_HIP_SUCCESS) {
+			hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
+			return HIPSVM_DONE;
 		}
-		charge = true;
-	}
-	rc = c->real(c);
-	c->saved_errno = errno;
-	if (rc == HIPSVM_HIP_ERROR_OUT_OF_MEMORY && s->policy.oversubscribe &&
-	    c->api == HIPSVM_API_MALLOC) {
-		if (charge)
-			hipsvm_quota_uncharge(&s->quota, dev, charged_bytes);
-		charge = false;
+		kind = HIPSVM_KIND_MANAGED;
+		if (dev < 0)
+			dev = call_device(s, c);
+		memset(&c->rt, 0, sizeof(c->rt));
+		c->rt.ctx = HIPSVM_CTX_HOST;
+		c->rt.tag = HIPSVM_ROUTE_OVERSUBSCRIBED;
+		c->decided = true;
+		size = c->size;
+	} else if (rc == HIPSVM_HIP_ERROR_OUT_OF_MEMORY && s->policy.oversubscribe &&
+		   c->api == HIPSVM_API_MALLOC) {
+		uncharge(s, c, c->size);
 		/* The runtime recorded the out-of-memory as its last error; the
 		 * program will see hipMalloc succeed, so its next
 		 * hipGetLastError must not report the failure we absorbed. */
 		if (s->ops.get_last_error)
 			(void)s->ops.get_last_error();
-		goto oversubscribe;
-	}
-	if (rc != HIPSVM_HIP_SUCCESS) {
-		if (charge)
-			hipsvm_quota_uncharge(&s->quota, dev, charged_bytes);
+		c->managed = true;
+		return HIPSVM_MANAGED;
+	} else if (rc != HIPSVM_HIP_SUCCESS) {
+		uncharge(s, c, c->size);
 		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
-		return rc;
+		return HIPSVM_DONE;
+	} else if (c->charged && size > c->size) {
+		/* the pitch the runtime chose */
+		hipsvm_quota_charge(&s->quota, &s->policy, c->dev, size - c->size);
 	}
-	if (charge && c->size > charged_bytes)	/* the pitch the runtime chose */
-		hipsvm_quota_charge(&s->quota, &s->policy, dev, c->size - charged_bytes);
-	goto record;
-
-oversubscribe:
-	if (!s->ops.malloc_managed)
-		return HIPSVM_HIP_ERROR_OUT_OF_MEMORY;
-	rc = s->ops.malloc_managed(c->ptr, c->size, HIPSVM_HIP_MEM_ATTACH_GLOBAL);
-	c->saved_errno = errno;
-	if (rc != HIPSVM_HIP_SUCCESS) {
-		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
-		return rc;
-	}
-	kind = HIPSVM_KIND_MANAGED;
-	if (dev < 0)
-		dev = call_device(s, c);
-	memset(&rt, 0, sizeof(rt));
-	rt.ctx = HIPSVM_CTX_HOST;
-	rt.tag = HIPSVM_ROUTE_OVERSUBSCRIBED;
-	decided = true;
-
-record:
-	p = c->ptr ? *c->ptr : NULL;
-	if (!p || !c->size) {
-		if (charge)
-			hipsvm_quota_uncharge(&s->quota, dev, charged_bytes);
-		return HIPSVM_HIP_SUCCESS;
+	if (!p || !size) {
+		uncharge(s, c, size > c->size ? size : c->size);
+		return HIPSVM_DONE;
 	}
 	if (dev < 0)
 		dev = call_device(s, c);
-	if (!decided && hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &rt))
-		return HIPSVM_HIP_SUCCESS;
+	if (c->decided) {
+	} else if (__builtin_expect(plain(&s->policy) && dev >= 0 && dev < HIPSVM_POLICY_MAX_DEV &&
+				    row->rule != HIPSVM_RULE_BY_POINTER, 1)) {
+		/* what hipsvm_route_decide answers under a policy that routes
+		 * nothing: the context HIP uses, as HIP */
+		memset(&c->rt, 0, sizeof(c->rt));
+		c->rt.ctx = row->rule == HIPSVM_RULE_HOST ? HIPSVM_CTX_HOST : dev;
+	} else if (hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &c->rt)) {
+		return HIPSVM_DONE;
+	}
 	ndev = hipsvm_shim_ndev(s);
 	hipsvm_shim_hook_resolve(s);
-	if (rt.advise_preferred && dev >= 0)
-		advise(s, p, c->size, HIPSVM_HIP_ADVISE_PREFERRED_LOCATION, dev);
-	if (rt.advise_all) {
+	if (c->rt.advise_preferred && dev >= 0)
+		advise(s, p, size, HIPSVM_HIP_ADVISE_PREFERRED_LOCATION, dev);
+	if (c->rt.advise_all) {
 		bool all = ndev > 0;
 
 		for (d = 0; d < ndev; d++)
-			all &= advise(s, p, c->size, HIPSVM_HIP_ADVISE_ACCESSED_BY, d);
+			all &= advise(s, p, size, HIPSVM_HIP_ADVISE_ACCESSED_BY, d);
 		if (!all)
-			rt.tag = HIPSVM_ROUTE_AS_HIP;
+			c->rt.tag = HIPSVM_ROUTE_AS_HIP;
 	}
-	record(s, c, kind, &rt, dev, p);
-	return HIPSVM_HIP_SUCCESS;
+	record(s, c, kind, &c->rt, dev, p, size);
+	return HIPSVM_DONE;
 }
 
-int hipsvm_shim_free(struct hipsvm_shim *s, struct hipsvm_call *c)
+void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api, void *p)
 {
-	const struct hipsvm_freeing *prev;
 	struct hipsvm_devmap *dm;
-	struct hipsvm_freeing fr;
-	struct hipsvm_alloc a;
-	uint64_t bytes = 0;
-	void *p = c->ptr ? *c->ptr : NULL;
-	bool mine = false, from_devmap = false, unmapped = false;
-	struct hipsvm_unmap u;
-	int rc, ipc = 0;
+	int rc;
 
-	c->saved_errno = errno;
+	f->api = api;
+	f->p = p;
+	f->mine = f->from_devmap = f->unmapped = f->ipc = false;
+	f->bytes = 0;
 	/* Device memory first (one compare-and-swap), then the registry: one
 	 * operation, whose origin tree finds every piece, also when the first
 	 * bytes were unmapped already. */
 	dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
-	if (p && dm && hipsvm_devmap_take(dm, (uintptr_t)p, &a) == 0) {
-		mine = from_devmap = true;
-		bytes = a.origin_size;
+	if (p && dm && hipsvm_devmap_take(dm, (uintptr_t)p, &f->a) == 0) {
+		f->mine = f->from_devmap = true;
+		f->bytes = f->a.origin_size;
 	} else if (p) {
-		rc = hipsvm_reg_remove_origin(s->reg, (uintptr_t)p, &a, &bytes);
-		mine = rc == 0;
+		rc = hipsvm_reg_remove_origin(s->reg, (uintptr_t)p, &f->a, &f->bytes);
+		f->mine = rc == 0;
 		/* the program unmapped every byte of it before: the unmaps
 		 * released its bytes, the free is still its free */
-		unmapped = rc == -ESTALE;
+		f->unmapped = rc == -ESTALE;
 	}
 	/* a handle that went to the registry is a one-byte piece there */
-	if (mine && !from_devmap && a.kind == HIPSVM_KIND_DEVICE && a.start == a.last &&
-	    a.origin_size > bytes)
-		bytes = a.origin_size;
-	prev = hipsvm_tls.freeing;
-	if (mine && hipsvm_kind_is_svm(a.kind)) {
-		fr.start = a.origin;
-		fr.last = a.origin + (a.origin_size ? a.origin_size - 1 : 0);
-		fr.ctx = a.ctx;
-		hipsvm_tls.freeing = &fr;
+	if (f->mine && !f->from_devmap && f->a.kind == HIPSVM_KIND_DEVICE &&
+	    f->a.start == f->a.last && f->a.origin_size > f->bytes)
+		f->bytes = f->a.origin_size;
+	f->prev = hipsvm_tls.freeing;
+	if (f->mine && hipsvm_kind_is_svm(f->a.kind)) {
+		f->fr.start = f->a.origin;
+		f->fr.last = f->a.origin + (f->a.origin_size ? f->a.origin_size - 1 : 0);
+		f->fr.ctx = f->a.ctx;
+		hipsvm_tls.freeing = &f->fr;
 	}
 	/* Closing imported memory unmaps it from the importing GPU: a HIP
 	 * call's own unmap, coordinated like any other. */
-	if (mine && c->api == HIPSVM_API_IPC_CLOSE && a.ctx >= 0)
-		ipc = hipsvm_unmap_begin_gpus(s, &u, a.start, bytes,
-					      hipsvm_shim_ctx_gpus(s, a.ctx));
-	rc = c->real(c);
-	c->saved_errno = errno;
-	if (ipc)
-		hipsvm_unmap_end(s, &u, rc == HIPSVM_HIP_SUCCESS, 0, 0);
-	hipsvm_tls.freeing = prev;
+	if (f->mine && api == HIPSVM_API_IPC_CLOSE && f->a.ctx >= 0)
+		f->ipc = hipsvm_unmap_begin_gpus(s, &f->u, f->a.start, f->bytes,
+						 hipsvm_shim_ctx_gpus(s, f->a.ctx));
+}
+
+void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
+{
+	struct hipsvm_alloc *a = &f->a;
+
+	if (f->ipc)
+		hipsvm_unmap_end(s, &f->u, rc == HIPSVM_HIP_SUCCESS, 0, 0);
+	hipsvm_tls.freeing = f->prev;
 	if (rc != HIPSVM_HIP_SUCCESS) {
 		/* Still allocated: back into the registry. Of an allocation
 		 * that was partly unmapped only the first piece comes back
 		 * (docs/limits.md). */
-		if (mine && (!from_devmap || hipsvm_devmap_insert(dm, &a)))
-			hipsvm_reg_insert(s->reg, &a);
+		if (f->mine && (!f->from_devmap ||
+				hipsvm_devmap_insert(__atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE), a)))
+			hipsvm_reg_insert(s->reg, a);
 		hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_RUNTIME], 1);
-		return rc;
+		return;
 	}
-	if (unmapped) {
-		hipsvm_stats_release(&s->stats, a.ctx, a.device, 0, true);
-		hipsvm_stats_api(&s->stats, c->api, 0);
+	if (f->unmapped) {
+		hipsvm_stats_release(&s->stats, a->ctx, a->device, 0, true);
+		hipsvm_stats_api(&s->stats, f->api, 0);
 		hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_FREED_AFTER], 1);
-		return rc;
+		return;
 	}
-	if (!mine) {
-		if (p)
+	if (!f->mine) {
+		if (f->p)
 			hipsvm_stats_add(&s->stats.error[HIPSVM_ERR_UNKNOWN_POINTER_FREE], 1);
-		return rc;
+		return;
 	}
-	hipsvm_shim_release(s, &a, bytes, true);
-	hipsvm_stats_api(&s->stats, c->api, 0);
+	hipsvm_shim_release(s, a, f->bytes, (int)f->api);
 	if (s->trace_fd >= 0) {
 		char ctxs[24];
-		struct hipsvm_tfield f[] = {
-			HIPSVM_TF_X("ptr", a.origin),
-			HIPSVM_TF_U("size", bytes),
+		struct hipsvm_tfield tf[] = {
+			HIPSVM_TF_X("ptr", a->origin),
+			HIPSVM_TF_U("size", f->bytes),
 			HIPSVM_TF_S("ctx", ctxs),
 		};
 
-		ctx_name(a.ctx, ctxs, sizeof(ctxs));
-		hipsvm_trace_emit(s->trace_fd, "free", f, 3);
+		ctx_name(a->ctx, ctxs, sizeof(ctxs));
+		hipsvm_trace_emit(s->trace_fd, "free", tf, 3);
 	}
-	return rc;
 }

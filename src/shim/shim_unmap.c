@@ -21,8 +21,10 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "shared/checkpoint.h"
+#include "shim/unmap_args.h"
 #include "shim/trace.h"
 
 static bool overlaps(uintptr_t s1, uintptr_t l1, uintptr_t s2, uintptr_t l2)
@@ -162,7 +164,7 @@ static void punched(void *arg, const struct hipsvm_alloc *a)
 	struct hipsvm_shim *s = ((void **)arg)[0];
 	uint64_t bytes = a->last - a->start + 1;
 
-	hipsvm_shim_release(s, a, bytes, false);
+	hipsvm_shim_release(s, a, bytes, -1);
 	if (hipsvm_kind_is_svm(a->kind))
 		u->punched_bytes += bytes;
 }
@@ -348,4 +350,122 @@ void hipsvm_unmap_reentered(struct hipsvm_shim *s)
 	hipsvm_stats_add(&s->stats.unmap[HIPSVM_UNMAP_REENTRANT_SKIPPED], 1);
 	if (s->notify)
 		s->notify(HIPSVM_EV_REENTRANT, 0);
+}
+
+/* ---- the unmap family's decisions (preload/unmap_wrap.c asks) ---- */
+
+static bool returns_pointer(enum hipsvm_unmap_op op)
+{
+	return op == HIPSVM_UNMAP_MMAP_FIXED || op == HIPSVM_UNMAP_MREMAP;
+}
+
+static bool succeeded(const struct hipsvm_unmap_call *c, long r)
+{
+	return returns_pointer(c->op) ? (void *)r != MAP_FAILED : r == 0;
+}
+
+/* The kernel's refusal on the arguments alone (unmap_args.h), or 0. */
+static int refusal(const struct hipsvm_vm_limits *l, const struct hipsvm_unmap_call *c)
+{
+	uintptr_t a = (uintptr_t)c->addr;
+
+	switch (c->op) {
+	case HIPSVM_UNMAP_MUNMAP:
+		return hipsvm_munmap_refusal(l, a, c->len);
+	case HIPSVM_UNMAP_MMAP_FIXED:
+		return hipsvm_mmap_refusal(l, a, c->len, c->flags, c->off);
+	case HIPSVM_UNMAP_MREMAP:
+		return hipsvm_mremap_refusal(l, a, c->len, c->new_size, c->flags,
+					     (uintptr_t)c->new_addr);
+	case HIPSVM_UNMAP_MADVISE:
+		return hipsvm_madvise_refusal(l, a, c->len);
+	default:
+		return 0;	/* shmdt: its extent was read from the kernel */
+	}
+}
+
+/* What a successful call took from the address space, for the registry:
+ * madvise drops pages but keeps the mapping and the allocation (nothing);
+ * mremap takes the old range when it moved and the tail when it shrank. */
+static void taken(const struct hipsvm_unmap_call *c, long r, uintptr_t *a, size_t *n)
+{
+	*a = (uintptr_t)c->addr;
+	*n = c->len;
+	if (c->op == HIPSVM_UNMAP_MADVISE) {
+		*n = 0;
+	} else if (c->op == HIPSVM_UNMAP_MREMAP) {
+		if ((void *)r == MAP_FAILED) {
+			*n = 0;
+		} else if ((void *)r == c->addr) {
+			*n = c->new_size < c->len ? c->len - c->new_size : 0;
+			*a += c->new_size;
+		}
+	}
+}
+
+/* Could the call take tracked SVM memory (or memory being freed by this
+ * thread's hipFree)? */
+static bool tracked(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c)
+{
+	uint32_t m = HIPSVM_SVM_KIND_MASK;
+
+	if (c->op == HIPSVM_UNMAP_SHMDT)
+		return c->len && hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, m);
+	if (__builtin_expect(hipsvm_tls.freeing != NULL, 0))
+		return true;
+	if (hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, m))
+		return true;
+	return c->op == HIPSVM_UNMAP_MREMAP && (c->flags & MREMAP_FIXED) &&
+	       hipsvm_reg_touches(s->reg, (uintptr_t)c->new_addr, c->new_size, m);
+}
+
+bool hipsvm_unmap_call_needs_extent(struct hipsvm_shim *s)
+{
+	return hipsvm_reg_count(s->reg) != 0;
+}
+
+int hipsvm_unmap_call_begin(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c,
+			    struct hipsvm_unmap *u, struct hipsvm_unmap *t,
+			    const struct hipsvm_vm_limits *limits)
+{
+	u->active = t->active = false;
+	if (!c->takes || !tracked(s, c))
+		return 0;
+	/* The kernel would refuse it: it unmaps nothing, so it must not
+	 * take anything from the GPUs either. */
+	if (refusal(limits, c)) {
+		hipsvm_unmap_refused(s);
+		return 0;
+	}
+	if (!hipsvm_unmap_begin(s, u, c->op, (uintptr_t)c->addr, c->len))
+		u->active = false;
+	/* With MREMAP_FIXED whatever was at the new address is unmapped too. */
+	if (!u->active && c->op == HIPSVM_UNMAP_MREMAP && (c->flags & MREMAP_FIXED) &&
+	    !hipsvm_unmap_begin(s, t, c->op, (uintptr_t)c->new_addr, c->new_size))
+		t->active = false;
+	return 1;
+}
+
+void hipsvm_unmap_call_end(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c,
+			   struct hipsvm_unmap *u, struct hipsvm_unmap *t, long r)
+{
+	int saved = errno;
+
+	if (u->active) {
+		uintptr_t a;
+		size_t n;
+
+		taken(c, r, &a, &n);
+		hipsvm_unmap_end(s, u, succeeded(c, r), a, n);
+	}
+	if (t->active)
+		hipsvm_unmap_end(s, t, succeeded(c, r), (uintptr_t)c->new_addr, c->new_size);
+	errno = saved;
+}
+
+void hipsvm_unmap_call_reentered(struct hipsvm_shim *s, const struct hipsvm_unmap_call *c)
+{
+	if (c->takes && c->op != HIPSVM_UNMAP_SHMDT &&
+	    hipsvm_reg_touches(s->reg, (uintptr_t)c->addr, c->len, HIPSVM_SVM_KIND_MASK) != 0)
+		hipsvm_unmap_reentered(s);
 }

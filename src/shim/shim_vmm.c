@@ -206,23 +206,45 @@ void hipsvm_shim_vmm_mapped(struct hipsvm_shim *s, uintptr_t start, size_t len, 
 	}
 }
 
-int hipsvm_shim_vmm_unmap(struct hipsvm_shim *s, uintptr_t start, size_t len,
-			  int (*real)(void *arg), void *arg)
+void hipsvm_shim_vmm_access(struct hipsvm_shim *s, uintptr_t start, size_t len,
+			    const struct hipsvm_access_desc *desc, size_t count)
 {
-	struct hipsvm_unmap u;
+	uint64_t set = 0, clear = 0;
+	size_t i;
+
+	for (i = 0; desc && i < count; i++) {
+		int d = desc[i].location.id;
+
+		if (desc[i].location.type != HIPSVM_HIP_MEM_LOCATION_DEVICE || d < 0 ||
+		    d >= HIPSVM_MAX_GPUS)
+			continue;
+		if (desc[i].flags == HIPSVM_HIP_MEM_ACCESS_PROT_NONE)
+			clear |= UINT64_C(1) << d;
+		else
+			set |= UINT64_C(1) << d;
+	}
+	if (set | clear)
+		hipsvm_vmm_access(&s->vmm, start, len, set, clear);
+}
+
+void hipsvm_shim_vmm_unmap_begin(struct hipsvm_shim *s, struct hipsvm_unmap *u, uintptr_t start,
+				 size_t len)
+{
 	bool known;
 	uint64_t gpus = hipsvm_vmm_gpus(&s->vmm, start, len, false, &known);
-	int rc, saved, active;
 
 	if (!known)
 		gpus |= hipsvm_shim_ctx_gpus(s, HIPSVM_CTX_HOST);
-	active = hipsvm_unmap_begin_gpus(s, &u, start, len, gpus);
-	rc = real(arg);
-	saved = errno;
-	if (active)
-		hipsvm_unmap_end(s, &u, rc == HIPSVM_HIP_SUCCESS, 0, 0);
+	/* begin_gpus leaves u->active false when there is nothing to set */
+	hipsvm_unmap_begin_gpus(s, u, start, len, gpus);
+}
+
+void hipsvm_shim_vmm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, int rc)
+{
+	bool known;
+
+	if (u->active)
+		hipsvm_unmap_end(s, u, rc == HIPSVM_HIP_SUCCESS, 0, 0);
 	if (rc == HIPSVM_HIP_SUCCESS)
-		hipsvm_vmm_gpus(&s->vmm, start, len, true, &known);
-	errno = saved;
-	return rc;
+		hipsvm_vmm_gpus(&s->vmm, u->addr, u->len, true, &known);
 }

@@ -66,45 +66,44 @@ static struct hipsvm_dev_stats *dev_of(struct hipsvm_stats *s, int dev)
 /* 1 + this thread's stripe; 0 until its first update. Threads take the
  * stripes in turn; past HIPSVM_STATS_STRIPES threads share them (every
  * update is atomic, so sharing costs speed, not counts). */
-static __thread unsigned tl_stripe __attribute__((tls_model("initial-exec")));
+__thread unsigned hipsvm_stats_tl_stripe __attribute__((tls_model("initial-exec")));
 static unsigned next_stripe;
+
+unsigned hipsvm_stats_stripe_take(void)
+{
+	unsigned k = __atomic_fetch_add(&next_stripe, 1, __ATOMIC_RELAXED) % HIPSVM_STATS_STRIPES + 1;
+
+	hipsvm_stats_tl_stripe = k;
+	return k;
+}
 
 static struct hipsvm_stats_stripe *my_stripe(struct hipsvm_stats *s)
 {
-	unsigned k = tl_stripe;
-
-	if (!k) {
-		k = __atomic_fetch_add(&next_stripe, 1, __ATOMIC_RELAXED) % HIPSVM_STATS_STRIPES + 1;
-		tl_stripe = k;
-	}
-	return &s->stripe[k - 1];
+	return hipsvm_stats_my_stripe(s);
 }
 
 static int ctx_index(int ctx)
 {
-	if (ctx == HIPSVM_CTX_HOST)
-		return HIPSVM_STATS_MEM_HOST;
-	if (ctx < 0 || ctx >= HIPSVM_STATS_MAX_DEV)
-		return -1;
-	return HIPSVM_STATS_MEM_CTX(ctx);
+	return hipsvm_stats_ctx_index(ctx);
 }
 
 static int dev_index(int dev)
 {
-	return dev < 0 || dev >= HIPSVM_STATS_MAX_DEV ? -1 : HIPSVM_STATS_MEM_DEV(dev);
+	return hipsvm_stats_dev_index(dev);
 }
 
 /* delta bytes (signed) on counter i of this thread's stripe. Past a batch
  * the stripe's bytes go to the total, and the total seen then is the base
  * of this stripe's peak estimate until its next hand-over. */
-static void mem_change(struct hipsvm_stats *s, int i, int64_t delta, bool alloc, bool freed)
+static void mem_change_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
+			  int64_t delta, bool alloc, bool freed)
 {
 	struct hipsvm_mem_part *m;
 	int64_t d, total;
 
 	if (i < 0)
 		return;
-	m = &my_stripe(s)->mem[i];
+	m = &st->mem[i];
 	if (alloc)
 		hipsvm_stats_add(&m->allocations, 1);
 	if (freed)
@@ -126,21 +125,52 @@ static void mem_change(struct hipsvm_stats *s, int i, int64_t delta, bool alloc,
 	}
 }
 
+static void alloc_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int ctx, int dev,
+		     uint64_t bytes, uint32_t route)
+{
+	mem_change_in(s, st, ctx_index(ctx), (int64_t)bytes, true, false);
+	mem_change_in(s, st, dev_index(dev), (int64_t)bytes, true, false);
+	if (route < HIPSVM_ROUTE_COUNT)
+		hipsvm_stats_add(&st->route[route], 1);
+	seen_dev(s, dev);
+	if (ctx >= 0 && ctx != dev)
+		seen_dev(s, ctx);
+}
+
+static void api_in(struct hipsvm_stats_stripe *st, unsigned api, uint64_t bytes)
+{
+	hipsvm_stats_api_in(st, api, bytes);
+}
+
 void hipsvm_stats_alloc(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, uint32_t route)
 {
-	mem_change(s, ctx_index(ctx), (int64_t)bytes, true, false);
-	mem_change(s, dev_index(dev), (int64_t)bytes, true, false);
-	if (route < HIPSVM_ROUTE_COUNT)
-		hipsvm_stats_add(&my_stripe(s)->route[route], 1);
-	seen_dev(s, dev);
-	if (ctx >= 0)
-		seen_dev(s, ctx);
+	alloc_in(s, my_stripe(s), ctx, dev, bytes, route);
 }
 
 void hipsvm_stats_release(struct hipsvm_stats *s, int ctx, int dev, uint64_t bytes, bool freed)
 {
-	mem_change(s, ctx_index(ctx), -(int64_t)bytes, false, freed);
-	mem_change(s, dev_index(dev), -(int64_t)bytes, false, freed);
+	struct hipsvm_stats_stripe *st = my_stripe(s);
+
+	mem_change_in(s, st, ctx_index(ctx), -(int64_t)bytes, false, freed);
+	mem_change_in(s, st, dev_index(dev), -(int64_t)bytes, false, freed);
+}
+
+void hipsvm_stats_mem_slow(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
+			   int64_t delta, bool alloc, bool freed)
+{
+	mem_change_in(s, st, i, delta, alloc, freed);
+}
+
+void hipsvm_stats_raise_peak(uint64_t *peak, uint64_t v)
+{
+	raise_max(peak, v);
+}
+
+void hipsvm_stats_seen_slow(struct hipsvm_stats *s, int ctx, int dev)
+{
+	seen_dev(s, dev);
+	if (ctx >= 0)
+		seen_dev(s, ctx);
 }
 
 void hipsvm_stats_mem(const struct hipsvm_stats *s, unsigned i, struct hipsvm_mem_view *out)
@@ -229,14 +259,7 @@ uint64_t hipsvm_stats_drain_median(const struct hipsvm_dev_stats *d)
 
 void hipsvm_stats_api(struct hipsvm_stats *s, unsigned api, uint64_t bytes)
 {
-	struct hipsvm_stats_stripe *st;
-
-	if (api >= HIPSVM_API_COUNT)
-		return;
-	st = my_stripe(s);
-	hipsvm_stats_add(&st->api[api].calls, 1);
-	if (bytes)
-		hipsvm_stats_add(&st->api[api].bytes, bytes);
+	api_in(my_stripe(s), api, bytes);
 }
 
 void hipsvm_stats_api_sum(const struct hipsvm_stats *s, unsigned api, uint64_t *calls,

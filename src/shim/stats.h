@@ -140,4 +140,120 @@ static inline uint64_t hipsvm_stats_get(const uint64_t *counter)
 	return __atomic_load_n(counter, __ATOMIC_RELAXED);
 }
 
+/* ---- what every hipMalloc and hipFree touches, inline ----
+ * An allocation and its API's count in one go (one stripe looked up), and a
+ * free likewise; the batch's hand-over to the total and the first update of
+ * a thread or of a device go out of line (stats.c). */
+
+/* 1 + this thread's stripe; 0 until its first update. Threads take the
+ * stripes in turn; past HIPSVM_STATS_STRIPES threads share them (every
+ * update is atomic, so sharing costs speed, not counts). */
+extern __thread unsigned hipsvm_stats_tl_stripe __attribute__((tls_model("initial-exec")));
+unsigned hipsvm_stats_stripe_take(void);
+void hipsvm_stats_mem_slow(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
+			   int64_t delta, bool alloc, bool freed);
+void hipsvm_stats_seen_slow(struct hipsvm_stats *s, int ctx, int dev);
+void hipsvm_stats_raise_peak(uint64_t *peak, uint64_t v);
+
+static inline struct hipsvm_stats_stripe *hipsvm_stats_my_stripe(struct hipsvm_stats *s)
+{
+	unsigned k = hipsvm_stats_tl_stripe;
+
+	if (__builtin_expect(!k, 0))
+		k = hipsvm_stats_stripe_take();
+	return &s->stripe[k - 1];
+}
+
+static inline int hipsvm_stats_ctx_index(int ctx)
+{
+	if (ctx == HIPSVM_CTX_HOST)
+		return HIPSVM_STATS_MEM_HOST;
+	if (ctx < 0 || ctx >= HIPSVM_STATS_MAX_DEV)
+		return -1;
+	return HIPSVM_STATS_MEM_CTX(ctx);
+}
+
+static inline int hipsvm_stats_dev_index(int dev)
+{
+	return dev < 0 || dev >= HIPSVM_STATS_MAX_DEV ? -1 : HIPSVM_STATS_MEM_DEV(dev);
+}
+
+static inline void hipsvm_stats_api_in(struct hipsvm_stats_stripe *st, unsigned api,
+				       uint64_t bytes)
+{
+	if (api >= HIPSVM_API_COUNT)
+		return;
+	__atomic_fetch_add(&st->api[api].calls, 1, __ATOMIC_RELAXED);
+	if (bytes)
+		__atomic_fetch_add(&st->api[api].bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* One counter part up by bytes (an allocation) or down (a free): the
+ * common case here, a batch's hand-over by the general update. */
+static inline void hipsvm_stats_mem_up(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st,
+				       int i, uint64_t bytes)
+{
+	struct hipsvm_mem_part *m = &st->mem[i];
+	int64_t d, total;
+
+	d = (int64_t)__atomic_add_fetch(&m->live, bytes, __ATOMIC_RELAXED);
+	if (__builtin_expect(d >= (int64_t)HIPSVM_STATS_BATCH || d <= -(int64_t)HIPSVM_STATS_BATCH ||
+			     (int64_t)bytes < 0, 0)) {
+		__atomic_sub_fetch(&m->live, bytes, __ATOMIC_RELAXED);
+		hipsvm_stats_mem_slow(s, st, i, (int64_t)bytes, true, false);
+		return;
+	}
+	__atomic_fetch_add(&m->allocations, 1, __ATOMIC_RELAXED);
+	total = (int64_t)__atomic_load_n(&m->base, __ATOMIC_RELAXED) + d;
+	if (total > (int64_t)__atomic_load_n(&m->peak, __ATOMIC_RELAXED))
+		hipsvm_stats_raise_peak(&m->peak, (uint64_t)total);
+}
+
+static inline void hipsvm_stats_mem_down(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st,
+					 int i, uint64_t bytes)
+{
+	struct hipsvm_mem_part *m = &st->mem[i];
+	int64_t d;
+
+	d = (int64_t)__atomic_sub_fetch(&m->live, bytes, __ATOMIC_RELAXED);
+	if (__builtin_expect(d >= (int64_t)HIPSVM_STATS_BATCH || d <= -(int64_t)HIPSVM_STATS_BATCH ||
+			     (int64_t)bytes < 0, 0)) {
+		__atomic_add_fetch(&m->live, bytes, __ATOMIC_RELAXED);
+		hipsvm_stats_mem_slow(s, st, i, -(int64_t)bytes, false, true);
+		return;
+	}
+	__atomic_fetch_add(&m->frees, 1, __ATOMIC_RELAXED);
+}
+
+static inline void hipsvm_stats_alloc_call(struct hipsvm_stats *s, int ctx, int dev,
+					   uint64_t bytes, uint32_t route, unsigned api)
+{
+	struct hipsvm_stats_stripe *st = hipsvm_stats_my_stripe(s);
+	int ci = hipsvm_stats_ctx_index(ctx), di = hipsvm_stats_dev_index(dev);
+	uint64_t seen = __atomic_load_n(&s->max_dev_seen, __ATOMIC_RELAXED);
+
+	if (ci >= 0)
+		hipsvm_stats_mem_up(s, st, ci, bytes);
+	if (di >= 0)
+		hipsvm_stats_mem_up(s, st, di, bytes);
+	if (route < HIPSVM_ROUTE_COUNT)
+		__atomic_fetch_add(&st->route[route], 1, __ATOMIC_RELAXED);
+	if ((uint64_t)dev + 1 > seen || (uint64_t)ctx + 1 > seen)
+		hipsvm_stats_seen_slow(s, ctx, dev);
+	hipsvm_stats_api_in(st, api, bytes);
+}
+
+static inline void hipsvm_stats_free_call(struct hipsvm_stats *s, int ctx, int dev,
+					  uint64_t bytes, unsigned api)
+{
+	struct hipsvm_stats_stripe *st = hipsvm_stats_my_stripe(s);
+	int ci = hipsvm_stats_ctx_index(ctx), di = hipsvm_stats_dev_index(dev);
+
+	if (ci >= 0)
+		hipsvm_stats_mem_down(s, st, ci, bytes);
+	if (di >= 0)
+		hipsvm_stats_mem_down(s, st, di, bytes);
+	hipsvm_stats_api_in(st, api, 0);
+}
+
 #endif

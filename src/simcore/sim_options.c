@@ -61,56 +61,5 @@ const struct hipsvm_option_table hipsvm_sim_option_table = {
 	.invalid = invalid,
 };
 
-static struct hipsvm_optvals vals(const struct hipsvm_sim_options *o)
-{
-	/* The format only reads; the cast keeps one type. */
-	struct hipsvm_sim_options *w = (struct hipsvm_sim_options *)o;
-
-	return (struct hipsvm_optvals){ w ? w->num : NULL, w ? w->str : NULL,
-					w ? w->from_env : NULL };
-}
-
-const struct hipsvm_option_desc *hipsvm_sim_option_desc(enum hipsvm_sim_opt_id id)
-{
-	return hipsvm_opt_row(&hipsvm_sim_option_table, (unsigned)id);
-}
-
-const char *hipsvm_sim_option_why(enum hipsvm_sim_opt_id id, int err)
-{
-	return hipsvm_opt_why(&hipsvm_sim_option_table, (unsigned)id, err);
-}
-
-int hipsvm_sim_option_lookup(const char *name, enum hipsvm_sim_opt_id *id)
-{
-	unsigned row;
-	int err;
-
-	if (!id)
-		return -EINVAL;
-	err = hipsvm_opt_lookup(&hipsvm_sim_option_table, name, &row);
-	if (!err)
-		*id = (enum hipsvm_sim_opt_id)row;
-	return err;
-}
-
-void hipsvm_sim_options_defaults(struct hipsvm_sim_options *o)
-{
-	hipsvm_opt_defaults(&hipsvm_sim_option_table, vals(o));
-}
-
-int hipsvm_sim_options_load(struct hipsvm_sim_options *o, char *const *envp,
-			    struct hipsvm_opt_error *errs, unsigned max_errs)
-{
-	return hipsvm_opt_load(&hipsvm_sim_option_table, vals(o), envp, errs, max_errs);
-}
-
-int hipsvm_sim_options_set(struct hipsvm_sim_options *o, enum hipsvm_sim_opt_id id,
-			   const char *value)
-{
-	return hipsvm_opt_set(&hipsvm_sim_option_table, vals(o), (unsigned)id, value);
-}
-
-size_t hipsvm_sim_options_format(const struct hipsvm_sim_options *o, char *buf, size_t cap)
-{
-	return hipsvm_opt_format(&hipsvm_sim_option_table, vals(o), buf, cap);
-}
+HIPSVM_OPTION_CALLS(hipsvm_sim_, hipsvm_sim_option_table, struct hipsvm_sim_options,
+		    enum hipsvm_sim_opt_id)

@@ -6,6 +6,7 @@
  *   procaddr  hipGetProcAddress of a runtime that has it (the fake)
  *   bundled   a runtime under a name of its own, loaded RTLD_LOCAL by path
  *   two       the system runtime (RTLD_GLOBAL) and a bundled copy (RTLD_LOCAL)
+ *   inner     hipMemPoolTrimTo of the fake, which allocates inside the call
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -95,6 +96,23 @@ static int two(const char *path)
 	return bundled(path);
 }
 
+static int inner(void)
+{
+	void *h = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_GLOBAL);
+	int (*trim)(void *, size_t) = (int (*)(void *, size_t))dlsym(RTLD_DEFAULT,
+								     "hipMemPoolTrimTo");
+	malloc_t m = (malloc_t)dlsym(RTLD_DEFAULT, "hipMalloc");
+	void *p = NULL;
+
+	if (!h || !trim || !m) {
+		printf("no runtime\n");
+		return 2;
+	}
+	printf("hipMemPoolTrimTo %d\n", trim(NULL, 0));
+	printf("hipMalloc %d\n", m(&p, 4096));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -108,5 +126,7 @@ int main(int argc, char **argv)
 		return bundled(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "two"))
 		return two(argv[2]);
+	if (argc > 1 && !strcmp(argv[1], "inner"))
+		return inner();
 	return 64;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_exports.c - libhipsvm.so exports exactly the hooked functions of the
- * hook table and the public API: the version script (preload/libhipsvm.map),
- * the table (preload/table.h) and `nm -D --defined-only` agree.
+ * hook table and the public API: the version script (build/preload/libhipsvm.map,
+ * made from the table by preload/gen-map.py), the table (preload/table.h)
+ * and `nm -D --defined-only` agree.
  */
 #include <criterion/criterion.h>
 
@@ -63,7 +64,7 @@ static void load_map(struct set *s)
 	bool global = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/preload/libhipsvm.map", getenv("HIPSVM_TEST_SRCDIR"));
+	snprintf(path, sizeof(path), "%s/preload/libhipsvm.map", getenv("HIPSVM_TEST_BUILDDIR"));
 	f = fopen(path, "r");
 	cr_assert(f, "%s", path);
 	while (fgets(line, sizeof(line), f)) {

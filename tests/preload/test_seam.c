@@ -98,6 +98,23 @@ Test(seam, get_proc_address_hands_out_wrappers)
 	cr_expect(strstr(R.out, "is the runtime's 1\n"), "%s", R.out);
 }
 
+/* A call that allocates nothing (a pool's trim, a mapping's access, ...)
+ * is a real call like any other: what the runtime allocates inside it,
+ * through its own PLT, is the runtime's, not the program's. (Before the
+ * seam had one shape, these calls ran without the HIPSVM_IN_HIP() scope and
+ * the inner hipMalloc and hipFree were counted as the program's.) */
+Test(seam, allocation_inside_a_passing_call_is_the_runtimes)
+{
+	const char *argv[] = { prog("pl_nohip"), "inner", NULL };
+
+	run(&R, RT_FAKE, true, argv, NULL);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect_str_eq(R.out, "hipMemPoolTrimTo 0\nhipMalloc 0\n");
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "allocations"), 1, "%s", R.report);
+	cr_expect_eq(jnum(R.report, CTX("device:0"), "frees"), 0, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("hip_memory"), "pool_trims"), 1, "%s", R.report);
+}
+
 /* ROCm 5.2 and the simulator have no hipGetProcAddress: the shim's export
  * says so once and answers hipErrorNotInitialized. */
 Test(seam, get_proc_address_missing_in_runtime)
