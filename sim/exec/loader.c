@@ -8,7 +8,7 @@
  * (through the allocation map, so the kernel's accesses take that GPU's
  * page-fault path like any device memory, and hipFree refuses it) spanning
  * address 0 to the end of the last PT_LOAD segment, the segments written and
- * relocated for that address (sim/codeobj_image.h). A kernel then runs the
+ * relocated for that address (sim/codeobj/codeobj_image.h). A kernel then runs the
  * code at its place in that image, so s_getpc_b64 answers image addresses and
  * the kernel reaches its __device__ and __constant__ variables, and the
  * pointers between them, where hipGetSymbolAddress, hipMemcpyToSymbol and
