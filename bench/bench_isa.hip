@@ -1,18 +1,30 @@
-// bench_isa: the simulator's kernel interpreter, in wave-instructions per
-// second. Runs three kernels (saxpy: streaming global memory; reduce: LDS and
-// barriers; alu: arithmetic with no memory) on the simulator and reads its
-// counters (hipsvmSimIsaStats). Run:
-//   LD_LIBRARY_PATH=build/sim build/bench/bench_isa [repeats]
+// bench_isa: the simulator's kernel interpreter against the same loops in C.
+// Five kernels (saxpy: streaming global memory; reduce: LDS and barriers;
+// matmul: a tiled 256x256 f32 product in LDS; histogram: global atomics;
+// alu: arithmetic with no memory) run on the simulator, each alternated with
+// its loop compiled for the host, in one run; CPU time of each, their ratio's
+// median and spread, and the interpreter's counters (hipsvmSimIsaStats).
+//   LD_LIBRARY_PATH=build/sim build/sim/bench_isa [repeats]
+//   LD_LIBRARY_PATH=build/sim build/sim/bench_isa --only NAME [launches]
+// The second form runs one kernel's launches only (no C loop), for
+// callgrind and strace: bench/bench_isa.sh prints the exact figures.
 #include <hip/hip_runtime.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 struct isa_stats {
 	unsigned long long dispatches, fallbacks, wave_insns, waves, ns, page_walks;
+	unsigned long long mem_insns, vm_calls;
 };
 typedef int (*stats_fn)(struct isa_stats *);
+
+#define N (1 << 20)
+#define MM 256		// matmul size
+#define TILE 16
+#define BINS 1024
 
 __global__ void saxpy(float a, const float *x, float *y, int n)
 {
@@ -36,6 +48,31 @@ __global__ void reduce(const int *in, int *out, int n)
 		out[blockIdx.x] = s[0];
 }
 
+__global__ void matmul(const float *a, const float *b, float *c, int n)
+{
+	__shared__ float ta[TILE][TILE], tb[TILE][TILE];
+	int tx = threadIdx.x, ty = threadIdx.y;
+	int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+	float acc = 0.0f;
+
+	for (int k0 = 0; k0 < n; k0 += TILE) {
+		ta[ty][tx] = a[row * n + k0 + tx];
+		tb[ty][tx] = b[(k0 + ty) * n + col];
+		__syncthreads();
+		for (int k = 0; k < TILE; k++)
+			acc += ta[ty][k] * tb[k][tx];
+		__syncthreads();
+	}
+	c[row * n + col] = acc;
+}
+
+__global__ void histogram(const unsigned *in, unsigned *bins, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		atomicAdd(&bins[in[i] & (BINS - 1)], 1u);
+}
+
 __global__ void alu(float *out, int iters)
 {
 	float a = threadIdx.x, b = 1.0f;
@@ -46,61 +83,190 @@ __global__ void alu(float *out, int iters)
 	out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
 }
 
-#define CHECK(c) do { if ((c) != hipSuccess) { printf("%s failed\n", #c); return 1; } } while (0)
+// ---- the same loops on the host (the hipcc host compiler, -O3) ----
 
-static stats_fn get_stats;
-
-static int row(const char *name, void (*launch)(void *), void *arg, int reps)
+static void c_saxpy(float a, const float *x, float *y, int n)
 {
-	struct isa_stats a, b;
-	struct timespec t0, t1, c0, c1;
-
-	get_stats(&a);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-	for (int r = 0; r < reps; r++)
-		launch(arg);
-	CHECK(hipDeviceSynchronize());
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-	get_stats(&b);
-	double wall = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	double cpu = (c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) * 1e-9;
-	double insns = (double)(b.wave_insns - a.wave_insns);
-	// per CPU second: the figure that does not depend on how busy the machine is
-	printf("%-7s %9.0f wave-insns  wall %6.3f s %7.2f M/s  cpu %6.3f s %7.2f M/s  (%llu dispatches, %llu fell back)\n",
-	       name, insns, wall, insns / wall / 1e6, cpu, insns / cpu / 1e6,
-	       b.dispatches - a.dispatches, b.fallbacks - a.fallbacks);
-	return 0;
+	for (int i = 0; i < n; i++)
+		y[i] = a * x[i] + y[i];
 }
 
-static const int n = 1 << 20;
-static float *x, *y;
-static int *in, *out;
+static void c_reduce(const int *in, int *out, int n)
+{
+	for (int g = 0; g < n / 256; g++) {
+		int s = 0;
+		for (int t = 0; t < 256; t++)
+			s += in[g * 256 + t];
+		out[g] = s;
+	}
+}
 
-static void l_saxpy(void *) { hipLaunchKernelGGL(saxpy, dim3(n / 256), dim3(256), 0, 0, 2.0f, x, y, n); }
-static void l_reduce(void *) { hipLaunchKernelGGL(reduce, dim3(n / 256), dim3(256), 0, 0, in, out, n); }
-static void l_alu(void *) { hipLaunchKernelGGL(alu, dim3(64), dim3(256), 0, 0, y, 1000); }
+static void c_matmul(const float *a, const float *b, float *c, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			float acc = 0.0f;
+			for (int k = 0; k < n; k++)
+				acc += a[i * n + k] * b[k * n + j];
+			c[i * n + j] = acc;
+		}
+}
+
+static void c_histogram(const unsigned *in, unsigned *bins, int n)
+{
+	for (int i = 0; i < n; i++)
+		__atomic_fetch_add(&bins[in[i] & (BINS - 1)], 1u, __ATOMIC_RELAXED);
+}
+
+static void c_alu(float *out, int iters)
+{
+	for (int t = 0; t < 64 * 256; t++) {
+		float a = t % 256, b = 1.0f;
+		for (int k = 0; k < iters; k++) {
+			a = a * 0.999f + b;
+			b = b * 1.001f - 0.5f;
+		}
+		out[t] = a + b;
+	}
+}
+
+#define CHECK(c) do { if ((c) != hipSuccess) { printf("%s failed\n", #c); exit(1); } } while (0)
+
+static stats_fn get_stats;
+static float *x, *y, *ma, *mb, *mc, *hx, *hy, *hma, *hmb, *hmc;
+static int *in, *out, *hin, *hout;
+static unsigned *hist_in, *bins, *hhist_in, *hbins;
+static volatile float sink;
+
+static void g_saxpy() { hipLaunchKernelGGL(saxpy, dim3(N / 256), dim3(256), 0, 0, 2.0f, x, y, N); }
+static void g_reduce() { hipLaunchKernelGGL(reduce, dim3(N / 256), dim3(256), 0, 0, in, out, N); }
+static void g_matmul() { hipLaunchKernelGGL(matmul, dim3(MM / TILE, MM / TILE), dim3(TILE, TILE), 0, 0, ma, mb, mc, MM); }
+static void g_histogram() { hipLaunchKernelGGL(histogram, dim3(N / 256), dim3(256), 0, 0, hist_in, bins, N); }
+static void g_alu() { hipLaunchKernelGGL(alu, dim3(64), dim3(256), 0, 0, y, 1000); }
+static void h_saxpy() { c_saxpy(2.0f, hx, hy, N); sink = hy[N / 2]; }
+static void h_reduce() { c_reduce(hin, hout, N); sink = (float)hout[7]; }
+static void h_matmul() { c_matmul(hma, hmb, hmc, MM); sink = hmc[77]; }
+static void h_histogram() { c_histogram(hhist_in, hbins, N); sink = (float)hbins[3]; }
+static void h_alu() { c_alu(hy, 1000); sink = hy[5]; }
+
+static const struct {
+	const char *name;
+	void (*gpu)();
+	void (*cpu)();
+} rows[] = {
+	{ "saxpy", g_saxpy, h_saxpy },
+	{ "reduce", g_reduce, h_reduce },
+	{ "matmul", g_matmul, h_matmul },
+	{ "histogram", g_histogram, h_histogram },
+	{ "alu", g_alu, h_alu },
+};
+
+static double cpu_now()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void setup()
+{
+	CHECK(hipMalloc(&x, N * sizeof(float)));
+	CHECK(hipMalloc(&y, N * sizeof(float)));
+	CHECK(hipMalloc(&in, N * sizeof(int)));
+	CHECK(hipMalloc(&out, N * sizeof(int)));
+	CHECK(hipMalloc(&ma, MM * MM * sizeof(float)));
+	CHECK(hipMalloc(&mb, MM * MM * sizeof(float)));
+	CHECK(hipMalloc(&mc, MM * MM * sizeof(float)));
+	CHECK(hipMalloc(&hist_in, N * sizeof(unsigned)));
+	CHECK(hipMalloc(&bins, BINS * sizeof(unsigned)));
+	hx = (float *)calloc(N, sizeof(float));
+	hy = (float *)calloc(N, sizeof(float));
+	hin = (int *)calloc(N, sizeof(int));
+	hout = (int *)calloc(N, sizeof(int));
+	hma = (float *)calloc(MM * MM, sizeof(float));
+	hmb = (float *)calloc(MM * MM, sizeof(float));
+	hmc = (float *)calloc(MM * MM, sizeof(float));
+	hhist_in = (unsigned *)calloc(N, sizeof(unsigned));
+	hbins = (unsigned *)calloc(BINS, sizeof(unsigned));
+	for (int i = 0; i < N; i++) {
+		hx[i] = (float)(i % 97);
+		hin[i] = i % 13;
+		hhist_in[i] = (unsigned)i * 2654435761u >> 8;
+	}
+	for (int i = 0; i < MM * MM; i++) {
+		hma[i] = (float)(i % 7) * 0.5f;
+		hmb[i] = (float)(i % 5) * 0.25f;
+	}
+	CHECK(hipMemcpy(x, hx, N * sizeof(float), hipMemcpyHostToDevice));
+	CHECK(hipMemset(y, 0, N * sizeof(float)));
+	CHECK(hipMemcpy(in, hin, N * sizeof(int), hipMemcpyHostToDevice));
+	CHECK(hipMemcpy(ma, hma, MM * MM * sizeof(float), hipMemcpyHostToDevice));
+	CHECK(hipMemcpy(mb, hmb, MM * MM * sizeof(float), hipMemcpyHostToDevice));
+	CHECK(hipMemcpy(hist_in, hhist_in, N * sizeof(unsigned), hipMemcpyHostToDevice));
+	CHECK(hipMemset(bins, 0, BINS * sizeof(unsigned)));
+}
 
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 3;
+	int reps = 3;
+	const char *only = NULL;
 
+	if (argc > 2 && !strcmp(argv[1], "--only")) {
+		only = argv[2];
+		reps = argc > 3 ? atoi(argv[3]) : 1;
+	} else if (argc > 1) {
+		reps = atoi(argv[1]);
+	}
+	if (reps < 0 || reps > 1000)
+		reps = 3;
 	get_stats = (stats_fn)dlsym(RTLD_DEFAULT, "hipsvmSimIsaStats");
 	if (!get_stats) {
 		printf("not on the simulator (no hipsvmSimIsaStats)\n");
 		return 1;
 	}
-	CHECK(hipMalloc(&x, n * sizeof(float)));
-	CHECK(hipMalloc(&y, n * sizeof(float)));
-	CHECK(hipMalloc(&in, n * sizeof(int)));
-	CHECK(hipMalloc(&out, n * sizeof(int)));
-	CHECK(hipMemset(x, 0, n * sizeof(float)));
-	CHECK(hipMemset(y, 0, n * sizeof(float)));
-	CHECK(hipMemset(in, 0, n * sizeof(int)));
-	row("saxpy", l_saxpy, NULL, reps);
-	row("reduce", l_reduce, NULL, reps);
-	row("alu", l_alu, NULL, reps);
-	hipFree(x); hipFree(y); hipFree(in); hipFree(out);
+	setup();
+	for (unsigned r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		struct isa_stats a, b;
+		double gpu[1000], cpu[1000], ratio[1000];
+
+		if (only && strcmp(only, rows[r].name))
+			continue;
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		get_stats(&a);
+		for (int k = 0; k < reps; k++) {
+			double t0 = cpu_now();
+
+			rows[r].gpu();
+			CHECK(hipDeviceSynchronize());
+			gpu[k] = cpu_now() - t0;
+			if (only)
+				continue;
+			t0 = cpu_now();
+			rows[r].cpu();
+			cpu[k] = cpu_now() - t0;
+			ratio[k] = gpu[k] / (cpu[k] > 1e-9 ? cpu[k] : 1e-9);
+		}
+		get_stats(&b);
+		double insns = (double)(b.wave_insns - a.wave_insns);
+		printf("%-9s %10.0f wave-insns %9llu mem-insns %7llu vm-calls %4llu fell back", rows[r].name,
+		       insns, b.mem_insns - a.mem_insns, b.vm_calls - a.vm_calls, b.fallbacks - a.fallbacks);
+		if (!only && reps > 0) {
+			qsort(gpu, reps, sizeof(double), cmp_d);
+			qsort(cpu, reps, sizeof(double), cmp_d);
+			qsort(ratio, reps, sizeof(double), cmp_d);
+			printf("  sim %8.4f s  C %8.5f s  ratio median %7.1fx (%.1f-%.1f, %d pairs)  %6.2f M wave-insns/CPU s",
+			       gpu[reps / 2], cpu[reps / 2], ratio[reps / 2], ratio[0], ratio[reps - 1], reps,
+			       insns / reps / gpu[reps / 2] / 1e6);
+		}
+		printf("\n");
+	}
 	return 0;
 }

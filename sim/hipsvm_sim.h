@@ -98,6 +98,8 @@ struct hipsvm_sim_isa_stats {
 	uint64_t waves;
 	uint64_t ns;
 	uint64_t page_walks;
+	uint64_t mem_insns;	/* global memory instructions (loads, stores, atomics) */
+	uint64_t vm_calls;	/* process_vm_readv/writev calls they made */
 };
 
 /* 0, or -1 for NULL. */

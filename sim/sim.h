@@ -200,6 +200,16 @@ uint64_t sim_gpu_map_events(void);
 /* Map the whole range on GPU g (prefetch, eager mappings). */
 void sim_gpu_map_range(struct sim_gpu *g, uintptr_t start, uintptr_t end);
 bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr);
+/* Bumped (release) whenever a page may stop being mapped on some GPU: an
+ * unmap, a checkpoint, a page the program unmapped, an allocation leaving
+ * the map, a fork child's new GPUs. The interpreter's translation caches
+ * (sim/exec/guard.c) hold only pages found mapped and drop them all when it
+ * moves; a page becoming mapped needs no bump. Never reset. */
+extern uint64_t sim_pt_gen;
+static inline void sim_pt_changed(void)
+{
+	__atomic_fetch_add(&sim_pt_gen, 1, __ATOMIC_RELEASE);
+}
 /* One synchronous GPU access to one page: SIM_RES_* (never NONE/DROPPED). */
 int sim_gpu_access_page(struct sim_gpu *g, uintptr_t addr, bool write, const uint32_t *stop);
 void sim_gpu_quiesce(struct sim_gpu *g);

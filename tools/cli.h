@@ -128,6 +128,9 @@ int report_render(FILE *f, const struct json *r, enum report_fmt fmt, bool color
  * events. 0, or -errno with a message in err (-ENOENT/-EINVAL: the events
  * file cannot be read or holds no event). */
 int report_html(FILE *f, const struct json *r, const char *events, char *err, size_t errcap);
+/* s as HTML text or attribute value (both pages): <>&" escaped, control
+ * characters replaced by '?'. */
+void html_esc(FILE *f, const char *s);
 /* The one-line run summary above the text report. */
 void report_exit_line(FILE *f, const char *prog, int status, bool color);
 

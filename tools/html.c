@@ -26,7 +26,7 @@
 #define MB 30
 #define MAX_SERIES_CTX (MAX_DEV + 1)
 
-static void esc(FILE *f, const char *s)
+void html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -34,7 +34,9 @@ static void esc(FILE *f, const char *s)
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		default:
+			/* a control character is no text: never passed on */
+			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
 		}
 	}
 }
@@ -58,17 +60,17 @@ static void frame(FILE *f, const char *id, const char *title, const char *ylab_m
 {
 	fprintf(f, "<svg id=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"role=\"img\"><title>", id, W, H, W, H);
-	esc(f, title);
+	html_esc(f, title);
 	fprintf(f, "</title><line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
 		"<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>",
 		ML, MT, ML, H - MB, ML, H - MB, W - MR, H - MB);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", ML - 6, MT + 8);
-	esc(f, ylab_max);
+	html_esc(f, ylab_max);
 	fprintf(f, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>", ML - 6, H - MB);
 	fprintf(f, "<text x=\"%d\" y=\"%d\">", ML, H - MB + 16);
-	esc(f, xlab_lo);
+	html_esc(f, xlab_lo);
 	fprintf(f, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", W - MR, H - MB + 16);
-	esc(f, xlab_hi);
+	html_esc(f, xlab_hi);
 	fputs("</text>", f);
 }
 
@@ -112,7 +114,7 @@ static void drain_hist(FILE *f, const struct json *r)
 		fmt_ns(b0 + h->n < 64 ? UINT64_C(1) << (b0 + h->n) : UINT64_MAX, hi, sizeof(hi));
 		fprintf(f, "<p>GPU %llu: %llu drains, max ", (unsigned long long)gpu,
 			(unsigned long long)json_u64(dn, "count", 0));
-		esc(f, fmt_ns(json_u64(dn, "max", 0), t, sizeof(t)));
+		html_esc(f, fmt_ns(json_u64(dn, "max", 0), t, sizeof(t)));
 		fputs("</p>", f);
 		snprintf(t, sizeof(t), "drain latency of GPU %llu", (unsigned long long)gpu);
 		frame(f, id, t, ymax, lo, hi);
@@ -124,7 +126,7 @@ static void drain_hist(FILE *f, const struct json *r)
 			fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
 				"<title>%llu drains from ", ML + k * bw + 1, py(c, max), bw - 2,
 				H - MB - py(c, max), (unsigned long long)c);
-			esc(f, fmt_ns(UINT64_C(1) << (b0 + k), from, sizeof(from)));
+			html_esc(f, fmt_ns(UINT64_C(1) << (b0 + k), from, sizeof(from)));
 			fputs("</title></rect>", f);
 		}
 		fputs("</svg>", f);
@@ -305,7 +307,7 @@ static int live_bytes(FILE *f, const struct ev *ev, size_t n, uint64_t t0, uint6
 			snprintf(t, sizeof(t), "device:%d", c - 1);
 		snprintf(id, sizeof(id), c ? "live-device%d" : "live-host", c - 1);
 		fprintf(f, "<p>%s, peak ", t);
-		esc(f, fmt_bytes(max[c], ymax, sizeof(ymax)));
+		html_esc(f, fmt_bytes(max[c], ymax, sizeof(ymax)));
 		fputs("</p>", f);
 		frame(f, id, t, ymax, "0", fmt_ns(t1 - t0, dur, sizeof(dur)));
 		live_polyline(f, &m, cap, ev, n, c, max[c], t0, t1);
@@ -361,7 +363,7 @@ static void unmaps(FILE *f, const struct json *r, const struct ev *ev, size_t n,
 		fprintf(f, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%d\" r=\"4\"><title>%s ", ev[i].coordinated ?
 			"ok" : "bad", px(ev[i].ts, t0, t1), (H - MB + MT) / 2,
 			ev[i].coordinated ? "coordinated" : "uncoordinated");
-		esc(f, fmt_bytes(ev[i].size, b, sizeof(b)));
+		html_esc(f, fmt_bytes(ev[i].size, b, sizeof(b)));
 		fputs("</title></circle>", f);
 	}
 	fputs("</svg>", f);
@@ -388,19 +390,19 @@ int report_html(FILE *f, const struct json *r, const char *events, char *err, si
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"generator\" content=\"hipsvm " HIPSVM_TOOL_VERSION "\"><title>hipsvm report: ", f);
-	esc(f, json_str(r, "program", "?"));
+	html_esc(f, json_str(r, "program", "?"));
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>hipsvm report: ", style);
-	esc(f, json_str(r, "program", "?"));
+	html_esc(f, json_str(r, "program", "?"));
 	fprintf(f, "</h1><p id=\"run\">pid %llu, ran ", (unsigned long long)json_u64(r, "pid", 0));
-	esc(f, fmt_ns(json_u64(r, "duration_ns", 0), d, sizeof(d)));
+	html_esc(f, fmt_ns(json_u64(r, "duration_ns", 0), d, sizeof(d)));
 	fputs(", runtime ", f);
-	esc(f, json_str(r, "runtime", "unknown"));
+	html_esc(f, json_str(r, "runtime", "unknown"));
 	fputs(", policy ", f);
-	esc(f, json_str(r, "policy", "default"));
+	html_esc(f, json_str(r, "policy", "default"));
 	fputs(", checkpoint hook ", f);
-	esc(f, json_str(hook, "path", "-"));
+	html_esc(f, json_str(hook, "path", "-"));
 	fputs(" (", f);
-	esc(f, json_str(hook, "state", "none"));
+	html_esc(f, json_str(hook, "state", "none"));
 	fputs(")</p>\n", f);
 	drain_hist(f, r);
 	if (events) {

@@ -17,21 +17,6 @@
 #define MT 14
 #define MB 34
 
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			/* a control character is no text: never passed on */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
-		}
-	}
-}
-
 static const char style[] =
 "body{font:14px/1.4 sans-serif;margin:24px;color:#222;max-width:1000px}"
 "h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ccc}"
@@ -66,7 +51,7 @@ static void chart(FILE *f, const struct job *j, enum job_metric m)
 		"<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>",
 		ML, MT, ML, H - MB, ML, H - MB, W - MR, H - MB);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", ML - 6, MT + 8);
-	esc(f, val(m, s->max, b, sizeof(b)));
+	html_esc(f, val(m, s->max, b, sizeof(b)));
 	fprintf(f, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>", ML - 6, H - MB);
 	for (i = 0; i < j->n; i++) {
 		uint64_t v = j->rk[i].v[m];
@@ -75,14 +60,14 @@ static void chart(FILE *f, const struct job *j, enum job_metric m)
 		fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>rank ",
 			i == s->outlier ? "outlier" : "bar", ML + i * bw + (bw > 4 ? 1 : 0), H - MB - h,
 			bw > 4 ? bw - 2 : bw, h);
-		esc(f, j->rk[i].label);
+		html_esc(f, j->rk[i].label);
 		fputs(": ", f);
-		esc(f, val(m, v, b, sizeof(b)));
+		html_esc(f, val(m, v, b, sizeof(b)));
 		fputs("</title></rect>", f);
 		if (bw >= 24) {
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", ML + (i + 0.5) * bw,
 				H - MB + 14);
-			esc(f, j->rk[i].label);
+			html_esc(f, j->rk[i].label);
 			fputs("</text>", f);
 		}
 	}
@@ -96,21 +81,21 @@ int job_html(FILE *f, const struct job *j, char *err, size_t errcap)
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"generator\" content=\"hipsvm " HIPSVM_TOOL_VERSION "\"><title>hipsvm job report: ", f);
-	esc(f, j->nprog == 1 ? j->programs[0] : "several programs");
+	html_esc(f, j->nprog == 1 ? j->programs[0] : "several programs");
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>hipsvm job report: ", style);
-	esc(f, j->nprog == 1 ? j->programs[0] : "several programs");
+	html_esc(f, j->nprog == 1 ? j->programs[0] : "several programs");
 	fprintf(f, "</h1><p id=\"job\">%zu rank%s on %zu host%s</p>\n", j->n, j->n == 1 ? "" : "s",
 		j->nhost, j->nhost == 1 ? "" : "s");
 	if (j->nwarn || j->nskipped) {
 		fputs("<ul id=\"warnings\">", f);
 		for (i = 0; i < j->nwarn; i++) {
 			fputs("<li class=\"warn\">", f);
-			esc(f, j->warn[i]);
+			html_esc(f, j->warn[i]);
 			fputs("</li>", f);
 		}
 		for (i = 0; i < j->nskipped; i++) {
 			fputs("<li class=\"note\">passed over ", f);
-			esc(f, j->skipped[i]);
+			html_esc(f, j->skipped[i]);
 			fputs("</li>", f);
 		}
 		fputs("</ul>\n", f);
@@ -121,19 +106,19 @@ int job_html(FILE *f, const struct job *j, char *err, size_t errcap)
 		const struct job_stat *s = &j->st[m];
 
 		fprintf(f, "<tr><td>%s</td><td>", job_metrics[m].title);
-		esc(f, val(m, s->total, b[0], sizeof(b[0])));
+		html_esc(f, val(m, s->total, b[0], sizeof(b[0])));
 		fputs("</td><td>", f);
-		esc(f, val(m, s->min, b[1], sizeof(b[1])));
+		html_esc(f, val(m, s->min, b[1], sizeof(b[1])));
 		fputs("</td><td>", f);
-		esc(f, val(m, s->median, b[2], sizeof(b[2])));
+		html_esc(f, val(m, s->median, b[2], sizeof(b[2])));
 		fputs("</td><td>", f);
-		esc(f, val(m, s->max, b[3], sizeof(b[3])));
+		html_esc(f, val(m, s->max, b[3], sizeof(b[3])));
 		fputs("</td><td>", f);
 		if (s->outlier == SIZE_MAX) {
 			fputs("- (all equal)", f);
 		} else {
 			fputs("rank ", f);
-			esc(f, j->rk[s->outlier].label);
+			html_esc(f, j->rk[s->outlier].label);
 		}
 		fputs("</td></tr>", f);
 	}
@@ -147,23 +132,23 @@ int job_html(FILE *f, const struct job *j, char *err, size_t errcap)
 		const struct job_rank *k = &j->rk[i];
 
 		fputs("<tr><td>", f);
-		esc(f, k->label);
+		html_esc(f, k->label);
 		fputs("</td><td>", f);
-		esc(f, *k->host ? k->host : "-");
+		html_esc(f, *k->host ? k->host : "-");
 		fprintf(f, "</td><td>%llu</td><td>", (unsigned long long)k->pid);
-		esc(f, k->gpus);
+		html_esc(f, k->gpus);
 		fputs("</td><td>", f);
-		esc(f, fmt_bytes(k->v[JM_PEAK], b[0], sizeof(b[0])));
+		html_esc(f, fmt_bytes(k->v[JM_PEAK], b[0], sizeof(b[0])));
 		fputs("</td><td>", f);
-		esc(f, k->peak_ctx);
+		html_esc(f, k->peak_ctx);
 		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>",
 			(unsigned long long)k->v[JM_COORD], (unsigned long long)k->v[JM_UNCOORD],
 			(unsigned long long)k->v[JM_DROPPED], (unsigned long long)k->v[JM_DRAINS]);
-		esc(f, fmt_ns(k->v[JM_DRAIN_MAX], b[1], sizeof(b[1])));
+		html_esc(f, fmt_ns(k->v[JM_DRAIN_MAX], b[1], sizeof(b[1])));
 		fputs("</td><td>", f);
-		esc(f, fmt_ns(k->v[JM_DURATION], b[2], sizeof(b[2])));
+		html_esc(f, fmt_ns(k->v[JM_DURATION], b[2], sizeof(b[2])));
 		fputs("</td><td>", f);
-		esc(f, k->file);
+		html_esc(f, k->file);
 		fputs("</td></tr>", f);
 	}
 	fputs("</table>\n<p class=\"note\">Made by hipsvm " HIPSVM_TOOL_VERSION " (docs/report.md).</p>"

@@ -6,21 +6,28 @@
  * into the ring and the wave waits for the handler), then the bytes move
  * with a guarded copy.
  *
+ * The common case makes no system call and takes no lock: the bounds and
+ * the dispatch's own buffers are checked once per instruction (the lanes'
+ * lowest and highest address), the pages through a per-thread translation
+ * cache of pages found mapped (dropped whenever sim_pt_gen moves: sim.h),
+ * and the bytes are copied directly, one memcpy when the lanes are
+ * consecutive.
+ *
  * Why guarded, and how. The program can munmap a range while a kernel
  * reads it (that race is what the shim coordinates; without the shim it is
  * simply allowed to happen). A plain load would then kill the simulator
- * with SIGSEGV. Loads and stores therefore go through process_vm_readv /
- * process_vm_writev on our own pid: the kernel copies and answers EFAULT
- * (or a short count) for an unmapped page, with no signal, from any thread,
- * whatever handlers the program has installed: the safest choice in a
- * multi-threaded host program, and one system call per instruction (all
- * lanes' ranges in one iovec list). Where a seccomp filter refuses those
- * calls (EPERM, ENOSYS), the copies fall back to the guard below. Atomics cannot be done that way; they
- * run as host atomics under a per-thread sigsetjmp guard: a SIGSEGV/SIGBUS
- * handler, installed once, long-jumps out when the faulting thread is
- * inside a guarded atomic and otherwise hands the signal to the handler
- * that was there before (or to the default action). The interpreter's
- * threads unblock SIGSEGV/SIGBUS only while they run a dispatch.
+ * with SIGSEGV. Copies and atomics therefore run under a per-thread
+ * sigsetjmp guard: a SIGSEGV/SIGBUS handler, installed once, long-jumps
+ * out when the faulting thread is inside a guarded copy and otherwise
+ * hands the signal to the handler that was there before (or to the default
+ * action). The interpreter's threads unblock SIGSEGV/SIGBUS only while they
+ * run a dispatch. Where the guard cannot be trusted, because the program
+ * has since installed its own handler for either signal (checked once per
+ * dispatch), loads and stores go through process_vm_readv/process_vm_writev
+ * on our own pid instead: the kernel copies and answers EFAULT (or a short
+ * count) for an unmapped page, with no signal, one system call per
+ * instruction (all lanes' ranges in one iovec list). Atomics have no such
+ * fallback and stay under the guard (as they always were).
  *
  * Either way a page that has vanished from the CPU is a real GPU fault
  * (-ISA_E_FAULT): the dispatch ends with hipErrorIllegalAddress.
@@ -30,6 +37,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -98,31 +106,114 @@ static bool internal(const struct sim_isa_mem *m, uint64_t a, size_t n)
 	return false;
 }
 
-/* The pages of [a, a + n), through the GPU's fault path; seen[] keeps the
- * pages this instruction has already walked. */
-static int walk(struct sim_isa_mem *m, uint64_t a, size_t n, bool write, uint64_t *seen,
-		unsigned *nseen)
+/* ---- the translation cache ----
+ *
+ * Each interpreter thread keeps the pages it has found mapped on its GPU,
+ * direct-mapped by page number, tagged with sim_pt_gen: when the page
+ * tables may have lost a page (sim.h) the generation moves and the whole
+ * cache is dropped at the next instruction. An instruction reads the
+ * generation once, before its checks, so it sees the page tables as they
+ * were when it started: the same window the check-then-copy always had.
+ * Only pages found mapped are kept: a page that is not goes through the
+ * fault path every time, as it must. */
+#define TC_SLOTS 512
+
+struct tcache {
+	uint64_t gen;
+	const struct sim_gpu *gpu;
+	uint64_t page[TC_SLOTS];	/* page number + 1; 0: empty */
+};
+
+static __thread struct tcache *tc;
+static pthread_key_t tc_key;
+static pthread_once_t tc_once = PTHREAD_ONCE_INIT;
+
+static void tc_key_init(void)
 {
-	uint64_t p, end = a + n;
+	(void)pthread_key_create(&tc_key, free);	/* frees a thread's cache at its exit */
+}
 
-	if (end < a)
+/* This thread's cache, current for m's GPU; NULL without memory (every
+ * page then takes the fault path). */
+static struct tcache *tc_get(const struct sim_isa_mem *m)
+{
+	uint64_t gen = __atomic_load_n(&sim_pt_gen, __ATOMIC_ACQUIRE);
+	struct tcache *c = tc;
+
+	if (__builtin_expect(!c, 0)) {
+		pthread_once(&tc_once, tc_key_init);
+		c = calloc(1, sizeof(*c));
+		if (!c || pthread_setspecific(tc_key, c)) {
+			free(c);
+			return NULL;
+		}
+		tc = c;
+		c->gen = gen - 1;
+	}
+	if (c->gen != gen || c->gpu != m->gpu) {
+		memset(c->page, 0, sizeof(c->page));
+		c->gen = gen;
+		c->gpu = m->gpu;
+	}
+	return c;
+}
+
+/* One page through the GPU's fault path (a page the GPU has not mapped
+ * raises a retry fault and waits for the handler); cached when mapped. */
+static int page_in(struct sim_isa_mem *m, struct tcache *c, uint64_t page, bool write)
+{
+	int r;
+
+	if (c && c->page[page % TC_SLOTS] == page + 1)
+		return 0;
+	r = sim_gpu_access_page(m->gpu, (uintptr_t)(page * SIM_PAGE), write, m->stop);
+	if (r == SIM_RES_REAL || r == SIM_RES_NONE)
 		return -ISA_E_FAULT;
-	for (p = a & ~(uint64_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE) {
-		unsigned i;
-		int r;
+	__atomic_fetch_add(&m->pages, 1, __ATOMIC_RELAXED);
+	if (c)
+		c->page[page % TC_SLOTS] = page + 1;
+	return 0;
+}
 
-		for (i = 0; i < *nseen && seen[i] != p; i++)
-			;
-		if (i < *nseen)
-			continue;
-		r = sim_gpu_access_page(m->gpu, (uintptr_t)p, write, m->stop);
-		if (r == SIM_RES_REAL || r == SIM_RES_NONE)
-			return -ISA_E_FAULT;
-		__atomic_fetch_add(&m->pages, 1, __ATOMIC_RELAXED);
-		if (*nseen < MAX_PAGES)
-			seen[(*nseen)++] = p;
-		else
-			seen[p / SIM_PAGE % MAX_PAGES] = p;
+/* Every page [addr[i], addr[i] + size) touches, lane order; a run of lanes
+ * on one page costs one compare each, and consecutive lanes (run: every
+ * byte from addr[0] to the last lane's end is touched) just their span. */
+static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
+		    bool write, bool run)
+{
+	struct tcache *c = tc_get(m);
+	uint64_t last = ~0ull;
+
+	if (run) {
+		for (uint64_t p = addr[0] / SIM_PAGE; p <= (addr[n - 1] + size - 1) / SIM_PAGE; p++)
+			if (page_in(m, c, p, write))
+				return -ISA_E_FAULT;
+		return 0;
+	}
+	/* the lanes within two pages: the lowest lane touches the first, the
+	 * highest the last, so both are touched */
+	uint64_t lo = ~0ull, hi = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		lo = addr[i] < lo ? addr[i] : lo;
+		hi = addr[i] > hi ? addr[i] : hi;
+	}
+	if ((hi + size - 1) / SIM_PAGE - lo / SIM_PAGE <= 1) {
+		for (uint64_t p = lo / SIM_PAGE; p <= (hi + size - 1) / SIM_PAGE; p++)
+			if (page_in(m, c, p, write))
+				return -ISA_E_FAULT;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t p0 = addr[i] / SIM_PAGE, p1 = (addr[i] + size - 1) / SIM_PAGE;
+
+		for (uint64_t p = p0; p <= p1; p++) {
+			if (p == last)
+				continue;
+			if (page_in(m, c, p, write))
+				return -ISA_E_FAULT;
+			last = p;
+		}
 	}
 	return 0;
 }
@@ -159,12 +250,13 @@ static int guarded_copy(const struct iovec *local, const struct iovec *remote, u
 }
 
 /* One guarded copy between local (one buffer) and nr remote ranges. */
-static int vm_copy(const struct sim_isa_mem *m, const struct iovec *local,
+static int vm_copy(struct sim_isa_mem *m, const struct iovec *local,
 		   const struct iovec *remote, unsigned nr, bool write)
 {
 	ssize_t got;
 
 	if (!__atomic_load_n(&vm_refused, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&m->vm_calls, 1, __ATOMIC_RELAXED);
 		got = write ? process_vm_writev(m->pid, local, 1, remote, nr, 0)
 			    : process_vm_readv(m->pid, local, 1, remote, nr, 0);
 		if (got == (ssize_t)local->iov_len)
@@ -176,44 +268,147 @@ static int vm_copy(const struct sim_isa_mem *m, const struct iovec *local,
 	return guarded_copy(local, remote, nr, write);
 }
 
-static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size,
-		      bool write, void *buf)
+/* Is the guard's handler the one installed for SIGSEGV and SIGBUS? A
+ * program that put its own in after ours would get our faults: the copies
+ * of that dispatch then take process_vm_* (two system calls a dispatch). */
+static bool guard_current(void)
 {
-	struct sim_isa_mem *m = (struct sim_isa_mem *)im;
-	struct iovec local, remote[ISA_LANES];
-	uint64_t seen[MAX_PAGES];
-	unsigned nseen = 0, nr = 0;
-	bool mixed = false;
+	struct sigaction s, b;
 
-	if (n > ISA_LANES)
+	return sigaction(SIGSEGV, NULL, &s) == 0 && sigaction(SIGBUS, NULL, &b) == 0 &&
+	       (s.sa_flags & SA_SIGINFO) && s.sa_sigaction == guard_handler &&
+	       (b.sa_flags & SA_SIGINFO) && b.sa_sigaction == guard_handler;
+}
+
+static bool direct(struct sim_isa_mem *m)
+{
+	int d = __atomic_load_n(&m->direct, __ATOMIC_RELAXED);
+
+	if (!d) {
+		d = guard_current() ? 1 : 2;
+		__atomic_store_n(&m->direct, d, __ATOMIC_RELAXED);
+	}
+	return d == 1;
+}
+
+/* The lanes' bytes, straight: one copy when the lanes are consecutive. Not
+ * inlined, so that no load or store moves out of the guard's window. */
+static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned n, unsigned size,
+						 bool write, uint8_t *buf, bool run)
+{
+	if (run) {
+		if (write)
+			memcpy((void *)(uintptr_t)addr[0], buf, (size_t)n * size);
+		else
+			memcpy(buf, (const void *)(uintptr_t)addr[0], (size_t)n * size);
+		return;
+	}
+	/* the common sizes as fixed-size copies (no call per lane) */
+#define LANE_COPY(sz) \
+	for (unsigned i = 0; i < n; i++, buf += (sz)) { \
+		void *p = (void *)(uintptr_t)addr[i]; \
+		if (write) \
+			memcpy(p, buf, (sz)); \
+		else \
+			memcpy(buf, p, (sz)); \
+	}
+	switch (size) {
+	case 4: LANE_COPY(4) break;
+	case 8: LANE_COPY(8) break;
+	default: LANE_COPY(size) break;
+	}
+#undef LANE_COPY
+}
+
+static int guarded_lanes(const uint64_t *addr, unsigned n, unsigned size, bool write, uint8_t *buf,
+			 bool run)
+{
+	if (sigsetjmp(guard_jmp, 0))
 		return -ISA_E_FAULT;
+	guard_on = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	copy_lanes(addr, n, size, write, buf, run);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_on = 0;
+	return 0;
+}
+
+/* Lane by lane, for an instruction that touches the dispatch's own
+ * buffers (the kernarg segment, the packet): those are plain memory. */
+static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
+			bool write, uint8_t *buf)
+{
+	bool global = false;
+
 	for (unsigned i = 0; i < n; i++) {
-		uint8_t *b = (uint8_t *)buf + (size_t)i * size;
+		uint8_t *b = buf + (size_t)i * size;
+		struct iovec l = { b, size };
+		struct iovec r = { (void *)(uintptr_t)addr[i], size };
 
 		if (internal(m, addr[i], size)) {
-			/* our own kernarg segment or dispatch packet */
 			if (write)
 				memcpy((void *)(uintptr_t)addr[i], b, size);
 			else
 				memcpy(b, (const void *)(uintptr_t)addr[i], size);
-			mixed = true;
-		} else if (walk(m, addr[i], size, write, seen, &nseen)) {
+			continue;
+		}
+		if (addr[i] + size < addr[i] || pages_in(m, &addr[i], 1, size, write, true))
 			return -ISA_E_FAULT;
-		}
+		global = true;
+		if (direct(m) ? guarded_lanes(&addr[i], 1, size, write, b, true) : vm_copy(m, &l, &r, 1, write))
+			return -ISA_E_FAULT;
 	}
-	if (mixed) {	/* lane by lane (never seen in practice) */
-		for (unsigned i = 0; i < n; i++) {
-			struct iovec l = { (uint8_t *)buf + (size_t)i * size, size };
-			struct iovec r = { (void *)(uintptr_t)addr[i], size };
+	if (global)
+		__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
+	return 0;
+}
 
-			if (internal(m, addr[i], size))
-				continue;
-			if (vm_copy(m, &l, &r, 1, write))
-				return -ISA_E_FAULT;
+ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size,
+			       bool write, void *buf)
+{
+	struct sim_isa_mem *m = (struct sim_isa_mem *)im;
+	struct iovec local, remote[ISA_LANES];
+	uint64_t lo = ~0ull, hi = 0;
+	unsigned nr = 0;
+	bool run = true;
+
+	if (n > ISA_LANES || !n)
+		return n ? -ISA_E_FAULT : 0;
+	/* the bounds, once per instruction: consecutive lanes have theirs at
+	 * the ends */
+	for (unsigned i = 1; i < n; i++)
+		run &= addr[i] - addr[i - 1] == size;
+	run &= addr[n - 1] >= addr[0];	/* not wrapped */
+	if (run) {
+		lo = addr[0];
+		hi = addr[n - 1];
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			lo = addr[i] < lo ? addr[i] : lo;
+			hi = addr[i] > hi ? addr[i] : hi;
 		}
-		return 0;
 	}
-	/* one guarded copy: consecutive lanes at consecutive addresses merge */
+	if (hi + size < hi)
+		return -ISA_E_FAULT;
+	for (unsigned i = 0; i < m->ninternal; i++) {
+		if (!(lo < m->hi[i] && hi + size > m->lo[i]))
+			continue;
+		/* consecutive lanes within one of them (SMEM's kernarg loads) */
+		if (run && lo >= m->lo[i] && hi + size <= m->hi[i]) {
+			if (write)
+				memcpy((void *)(uintptr_t)lo, buf, (size_t)n * size);
+			else
+				memcpy(buf, (const void *)(uintptr_t)lo, (size_t)n * size);
+			return 0;
+		}
+		return mixed_access(m, addr, n, size, write, buf);
+	}
+	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
+	if (pages_in(m, addr, n, size, write, run))
+		return -ISA_E_FAULT;
+	if (direct(m))
+		return guarded_lanes(addr, n, size, write, buf, run);
+	/* one process_vm_* call: consecutive lanes at consecutive addresses merge */
 	for (unsigned i = 0; i < n; i++) {
 		if (nr && (uintptr_t)remote[nr - 1].iov_base + remote[nr - 1].iov_len == addr[i]) {
 			remote[nr - 1].iov_len += size;
@@ -228,62 +423,88 @@ static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 	return vm_copy(m, &local, remote, nr, write);
 }
 
-/* The atomic itself, under the guard; a CAS loop for every operation. */
-static int guarded_rmw(uint64_t addr, unsigned size, int op, uint64_t src, uint64_t cmp,
-		       uint64_t *old_out)
+/* One lane's atomic, a host atomic: the operations x86 has as one
+ * instruction directly, the others as a compare-and-swap loop. */
+static uint64_t rmw_lane(uint64_t addr, unsigned size, int op, uint64_t src, uint64_t cmp)
 {
-	if (sigsetjmp(guard_jmp, 0))
-		return -ISA_E_FAULT;
-	guard_on = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (size == 4) {
-		uint32_t *p = (uint32_t *)(uintptr_t)addr, old = __atomic_load_n(p, __ATOMIC_RELAXED), nv;
+		uint32_t *p = (uint32_t *)(uintptr_t)addr, old, nv, s = (uint32_t)src;
 
+		switch (op) {
+		case ISA_AT_ADD: return __atomic_fetch_add(p, s, __ATOMIC_SEQ_CST);
+		case ISA_AT_SUB: return __atomic_fetch_sub(p, s, __ATOMIC_SEQ_CST);
+		case ISA_AT_AND: return __atomic_fetch_and(p, s, __ATOMIC_SEQ_CST);
+		case ISA_AT_OR: return __atomic_fetch_or(p, s, __ATOMIC_SEQ_CST);
+		case ISA_AT_XOR: return __atomic_fetch_xor(p, s, __ATOMIC_SEQ_CST);
+		case ISA_AT_SWAP: return __atomic_exchange_n(p, s, __ATOMIC_SEQ_CST);
+		}
+		old = __atomic_load_n(p, __ATOMIC_RELAXED);
 		do {
 			if (op == ISA_AT_CMPSWAP) {
 				if (old != (uint32_t)cmp)
 					break;
-				nv = (uint32_t)src;
+				nv = s;
 			} else {
 				nv = (uint32_t)isa_atomic_rmw(op, 4, old, src);
 			}
 		} while (!__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_SEQ_CST,
 						      __ATOMIC_RELAXED));
-		*old_out = old;
-	} else {
-		uint64_t *p = (uint64_t *)(uintptr_t)addr, old = __atomic_load_n(p, __ATOMIC_RELAXED), nv;
-
-		do {
-			if (op == ISA_AT_CMPSWAP) {
-				if (old != cmp)
-					break;
-				nv = src;
-			} else {
-				nv = isa_atomic_rmw(op, 8, old, src);
-			}
-		} while (!__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_SEQ_CST,
-						      __ATOMIC_RELAXED));
-		*old_out = old;
+		return old;
 	}
+	uint64_t *p = (uint64_t *)(uintptr_t)addr, old, nv;
+
+	switch (op) {
+	case ISA_AT_ADD: return __atomic_fetch_add(p, src, __ATOMIC_SEQ_CST);
+	case ISA_AT_SUB: return __atomic_fetch_sub(p, src, __ATOMIC_SEQ_CST);
+	case ISA_AT_AND: return __atomic_fetch_and(p, src, __ATOMIC_SEQ_CST);
+	case ISA_AT_OR: return __atomic_fetch_or(p, src, __ATOMIC_SEQ_CST);
+	case ISA_AT_XOR: return __atomic_fetch_xor(p, src, __ATOMIC_SEQ_CST);
+	case ISA_AT_SWAP: return __atomic_exchange_n(p, src, __ATOMIC_SEQ_CST);
+	}
+	old = __atomic_load_n(p, __ATOMIC_RELAXED);
+	do {
+		if (op == ISA_AT_CMPSWAP) {
+			if (old != cmp)
+				break;
+			nv = src;
+		} else {
+			nv = isa_atomic_rmw(op, 8, old, src);
+		}
+	} while (!__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	return old;
+}
+
+/* The lanes' atomics in lane order, under one guard window. */
+static int guarded_rmw(const uint64_t *addr, unsigned n, unsigned size, int op,
+		       const uint64_t *src, const uint64_t *cmp, uint64_t *old)
+{
+	if (sigsetjmp(guard_jmp, 0))
+		return -ISA_E_FAULT;
+	guard_on = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < n; i++)
+		old[i] = rmw_lane(addr[i], size, op, src[i], cmp ? cmp[i] : 0);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_on = 0;
 	return 0;
 }
 
-static int mem_atomic(struct isa_mem *im, uint64_t addr, unsigned size, int op, uint64_t src,
-		      uint64_t cmp, uint64_t *old)
+static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size, int op,
+		      const uint64_t *src, const uint64_t *cmp, uint64_t *old)
 {
 	struct sim_isa_mem *m = (struct sim_isa_mem *)im;
-	uint64_t seen[MAX_PAGES];
-	unsigned nseen = 0;
 
-	if (addr % size)
-		return -ISA_E_FAULT;	/* misaligned atomics fault on the hardware too */
-	if (internal(m, addr, size))
+	if (n > ISA_LANES)
 		return -ISA_E_FAULT;
-	if (walk(m, addr, size, true, seen, &nseen))
+	for (unsigned i = 0; i < n; i++)
+		/* misaligned atomics fault on the hardware too; the
+		 * dispatch's own buffers are not for atomics */
+		if (addr[i] % size || internal(m, addr[i], size))
+			return -ISA_E_FAULT;
+	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
+	if (pages_in(m, addr, n, size, true, false))
 		return -ISA_E_FAULT;
-	return guarded_rmw(addr, size, op, src, cmp, old);
+	return guarded_rmw(addr, n, size, op, src, cmp, old);
 }
 
 void sim_isa_mem_init(struct sim_isa_mem *m, struct sim_gpu *g, const uint32_t *stop)

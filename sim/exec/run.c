@@ -39,7 +39,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kcache *cache;
 
 /* interpreter counters, for hipsvmSimIsaStats */
-static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages;
+static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages, st_mem, st_vm;
 
 static void isa_reset(void)
 {
@@ -58,7 +58,7 @@ static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 	const uint8_t *code = info->code;
 	size_t size = info->code_size, entry = 0;
 	uint64_t vaddr = info->code_vaddr;
-	struct kcache *c;
+	struct kcache *c, **pp;
 
 	if (info->text && info->code >= info->text && info->code < info->text + info->text_size &&
 	    info->code_vaddr - info->text_vaddr == (uint64_t)(info->code - info->text)) {
@@ -68,10 +68,17 @@ static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 		entry = (size_t)(info->code - info->text);
 	}
 	pthread_mutex_lock(&cache_lock);
-	for (c = cache; c; c = c->next)
+	/* the entry found moves to the front: a program relaunching one
+	 * kernel finds it first (the bytes are still compared: a module
+	 * loaded where an unloaded one was may hold other code) */
+	for (pp = &cache; (c = *pp) != NULL; pp = &c->next)
 		if (c->code_size == size && c->code_vaddr == vaddr && c->entry == entry &&
-		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, code, size))
+		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, code, size)) {
+			*pp = c->next;
+			c->next = cache;
+			cache = c;
 			break;
+		}
 	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
 		c->code = malloc(size ? size : 1);
 		if (!c->code) {
@@ -139,15 +146,24 @@ static int spawn(pthread_t *t, void *(*fn)(void *), void *arg)
 	return err;
 }
 
+/* The CPU count is read once (sysconf reads /sys: three system calls a
+ * launch otherwise); 0: not read yet. */
+static unsigned ncpus;
+
 static unsigned threads(void)
 {
 	uint64_t n = sim.opt.num[HIPSVM_SIM_O_EXEC_THREADS];
-	long cpus;
+	unsigned c = __atomic_load_n(&ncpus, __ATOMIC_RELAXED);
 
 	if (n)
 		return (unsigned)n;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
+	if (!c) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c = cpus < 1 ? 1 : cpus > 4 ? 4 : (unsigned)cpus;
+		__atomic_store_n(&ncpus, c, __ATOMIC_RELAXED);
+	}
+	return c;
 }
 
 static void isa_run(struct sim_op *op)
@@ -177,6 +193,8 @@ static void isa_run(struct sim_op *op)
 	__atomic_fetch_add(&st_insns, o->d.insns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_waves, o->d.waves, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_pages, mem.pages, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_mem, mem.insns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_vm, mem.vm_calls, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_ns, sim_now_ns() - t0, __ATOMIC_RELAXED);
 	if (err == -ISA_E_FAULT) {
 		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", o->dev, o->name);
@@ -296,6 +314,8 @@ void sim_isa_stats(struct hipsvm_sim_isa_stats *out)
 	out->waves = __atomic_load_n(&st_waves, __ATOMIC_RELAXED);
 	out->ns = __atomic_load_n(&st_ns, __ATOMIC_RELAXED);
 	out->page_walks = __atomic_load_n(&st_pages, __ATOMIC_RELAXED);
+	out->mem_insns = __atomic_load_n(&st_mem, __ATOMIC_RELAXED);
+	out->vm_calls = __atomic_load_n(&st_vm, __ATOMIC_RELAXED);
 }
 
 hipError_t sim_exec_check_block(const uint32_t block[3])

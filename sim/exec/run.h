@@ -31,6 +31,9 @@ struct sim_isa_mem {
 	unsigned ninternal;
 	uint64_t lo[SIM_ISA_INTERNAL], hi[SIM_ISA_INTERNAL];
 	uint64_t pages;		/* page walks made */
+	uint64_t insns;		/* memory instructions (access and atomic calls) */
+	uint64_t vm_calls;	/* process_vm_readv/writev calls */
+	int direct;		/* copies under the guard: 0 not known yet, 1 yes, 2 no */
 };
 
 void sim_isa_mem_init(struct sim_isa_mem *m, struct sim_gpu *g, const uint32_t *stop);

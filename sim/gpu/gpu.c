@@ -351,10 +351,13 @@ static void *handler_main(void *arg)
 	return NULL;
 }
 
+uint64_t sim_pt_gen;
+
 static int gpus_init(void)
 {
 	unsigned i, r;
 
+	sim_pt_changed();	/* new GPUs (a fork child's too): no cached page holds */
 	for (i = 0; i < sim.ngpu; i++) {
 		struct sim_gpu *g = calloc(1, sizeof(*g));
 
@@ -469,8 +472,10 @@ void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end, uint
 	/* A fault that maps a page holds this lock across its look at the
 	 * CPU mapping and the count, so the count read here covers every
 	 * fault that saw the range still mapped by the CPU. */
-	if (__atomic_load_n(&map_events, __ATOMIC_RELAXED) != since)
+	if (__atomic_load_n(&map_events, __ATOMIC_RELAXED) != since) {
 		unmap_locked(g, start, end);
+		sim_pt_changed();
+	}
 	pthread_mutex_unlock(&g->pt_lock);
 }
 
@@ -485,6 +490,7 @@ int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, u
 		g->last_set_ts = cp;
 	if (range)
 		unmap_locked(g, start, end);
+	sim_pt_changed();
 	pthread_mutex_unlock(&g->pt_lock);
 	__atomic_fetch_add(&g->sets, 1, __ATOMIC_RELAXED);
 	if (r == 1 && ts)

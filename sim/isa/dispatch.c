@@ -317,14 +317,26 @@ static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
 		w->s[n++] = 0;		/* workgroup info */
 	if (k->rsrc2 & 1 && n < ISA_NSGPR)
 		w->s[n++] = (uint32_t)scratch_off;	/* private segment wave offset */
-	for (unsigned l = 0; l < ISA_LANES; l++) {
-		unsigned t = wi * ISA_LANES + l;
+	/* the ids of the wave's first work-item, then counted up (no division per lane) */
+	unsigned t = wi * ISA_LANES, x = t % gsize[0], y = t / gsize[0] % gsize[1];
+	unsigned z = t / (gsize[0] * gsize[1]);
 
-		if (t >= nthreads)
-			break;
-		w->v[0][l] = t % gsize[0] | (t / gsize[0] % gsize[1]) << 10 |
-			     (t / (gsize[0] * gsize[1])) << 20;
-		ex |= 1ull << l;
+	if (x + ISA_LANES <= gsize[0] && t + ISA_LANES <= nthreads) {	/* one row: x counts */
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			w->v[0][l] = (x + l) | y << 10 | z << 20;
+		ex = ~0ull;
+	} else {
+		for (unsigned l = 0; l < ISA_LANES && t + l < nthreads; l++) {
+			w->v[0][l] = x | y << 10 | z << 20;
+			ex |= 1ull << l;
+			if (++x == gsize[0]) {
+				x = 0;
+				if (++y == gsize[1]) {
+					y = 0;
+					z++;
+				}
+			}
+		}
 	}
 	isa_swrite64(w, ISA_EXEC_LO, ex);
 }
@@ -372,14 +384,13 @@ static int run_group(struct worker *wk, uint64_t g)
 		live = 0;
 		for (i = 0; i < nwaves; i++) {
 			struct isa_wave *w = &wk->waves[i];
-			uint64_t before = w->insns;
 
 			if (w->state != W_RUN)
 				continue;
 			env.scratch = wk->scratch ? wk->scratch + (size_t)i * ISA_LANES * k->scratch : NULL;
 			w->yield = false;
-			while (w->state == W_RUN && !w->yield && w->insns - before < ISA_QUANTUM) {
-				int err = isa_step(w, &env);
+			{
+				int err = isa_run_wave(w, &env, ISA_QUANTUM);
 
 				if (err) {
 					wk->insns += w->insns;

@@ -183,10 +183,12 @@ struct isa_mem {
 	 * bytes, in order), writes take it. */
 	int (*access)(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
 		      bool write, void *buf);
-	/* One atomic read-modify-write (op: an ISA_AT_*), size 4 or 8. *old
-	 * gets the memory's previous value. */
-	int (*atomic)(struct isa_mem *m, uint64_t addr, unsigned size, int op, uint64_t src,
-		      uint64_t cmp, uint64_t *old);
+	/* n atomic read-modify-writes of one kind (op: an ISA_AT_*), size 4
+	 * or 8, in lane order: addr[i] with src[i] (and cmp[i] for CMPSWAP;
+	 * cmp may be NULL otherwise); old[i] gets the memory's previous
+	 * value. A fault stops at its lane, the lanes before it done. */
+	int (*atomic)(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size, int op,
+		      const uint64_t *src, const uint64_t *cmp, uint64_t *old);
 };
 
 enum isa_atomic {
@@ -256,6 +258,9 @@ void isa_describe(const struct isa_insn *in, char *buf, size_t len);
  * error (pc left at the instruction). isa_exec_insn runs a decoded one
  * at the wave's pc. */
 int isa_step(struct isa_wave *w, const struct isa_env *env);
+/* Runs up to budget instructions while the wave runs (not ended, not at a
+ * barrier, not yielding); 0 or the first error. */
+int isa_run_wave(struct isa_wave *w, const struct isa_env *env, uint64_t budget);
 int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
 
 /* operand.c: scalar operand access: a 32/64-bit source (inline constants
@@ -265,6 +270,18 @@ uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in, unsigne
 uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64);
 void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v);
 void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v);
+
+/* x86-64 with AVX2 (and FMA, where the row's one operation is an fma)
+ * runs the loops 8 lanes at a time; chosen once, when the library loads.
+ * Only for loops whose arithmetic is one IEEE operation per result, so
+ * that no contraction can change a bit. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ISA_WIDE __attribute__((target_clones("avx2", "default")))
+#define ISA_WIDE_FMA __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ISA_WIDE
+#define ISA_WIDE_FMA
+#endif
 
 /* The handlers (named in ops.def), declared from the table. */
 #define ROW(fmt, op, name, ty, fl, h) isa_handler isa_h_##h;

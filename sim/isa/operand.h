@@ -149,6 +149,21 @@ static inline unsigned vdst(const struct isa_insn *in)
 	return in->fmt == F_VOP3 && in->dst < 256 ? in->dst + 256u : in->dst;
 }
 
+/* Lane l's 0/1 in c[l] as bit l: eight lanes a multiply (each byte's bit
+ * lands in the top byte, in order). */
+static inline uint64_t pack_mask(const uint8_t *c)
+{
+	uint64_t m = 0;
+
+	for (unsigned g = 0; g < ISA_LANES / 8; g++) {
+		uint64_t x;
+
+		memcpy(&x, c + 8 * g, 8);
+		m |= ((x * 0x0102040810204080ull) >> 56) << (8 * g);
+	}
+	return m;
+}
+
 /* Writes r to the lanes of ex of the destination VGPR (out of range:
  * dropped): a plain copy when every lane is on. */
 static inline void put32(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *r)

@@ -20,6 +20,37 @@ int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct is
 	return err;
 }
 
+int isa_run_wave(struct isa_wave *w, const struct isa_env *env, uint64_t budget)
+{
+	const struct isa_insn *prog = env->prog;
+
+	for (uint64_t i = 0; i < budget && w->state == W_RUN && !w->yield; i++) {
+		uint64_t pc = w->pc;
+		const struct isa_insn *in;
+		int err;
+
+		if (!prog) {
+			err = isa_step(w, env);
+			if (err)
+				return err;
+			continue;
+		}
+		if (pc >= env->code_size || pc % 4)
+			return -ISA_E_PC;
+		in = &prog[pc / 4];
+		if (!in->fn)
+			return -ISA_E_DECODE;
+		w->insns++;
+		w->pc = pc + 4u * in->words;
+		err = in->fn(w, env, in);
+		if (err) {
+			w->pc = pc;
+			return err;
+		}
+	}
+	return 0;
+}
+
 int isa_step(struct isa_wave *w, const struct isa_env *env)
 {
 	struct isa_insn tmp;

@@ -19,7 +19,7 @@
 
 /* one, two, three 32-bit sources; F: a float row (modifiers: the general form) */
 #define WAVE1(name, expr) \
-	HANDLER(name) \
+	ISA_WIDE HANDLER(name) \
 	{ \
 		uint32_t ba[ISA_LANES], r[ISA_LANES]; \
 		const uint32_t *A = src32(w, in, 0, ba); \
@@ -31,8 +31,8 @@
 		put32(w, vdst(in), isa_exec(w), r); \
 		return 0; \
 	}
-#define WAVE2_(name, pre, expr) \
-	HANDLER(name) \
+#define WAVE2_(name, attr, pre, expr) \
+	attr HANDLER(name) \
 	{ \
 		uint32_t ba[ISA_LANES], bb[ISA_LANES], r[ISA_LANES]; \
 		pre; \
@@ -45,10 +45,10 @@
 		put32(w, vdst(in), isa_exec(w), r); \
 		return 0; \
 	}
-#define WAVE2(name, expr) WAVE2_(name, (void)0, expr)
-#define WAVE2F(name, expr) WAVE2_(name, if (in->mods) return isa_h_valu32(w, env, in), expr)
+#define WAVE2(name, expr) WAVE2_(name, ISA_WIDE, (void)0, expr)
+#define WAVE2F(name, expr) WAVE2_(name, ISA_WIDE, if (in->mods) return isa_h_valu32(w, env, in), expr)
 #define WAVE3F(name, expr) \
-	HANDLER(name) \
+	ISA_WIDE_FMA HANDLER(name) \
 	{ \
 		uint32_t ba[ISA_LANES], bb[ISA_LANES], bc[ISA_LANES], r[ISA_LANES]; \
 		if (in->mods) \
@@ -69,7 +69,7 @@ WAVE2F(subrev_f32, u32(f32(b) - f32(a)))
 WAVE2F(mul_f32, u32(f32(a) * f32(b)))
 WAVE3F(fma_f32, u32(__builtin_fmaf(f32(a), f32(b), f32(c))))
 /* d = a * b + d: the destination is the third source */
-WAVE2_(fmac_f32, if (in->mods) return isa_h_valu32(w, env, in);
+WAVE2_(fmac_f32, ISA_WIDE_FMA, if (in->mods) return isa_h_valu32(w, env, in);
 		 const uint32_t *D = w->v[(vdst(in) - 256) & 0xff],
        u32(__builtin_fmaf(f32(a), f32(b), f32(D[l]))))
 
@@ -90,3 +90,284 @@ WAVE2(subrev_u32, b - a)
 WAVE2(mul_lo_u32, a * b)
 WAVE1(mov_b32, a)
 WAVE1(not_b32, ~a)
+
+/* ---- VOP3P: packed f32 ----
+ *
+ * Each source is a 64-bit pair (a VGPR pair, or a scalar pair or constant
+ * as read64 gives it); op_sel picks the dword of each source for the low
+ * result, op_sel_hi for the high one, neg and neg_hi (the abs field) flip
+ * their signs. Resolved here once per instruction into a pointer and a
+ * sign mask per source and half, so the lane loop is plain. */
+struct pk_src {
+	const uint32_t *lo, *hi;
+	uint32_t xlo, xhi;
+};
+
+static const uint32_t zero_lanes[ISA_LANES];
+
+static void pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n,
+		       struct pk_src *s, uint32_t (*buf)[2][ISA_LANES])
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned src = in->src[i];
+		const uint32_t *d0, *d1;
+
+		if (src >= 256) {
+			unsigned r = src - 256;
+
+			d0 = w->v[r];
+			d1 = r + 1 < ISA_NVGPR ? w->v[r + 1] : zero_lanes;
+		} else {
+			uint64_t v = isa_sreg64(w, in, src, false);
+
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				buf[i][0][l] = (uint32_t)v;
+				buf[i][1][l] = (uint32_t)(v >> 32);
+			}
+			d0 = buf[i][0];
+			d1 = buf[i][1];
+		}
+		s[i].lo = in->opsel >> i & 1 ? d1 : d0;
+		s[i].hi = in->opsel_hi >> i & 1 ? d1 : d0;
+		s[i].xlo = in->neg >> i & 1 ? 0x80000000u : 0;
+		s[i].xhi = in->abs >> i & 1 ? 0x80000000u : 0;
+	}
+}
+
+/* the pair's two halves to the lanes of ex */
+static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *lo,
+		   const uint32_t *hi)
+{
+	unsigned d = dst - 256;
+
+	if (dst < 256 || d + 1 >= ISA_NVGPR)
+		return;
+	put32(w, dst, ex, lo);
+	put32(w, dst + 1, ex, hi);
+}
+
+#define PK_HANDLER(name, nsrc, expr) \
+	ISA_WIDE_FMA HANDLER(name) \
+	{ \
+		uint32_t buf[nsrc][2][ISA_LANES], lo[ISA_LANES], hi[ISA_LANES]; \
+		struct pk_src s[3]; \
+		(void)env; \
+		pk_sources(w, in, nsrc, s, buf); \
+		for (unsigned l = 0; l < ISA_LANES; l++) { \
+			float a = f32(s[0].lo[l] ^ s[0].xlo), b = f32(s[1].lo[l] ^ s[1].xlo); \
+			float c = nsrc > 2 ? f32(s[nsrc - 1].lo[l] ^ s[nsrc - 1].xlo) : 0.0f; \
+			lo[l] = u32(expr); \
+			a = f32(s[0].hi[l] ^ s[0].xhi); \
+			b = f32(s[1].hi[l] ^ s[1].xhi); \
+			c = nsrc > 2 ? f32(s[nsrc - 1].hi[l] ^ s[nsrc - 1].xhi) : 0.0f; \
+			hi[l] = u32(expr); \
+			(void)c; \
+		} \
+		pk_put(w, in->dst, isa_exec(w), lo, hi); \
+		return 0; \
+	}
+
+PK_HANDLER(pk_fma_f32, 3, __builtin_fmaf(a, b, c))
+PK_HANDLER(pk_mul_f32, 2, a * b)
+PK_HANDLER(pk_add_f32, 2, a + b)
+
+/* ---- carries, masks, 64-bit shifts ---- */
+
+/* The lane mask source of v_addc/v_subb/v_cndmask: VCC, or an SGPR pair
+ * in VOP3 */
+static uint64_t mask_src(const struct isa_wave *w, const struct isa_insn *in)
+{
+	return in->fmt == F_VOP3 ? isa_sreg64(w, in, in->src[2], false) : isa_vcc(w);
+}
+
+/* v_add_co_u32 (0x119), v_sub_co_u32, v_subrev_co_u32, v_addc_co_u32,
+ * v_subb_co_u32, v_subbrev_co_u32 (0x11e): a 32-bit result and a carry
+ * (borrow) mask, 0 in the lanes that are off */
+ISA_WIDE HANDLER(carry)
+{
+	uint32_t ba[ISA_LANES], bb[ISA_LANES], r[ISA_LANES];
+	const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb);
+	unsigned op = in->op, sd = in->fmt == F_VOP3 ? in->sdst : ISA_VCC_LO;
+	uint64_t ex = isa_exec(w), cin = op >= 0x11c ? mask_src(w, in) : 0, carry;
+	uint8_t co[ISA_LANES];
+
+	(void)env;
+	if (op == 0x11b || op == 0x11e) {	/* the reversed forms */
+		const uint32_t *t = A;
+
+		A = B;
+		B = t;
+	}
+	if (op < 0x11c) {
+		if (op == 0x119)
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				r[l] = A[l] + B[l];
+				co[l] = r[l] < A[l];
+			}
+		else
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				r[l] = A[l] - B[l];
+				co[l] = A[l] < B[l];
+			}
+	} else {
+		uint8_t ci[ISA_LANES];
+
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			ci[l] = cin >> l & 1;
+		if (op == 0x11c)
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				uint32_t t = A[l] + B[l];
+
+				r[l] = t + ci[l];
+				co[l] = (t < A[l]) | (r[l] < t);
+			}
+		else
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				uint32_t t = A[l] - B[l];
+
+				r[l] = t - ci[l];
+				co[l] = (A[l] < B[l]) | (t < ci[l]);
+			}
+	}
+	carry = pack_mask(co);
+	isa_swrite64(w, sd, carry & ex);
+	put32(w, vdst(in), ex, r);
+	return 0;
+}
+
+/* v_cndmask_b32 without modifiers */
+ISA_WIDE HANDLER(cndmask)
+{
+	uint32_t ba[ISA_LANES], bb[ISA_LANES], r[ISA_LANES];
+	const uint32_t *A, *B;
+	uint64_t m;
+
+	if (in->mods)
+		return isa_h_valu32(w, env, in);
+	A = src32(w, in, 0, ba);
+	B = src32(w, in, 1, bb);
+	m = mask_src(w, in);
+	for (unsigned l = 0; l < ISA_LANES; l++)
+		r[l] = m >> l & 1 ? B[l] : A[l];
+	put32(w, vdst(in), isa_exec(w), r);
+	return 0;
+}
+
+/* v_lshlrev_b64, v_lshrrev_b64, v_ashrrev_i64: the amount first */
+ISA_WIDE HANDLER(shift64)
+{
+	uint32_t ba[ISA_LANES], lo[ISA_LANES], hi[ISA_LANES];
+	const uint32_t *A = src32(w, in, 0, ba), *L, *H;
+	unsigned src = in->src[1], d = vdst(in) - 256;
+	uint32_t bl[ISA_LANES], bh[ISA_LANES];
+	uint64_t ex = isa_exec(w);
+
+	(void)env;
+	if (src >= 256) {
+		L = w->v[src - 256];
+		H = src - 256 + 1 < ISA_NVGPR ? w->v[src - 256 + 1] : zero_lanes;
+	} else {
+		uint64_t v = isa_sreg64(w, in, src, false);
+
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			bl[l] = (uint32_t)v;
+			bh[l] = (uint32_t)(v >> 32);
+		}
+		L = bl;
+		H = bh;
+	}
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		uint64_t b = L[l] | (uint64_t)H[l] << 32, r;
+		unsigned sh = A[l] & 63;
+
+		r = in->op == 0x28f ? b << sh : in->op == 0x290 ? b >> sh : (uint64_t)((int64_t)b >> sh);
+		lo[l] = (uint32_t)r;
+		hi[l] = (uint32_t)(r >> 32);
+	}
+	if (d + 1 >= ISA_NVGPR)
+		return 0;
+	put32(w, d + 256, ex, lo);
+	put32(w, d + 257, ex, hi);
+	return 0;
+}
+
+/* Comparisons of 32-bit integers and floats, whole-wave: the condition
+ * (the opcode's low bits) picked once, each lane's answer a bit of the
+ * mask; inactive lanes 0. Float rows with a modifier, and the other
+ * types, take the general form (valu.c). */
+#define CMP_LOOP(T, cond) \
+	for (unsigned l = 0; l < ISA_LANES; l++) { \
+		T a = (T)A[l], b = (T)B[l]; \
+		c[l] = (cond); \
+	}
+
+static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t *c)
+{
+	uint64_t r = pack_mask(c) & isa_exec(w);
+
+	isa_swrite64(w, in->fmt == F_VOPC ? ISA_VCC_LO : in->dst, r);
+	if (isa_ops[in->row].flags & O_CMPX)
+		isa_swrite64(w, ISA_EXEC_LO, r);
+	return 0;
+}
+
+#define ICMP_HANDLER(name, T) \
+	ISA_WIDE HANDLER(name) \
+	{ \
+		uint32_t ba[ISA_LANES], bb[ISA_LANES]; \
+		const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb); \
+		uint8_t c[ISA_LANES]; \
+		(void)env; \
+		switch (in->op & 7) { \
+		case 0: memset(c, 0, sizeof(c)); break; \
+		case 1: CMP_LOOP(T, a < b) break; \
+		case 2: CMP_LOOP(T, a == b) break; \
+		case 3: CMP_LOOP(T, a <= b) break; \
+		case 4: CMP_LOOP(T, a > b) break; \
+		case 5: CMP_LOOP(T, a != b) break; \
+		case 6: CMP_LOOP(T, a >= b) break; \
+		default: memset(c, 1, sizeof(c)); break; \
+		} \
+		return cmp_done(w, in, c); \
+	}
+
+ICMP_HANDLER(cmp_i32, int32_t)
+ICMP_HANDLER(cmp_u32, uint32_t)
+
+/* f32: the 16 conditions, unordered ones true for NaN */
+#define FCMP_LOOP(cond) \
+	for (unsigned l = 0; l < ISA_LANES; l++) { \
+		float a = f32(A[l]), b = f32(B[l]); \
+		c[l] = (cond); \
+	}
+
+ISA_WIDE HANDLER(cmp_f32)
+{
+	uint32_t ba[ISA_LANES], bb[ISA_LANES];
+	const uint32_t *A, *B;
+	uint8_t c[ISA_LANES];
+
+	if (in->mods)
+		return isa_h_vopc(w, env, in);
+	A = src32(w, in, 0, ba);
+	B = src32(w, in, 1, bb);
+	switch (in->op & 15) {
+	case 0: memset(c, 0, sizeof(c)); break;
+	case 1: FCMP_LOOP(a < b) break;
+	case 2: FCMP_LOOP(a == b) break;
+	case 3: FCMP_LOOP(a <= b) break;
+	case 4: FCMP_LOOP(a > b) break;
+	case 5: FCMP_LOOP(a < b || a > b) break;
+	case 6: FCMP_LOOP(a >= b) break;
+	case 7: FCMP_LOOP(a == a && b == b) break;
+	case 8: FCMP_LOOP(a != a || b != b) break;
+	case 9: FCMP_LOOP(!(a >= b)) break;
+	case 10: FCMP_LOOP(!(a < b || a > b)) break;
+	case 11: FCMP_LOOP(!(a > b)) break;
+	case 12: FCMP_LOOP(!(a <= b)) break;
+	case 13: FCMP_LOOP(!(a == b)) break;
+	case 14: FCMP_LOOP(!(a < b)) break;
+	default: memset(c, 1, sizeof(c)); break;
+	}
+	return cmp_done(w, in, c);
+}

@@ -93,13 +93,23 @@ static uint32_t widen(enum kind k, const uint8_t *p)
 
 /* Global (or flat, or raw buffer) load/store at b->addr[] for the lanes of ex.
  * Flat addresses in the private aperture go to scratch. */
-static int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, uint64_t ex,
-		bool store, enum kind k, unsigned n, unsigned dreg, unsigned vdst)
+static inline int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, uint64_t ex,
+		bool store, enum kind k, unsigned n, unsigned dreg, unsigned vdst, bool maybe_ap)
 {
 	unsigned sz = kind_size(k, n), cnt = 0;
 	uint64_t g[ISA_LANES];
 	unsigned gl[ISA_LANES];
 
+	/* every lane on, a dword each, all global: the VGPR is the buffer */
+	if (k == K_D && n == 1 && ex == ~0ull) {
+		bool ap = false;
+
+		for (unsigned l = 0; l < ISA_LANES && maybe_ap; l++)
+			ap |= (b->addr[l] >> 32 == ISA_PRIVATE_HI) | (b->addr[l] >> 32 == ISA_SHARED_HI);
+		if (!ap)
+			return env->mem->access(env->mem, b->addr, ISA_LANES, 4, store,
+						w->v[(store ? dreg : vdst) & 0xff]) ? -ISA_E_FAULT : 0;
+	}
 	LANES(ex) {
 		uint64_t a = b->addr[l];
 		uint8_t *p = NULL;
@@ -178,46 +188,57 @@ static int atomic_op(unsigned op, int *at, unsigned *size)
 	return 0;
 }
 
+/* The global lanes go to the backend in one call, in lane order; LDS and
+ * scratch lanes are the interpreter's own memory. */
 static int atomics(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
 		   const struct vbuf *b, uint64_t ex)
 {
+	uint64_t ga[ISA_LANES], src[ISA_LANES], cmp[ISA_LANES], got[ISA_LANES], old[ISA_LANES];
+	unsigned gl[ISA_LANES], n = 0, size, d = in->data;
 	int at;
-	unsigned size;
 
 	if (!atomic_op(in->op, &at, &size))
 		return -ISA_E_DECODE;
 	LANES(ex) {
-		unsigned d = in->data;
-		uint64_t a = b->addr[l], src = size == 8 ? vreg64(w, d, l) : w->v[d][l], cmp = 0, old = 0;
+		uint64_t a = b->addr[l], s = size == 8 ? vreg64(w, d, l) : w->v[d][l], c = 0, o = 0;
 
 		if (at == ISA_AT_CMPSWAP)
-			cmp = size == 8 ? vreg64(w, d + 2, l) : w->v[(d + 1) & 0xff][l];
-		if (a >> 32 == ISA_PRIVATE_HI || a >> 32 == ISA_SHARED_HI) {
-			/* out of range: reads 0, the write dropped, as for loads and stores */
-			uint8_t *p = a >> 32 == ISA_PRIVATE_HI ? priv(env, (unsigned)l, a & 0xffffffffu, size)
-							       : lds(env, (uint32_t)a, size);
-
-			if (p) {
-				uint64_t nv;
-
-				memcpy(&old, p, size);
-				nv = at == ISA_AT_CMPSWAP ? (old == cmp ? src : old)
-							  : isa_atomic_rmw(at, size, old, src);
-				memcpy(p, &nv, size);
-			}
-		} else if (env->mem->atomic(env->mem, a, size, at, src, cmp, &old)) {
-			return -ISA_E_FAULT;
+			c = size == 8 ? vreg64(w, d + 2, l) : w->v[(d + 1) & 0xff][l];
+		if (a >> 32 != ISA_PRIVATE_HI && a >> 32 != ISA_SHARED_HI) {
+			ga[n] = a;
+			src[n] = s;
+			cmp[n] = c;
+			gl[n++] = (unsigned)l;
+			continue;
 		}
-		if (in->glc) {
-			w->v[in->dst][l] = (uint32_t)old;
-			if (size == 8)
-				w->v[(in->dst + 1) & 0xff][l] = (uint32_t)(old >> 32);
+		/* out of range: reads 0, the write dropped, as for loads and stores */
+		uint8_t *p = a >> 32 == ISA_PRIVATE_HI ? priv(env, (unsigned)l, a & 0xffffffffu, size)
+						       : lds(env, (uint32_t)a, size);
+
+		if (p) {
+			uint64_t nv;
+
+			memcpy(&o, p, size);
+			nv = at == ISA_AT_CMPSWAP ? (o == c ? s : o) : isa_atomic_rmw(at, size, o, s);
+			memcpy(p, &nv, size);
 		}
+		old[l] = o;
 	}
+	if (n && env->mem->atomic(env->mem, ga, n, size, at, src, at == ISA_AT_CMPSWAP ? cmp : NULL,
+				  got))
+		return -ISA_E_FAULT;
+	for (unsigned i = 0; i < n; i++)
+		old[gl[i]] = got[i];
+	if (in->glc)
+		LANES(ex) {
+			w->v[in->dst][l] = (uint32_t)old[l];
+			if (size == 8)
+				w->v[(in->dst + 1) & 0xff][l] = (uint32_t)(old[l] >> 32);
+		}
 	return 0;
 }
 
-int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct vbuf b;
 	uint64_t ex = isa_exec(w);
@@ -226,22 +247,32 @@ int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	bool sad = in->seg && in->saddr != 0x7f;
 	uint64_t sbase = sad ? isa_sreg64(w, in, in->saddr, false) : 0;
 
-	LANES(ex) {
-		uint64_t a;
+	const uint32_t *lo = w->v[in->addr & 0xff], *hi = w->v[(in->addr + 1) & 0xff];
+	int64_t off = in->offset;
+	bool ap = false;
 
-		if (in->seg == 1)	/* scratch_*: a private offset */
-			a = ((uint64_t)ISA_PRIVATE_HI << 32) +
-			    (uint32_t)((sad ? (uint32_t)sbase : w->v[in->addr][l]) + (uint32_t)in->offset);
-		else if (sad)
-			a = sbase + w->v[in->addr][l] + (uint64_t)(int64_t)in->offset;
-		else
-			a = vreg64(w, in->addr, l) + (uint64_t)(int64_t)in->offset;
-		b.addr[l] = a;
+	/* every lane's address (the inactive ones are not used) */
+	if (in->seg == 1) {	/* scratch_*: a private offset */
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) +
+				    (uint32_t)((sad ? (uint32_t)sbase : lo[l]) + (uint32_t)off);
+	} else if (sad) {
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = sbase + lo[l] + (uint64_t)off;
+	} else {
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
+	}
+	/* any lane in the LDS or private aperture? (here, where the loop is wide) */
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		uint32_t h = (uint32_t)(b.addr[l] >> 32);
+
+		ap |= (h == ISA_PRIVATE_HI) | (h == ISA_SHARED_HI);
 	}
 	if (load_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, false, k, n, 0, in->dst);
+		return move(w, env, &b, ex, false, k, n, 0, in->dst, ap);
 	if (store_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, true, k, n, in->data, 0);
+		return move(w, env, &b, ex, true, k, n, in->data, 0, ap);
 	return atomics(w, env, in, &b, ex);
 }
 
@@ -275,9 +306,9 @@ int isa_h_mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_
 			b.addr[l] = base + idx * stride + off + soff;
 	}
 	if (load_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, false, k, n, 0, in->data);
+		return move(w, env, &b, ex, false, k, n, 0, in->data, true);
 	if (store_shape(in->op, &k, &n))
-		return move(w, env, &b, ex, true, k, n, in->data, 0);
+		return move(w, env, &b, ex, true, k, n, in->data, 0, true);
 	return -ISA_E_DECODE;
 }
 
@@ -512,4 +543,95 @@ int isa_h_ds(struct isa_wave *w, const struct isa_env *env, const struct isa_ins
 	if (ds_atomic_has(op))
 		return ds_atomic(w, env, in, ex, off16) ? -ISA_E_DECODE : 0;
 	return -ISA_E_DECODE;
+}
+
+/* The common LDS reads and writes with every lane on, as whole-wave loops:
+ * the lanes' addresses first (32-bit sums, as the general form makes
+ * them), the range checked once for the highest; anything else (a partial
+ * EXEC, a lane out of range) takes the general form above. */
+static bool lds_addrs(const struct isa_wave *w, const struct isa_env *env, unsigned a,
+		      uint32_t off, unsigned size, uint32_t *ad)
+{
+	uint32_t hi = 0;
+
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		ad[l] = w->v[a][l] + off;
+		hi = ad[l] > hi ? ad[l] : hi;
+	}
+	return env->lds_size >= size && hi <= env->lds_size - size;
+}
+
+ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+{
+	uint32_t off16 = (uint32_t)in->offset | (uint32_t)in->offset1 << 8, ad[ISA_LANES], ad1[ISA_LANES];
+	unsigned op = in->op, a = in->addr, d0 = in->data, d1 = in->data1, vd = in->dst;
+	const uint8_t *lds_ = env->lds;
+
+	if (isa_exec(w) != ~0ull)
+		return isa_h_ds(w, env, in);
+	switch (op) {
+	case 0x36:	/* ds_read_b32 */
+		if (!lds_addrs(w, env, a, off16, 4, ad))
+			break;
+		{
+			uint32_t r0[ISA_LANES];
+
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				memcpy(&r0[l], lds_ + ad[l], 4);
+			memcpy(w->v[vd], r0, sizeof(r0));
+		}
+		return 0;
+	case 0x0d:	/* ds_write_b32: lane order, the last lane's value stays */
+		if (!lds_addrs(w, env, a, off16, 4, ad))
+			break;
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
+		return 0;
+	case 0x37: case 0x77: {	/* ds_read2_b32, ds_read2_b64 */
+		unsigned sz = op == 0x37 ? 4 : 8;
+
+		if (!lds_addrs(w, env, a, (uint32_t)in->offset * sz, sz, ad) ||
+		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * sz, sz, ad1))
+			break;
+		uint32_t *o0 = w->v[vd & 0xff], *o1 = w->v[(vd + 1) & 0xff];
+		uint32_t *o2 = w->v[(vd + 2) & 0xff], *o3 = w->v[(vd + 3) & 0xff];
+		uint32_t r0[ISA_LANES], r1[ISA_LANES], r2[ISA_LANES], r3[ISA_LANES];
+
+		/* gathered into locals first: the stores cannot alias the loads */
+		if (sz == 4) {
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				memcpy(&r0[l], lds_ + ad[l], 4);
+				memcpy(&r1[l], lds_ + ad1[l], 4);
+			}
+			memcpy(o0, r0, sizeof(r0));
+			memcpy(o1, r1, sizeof(r1));
+		} else {
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				uint64_t x, y;
+
+				memcpy(&x, lds_ + ad[l], 8);
+				memcpy(&y, lds_ + ad1[l], 8);
+				r0[l] = (uint32_t)x;
+				r1[l] = (uint32_t)(x >> 32);
+				r2[l] = (uint32_t)y;
+				r3[l] = (uint32_t)(y >> 32);
+			}
+			memcpy(o0, r0, sizeof(r0));
+			memcpy(o1, r1, sizeof(r1));
+			memcpy(o2, r2, sizeof(r2));
+			memcpy(o3, r3, sizeof(r3));
+		}
+		return 0;
+	}
+	case 0x0e:	/* ds_write2_b32 */
+		if (!lds_addrs(w, env, a, (uint32_t)in->offset * 4, 4, ad) ||
+		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * 4, 4, ad1))
+			break;
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
+			memcpy(env->lds + ad1[l], &w->v[d1][l], 4);
+		}
+		return 0;
+	}
+	return isa_h_ds(w, env, in);
 }

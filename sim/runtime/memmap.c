@@ -184,6 +184,7 @@ void sim_map_remove(struct sim_alloc *a)
 	sim.map_root = tree_remove(sim.map_root, a, &found);
 	if (found)
 		sim.nmap--;
+	sim_pt_changed();
 }
 
 /* What a fork child could not free: the parent's map was being changed by a

@@ -326,6 +326,7 @@ static bool release_pages(struct sim_alloc *a, size_t i, size_t j)
 		__atomic_fetch_or(&r[w], m, __ATOMIC_RELAXED);
 		i += n;
 	}
+	sim_pt_changed();
 	return true;
 }
 

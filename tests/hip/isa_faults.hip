@@ -11,10 +11,16 @@
 //   race      a host thread munmaps pieces of a managed range while kernels
 //             load, store and add atomically on it: each ends with success or
 //             hipErrorIllegalAddress, and the process survives
+//   handler   the program puts its own SIGSEGV handler in after the
+//             interpreter's guard: a load from a page the GPU has mapped but
+//             the program has munmapped still ends with hipErrorIllegalAddress
+//             (the copies take process_vm_readv; with the shim the GPU has
+//             lost the page first), and the program's handler is not called
 // Run on the simulator (LD_LIBRARY_PATH=build/sim), with or without the shim.
 #include <hip/hip_runtime.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +149,54 @@ static void t_atomic(void)
 	(void)hipGetLastError();
 }
 
+static void own_segv(int sig)
+{
+	(void)sig;
+	static const char msg[] = "FAIL handler: the program's SIGSEGV handler ran\n";
+	(void)!write(1, msg, sizeof(msg) - 1);
+	_exit(2);
+}
+
+static void t_handler(void)
+{
+	typedef int (*isa_stats_fn)(struct hipsvm_sim_isa_stats *);
+	isa_stats_fn isa_stats = (isa_stats_fn)dlsym(RTLD_DEFAULT, "hipsvmSimIsaStats");
+	struct hipsvm_sim_isa_stats a, b;
+	struct sigaction sa, old;
+	int *p, *out;
+
+	CHECK(hipSetDevice(0));
+	CHECK(hipMallocManaged((void **)&p, 2 * 4096, hipMemAttachGlobal));
+	CHECK(hipMalloc((void **)&out, 4096));
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p + 1024, out);	// maps the page
+	CHECK(hipDeviceSynchronize());
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = own_segv;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old);
+	if (munmap((char *)p + 4096, 4096) != 0)
+		exit(1);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (isa_stats)
+		isa_stats(&a);
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p + 1024, out);
+	hipError_t e = hipDeviceSynchronize();
+	if (isa_stats)
+		isa_stats(&b);
+	printf("# handler: %s, %llu process_vm calls\n", hipGetErrorName(e),
+	       (unsigned long long)(b.vm_calls - a.vm_calls));
+	expect(e == hipErrorIllegalAddress, "handler: hipErrorIllegalAddress");
+	// with the shim the munmap is coordinated: the GPU loses the page
+	// first and the kernel faults on it without copying
+	bool shim = dlsym(RTLD_DEFAULT, "hipsvm_active") != NULL;
+	expect(b.vm_calls > a.vm_calls || shim,
+	       "handler: the copy took process_vm_readv");
+	(void)hipGetLastError();
+	sigaction(SIGSEGV, &old, NULL);
+	CHECK(hipFree(out));
+}
+
 struct race {
 	char *base;
 	size_t size;
@@ -213,5 +267,7 @@ int main(int argc, char **argv)
 		t_atomic();
 	if (argc < 2 || !strcmp(argv[1], "race"))
 		t_race();
+	if (argc < 2 || !strcmp(argv[1], "handler"))
+		t_handler();
 	return bad ? 2 : 0;
 }

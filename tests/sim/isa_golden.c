@@ -35,18 +35,21 @@ static int plain_access(struct isa_mem *m, const uint64_t *addr, unsigned n, uns
 	return 0;
 }
 
-static int plain_atomic(struct isa_mem *m, uint64_t addr, unsigned size, int op, uint64_t src,
-			uint64_t cmp, uint64_t *old)
+static int plain_atomic(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size, int op,
+			const uint64_t *src, const uint64_t *cmp, uint64_t *old)
 {
-	uint64_t v = 0, nv;
-
 	(void)m;
-	if (addr < MEM_BASE || addr + size > MEM_BASE + MEM_SIZE)
-		return -ISA_E_FAULT;
-	memcpy(&v, gmem + (addr - MEM_BASE), size);
-	nv = op == ISA_AT_CMPSWAP ? (v == cmp ? src : v) : isa_atomic_rmw(op, size, v, src);
-	memcpy(gmem + (addr - MEM_BASE), &nv, size);
-	*old = v;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v = 0, nv;
+
+		if (addr[i] < MEM_BASE || addr[i] + size > MEM_BASE + MEM_SIZE)
+			return -ISA_E_FAULT;
+		memcpy(&v, gmem + (addr[i] - MEM_BASE), size);
+		nv = op == ISA_AT_CMPSWAP ? (v == cmp[i] ? src[i] : v)
+					  : isa_atomic_rmw(op, size, v, src[i]);
+		memcpy(gmem + (addr[i] - MEM_BASE), &nv, size);
+		old[i] = v;
+	}
 	return 0;
 }
 

@@ -24,10 +24,10 @@ static int none(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned si
 	return -ISA_E_FAULT;
 }
 
-static int none_atomic(struct isa_mem *m, uint64_t addr, unsigned size, int op, uint64_t src,
-		       uint64_t cmp, uint64_t *old)
+static int none_atomic(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size, int op,
+		       const uint64_t *src, const uint64_t *cmp, uint64_t *old)
 {
-	(void)m, (void)addr, (void)size, (void)op, (void)src, (void)cmp, (void)old;
+	(void)m, (void)addr, (void)n, (void)size, (void)op, (void)src, (void)cmp, (void)old;
 	return -ISA_E_FAULT;
 }
 

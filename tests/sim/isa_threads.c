@@ -43,15 +43,17 @@ static int access_mem(struct isa_mem *m, const uint64_t *addr, unsigned n, unsig
 	return 0;
 }
 
-static int atomic_mem(struct isa_mem *m, uint64_t addr, unsigned size, int op, uint64_t src,
-		      uint64_t cmp, uint64_t *old)
+static int atomic_mem(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size, int op,
+		      const uint64_t *src, const uint64_t *cmp, uint64_t *old)
 {
 	(void)m;
 	(void)cmp;
-	if (!in_mem(addr, size) || size != 4 || op != ISA_AT_ADD || addr % 4)
-		return -ISA_E_FAULT;
-	*old = __atomic_fetch_add((uint32_t *)(void *)(gmem + (addr - MEM_BASE)), (uint32_t)src,
-				  __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < n; i++) {
+		if (!in_mem(addr[i], size) || size != 4 || op != ISA_AT_ADD || addr[i] % 4)
+			return -ISA_E_FAULT;
+		old[i] = __atomic_fetch_add((uint32_t *)(void *)(gmem + (addr[i] - MEM_BASE)),
+					    (uint32_t)src[i], __ATOMIC_SEQ_CST);
+	}
 	return 0;
 }
 
