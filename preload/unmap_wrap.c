@@ -18,6 +18,7 @@
  * under their own names here. */
 #undef _FILE_OFFSET_BITS
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
@@ -113,6 +114,7 @@ long hipsvm_unmap_call_run(struct hipsvm_unmap_call *c)
 	struct hipsvm_vm_limits limits;
 	struct hipsvm_unmap u, t;
 	struct hipsvm_shim *s;
+	int cancel;
 	long r;
 
 	if (UNLIKELY(hipsvm_tls.guard)) {
@@ -130,13 +132,23 @@ long hipsvm_unmap_call_run(struct hipsvm_unmap_call *c)
 		c->len = hipsvm_shm_extent((uintptr_t)c->addr);
 	}
 	hipsvm_seam_vm_limits(&limits);
-	if (!hipsvm_unmap_call_begin(s, c, &u, &t, &limits))
+	/* munmap, mremap, madvise and shmdt are no cancellation points, but the
+	 * hook's round trips (poll, send, recv) are: a thread cancelled while
+	 * it waited for a drain would die between set and clear, its
+	 * checkpoint never cleared and the unmap half done. A cancel that
+	 * comes meanwhile is acted on at the thread's next cancellation point,
+	 * after the call has returned, as without the shim. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	if (!hipsvm_unmap_call_begin(s, c, &u, &t, &limits)) {
+		pthread_setcancelstate(cancel, NULL);
 		return perform(c, false);
+	}
 	{
 		HIPSVM_GUARDED();
 		r = perform(c, false);
 		hipsvm_unmap_call_end(s, c, &u, &t, r);
 	}
+	pthread_setcancelstate(cancel, NULL);
 	return r;
 }
 

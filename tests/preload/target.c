@@ -578,6 +578,40 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* A thread cancelled while its coordinated munmap waits for the drain
+ * (the test's hook server answers it late): munmap is no cancellation
+ * point, so the call must return (its checkpoint cleared) and the thread
+ * end only at its own next cancellation point. */
+static char *cancel_at;
+static volatile int cancel_returned = -2;
+
+static void *cancel_body(void *arg)
+{
+	(void)arg;
+	cancel_returned = munmap(cancel_at, MIB);
+	for (;;)
+		pthread_testcancel();
+	return NULL;
+}
+
+static int mode_cancel(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
+	char *m = NULL;
+	pthread_t t;
+
+	P("hipMallocManaged", hipMallocManaged((void **)&m, 4 * MIB, hipMemAttachGlobal));
+	cancel_at = m + MIB;
+	P("pthread_create", pthread_create(&t, NULL, cancel_body, NULL));
+	nanosleep(&ts, NULL);
+	P("pthread_cancel", pthread_cancel(t));
+	P("pthread_join", pthread_join(t, NULL));
+	printf("cancelled munmap returned %d\n", cancel_returned);
+	P("munmap(first page)", munmap(m, 4096));
+	P("hipFree", hipFree(m));
+	return 0;
+}
+
 static int mode_threads(void)
 {
 	pthread_t t[NTHREADS];
@@ -879,7 +913,7 @@ static int mode_stranger(void)
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
-		{ "basic", mode_basic }, { "edge", mode_edge }, { "partial", mode_partial },
+		{ "basic", mode_basic }, { "edge", mode_edge }, { "partial", mode_partial }, { "cancel", mode_cancel },
 		{ "unmaps", mode_unmaps }, { "shm", mode_shm }, { "internal", mode_internal }, { "errno", mode_errno },
 		{ "signal", mode_signal }, { "threads", mode_threads }, { "fork", mode_fork },
 		{ "exec", mode_exec }, { "policy", mode_policy }, { "procaddr", mode_procaddr },

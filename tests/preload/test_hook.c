@@ -19,11 +19,12 @@
 
 /* ---- a hook server of our own: drain timeouts, a hook that stops answering ---- */
 
-enum fake_mode { FAKE_TIMEOUT, FAKE_SILENT };
+enum fake_mode { FAKE_TIMEOUT, FAKE_SILENT, FAKE_SLOW };
 static enum fake_mode fake_mode;
 static int fake_listen = -1;
 static char fake_path[108];
 static char last_clear[512];	/* the last clear request the server saw */
+static int clears;		/* and how many it saw */
 
 static void fake_answer(int fd, const char *line)
 {
@@ -33,16 +34,23 @@ static void fake_answer(int fd, const char *line)
 		rep = "ok version 1 hipsvm-hook\n";
 	else if (!strncmp(line, "set", 3))
 		rep = "ok set 0=0x10 1=0x10 2=0x10 3=0x10\n";
-	else if (!strncmp(line, "drain", 5))
+	else if (!strncmp(line, "drain", 5) && fake_mode == FAKE_SLOW) {
+		/* late, but well within the drain's own deadline */
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 400 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		rep = "ok drain 0=ok 1=ok 2=ok 3=ok\n";
+	} else if (!strncmp(line, "drain", 5))
 		rep = fake_mode == FAKE_SILENT ? NULL :
 		      "ok drain 0=timeout 1=ok 2=ok 3=ok\n";
 	else if (!strncmp(line, "clear", 5)) {
 		snprintf(last_clear, sizeof(last_clear), "%s", line);
+		__atomic_add_fetch(&clears, 1, __ATOMIC_RELAXED);
 		rep = "ok clear 0=cleared 1=cleared 2=cleared 3=cleared\n";
 	}
 	else if (!strncmp(line, "stats", 5))
 		rep = "ok stats g0.faults_raised=7 g0.faults_dropped=2\n";
-	if (rep && write(fd, rep, strlen(rep)) < 0)
+	if (rep && send(fd, rep, strlen(rep), MSG_NOSIGNAL) < 0)
 		return;
 }
 
@@ -123,6 +131,24 @@ Test(hook, drain_timeout_is_reported)
 	/* GPU 0 timed out: its checkpoint stays (stale faults may still be in
 	 * its ring), the others are cleared with the values set. */
 	cr_expect_str_eq(last_clear, "clear 1=0x10,2=0x10,3=0x10\n");
+}
+
+Test(hook, a_thread_cancelled_in_a_drain_finishes_its_munmap)
+{
+	static char hookenv[160];
+	const char *argv[] = { prog("pl_target"), "cancel", NULL };
+	const char *env[] = { hookenv, NULL };
+
+	fake_start(FAKE_SLOW);
+	snprintf(hookenv, sizeof(hookenv), "HIPSVM_HOOK=unix:%s", fake_path);
+	run(&R, RT_SIM, true, argv, env);
+	unlink(fake_path);
+	cr_assert_eq(R.code, 0, "%s%s", R.out, R.err);
+	cr_expect(strstr(R.out, "cancelled munmap returned 0"), "%s%s", R.out, R.err);
+	/* every checkpoint set was cleared: the cancelled thread's too */
+	cr_expect_geq(jnum(R.report, SEC("unmaps"), "coordinated"), 2, "%s", R.report);
+	cr_expect_eq(jnum(R.report, SEC("unmaps"), "uncoordinated"), 0, "%s", R.report);
+	cr_expect_geq(__atomic_load_n(&clears, __ATOMIC_RELAXED), 2, "%d clears", clears);
 }
 
 Test(hook, silent_hook_never_hangs)
