@@ -6,6 +6,7 @@
  */
 #include "sim.h"
 #include "exec/exec.h"
+#include "isa/isa.h"
 
 #include <stdio.h>
 
@@ -33,7 +34,7 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	p->maxThreadsPerBlock = SIM_BLOCK_MAX;
 	p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = SIM_BLOCK_MAX;
 	p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 2147483647;
-	p->clockRate = 1700000;
+	p->clockRate = ISA_SHADER_CLOCK_KHZ;	/* s_memtime's rate (isa/isa.h) */
 	p->memoryClockRate = 1600000;
 	p->memoryBusWidth = 4096;
 	p->totalConstMem = 2147483647;

@@ -4,6 +4,11 @@
  * stamps CLOCK_MONOTONIC when it runs; handles are checked against a
  * registry (hipErrorInvalidHandle for a bad or destroyed one).
  *
+ * hipEventDestroy does not wait: as ROCm 5.2.3's (hip_event.cpp, `delete e`
+ * while its marker may still be queued) it returns at once, and a stream
+ * waiting on the event still waits for the record to land. Queued records
+ * and waits hold references; the last one frees a destroyed event.
+ *
  * As in ROCm 5.2 an event belongs to the device current when it was
  * created: recording it on another device's stream, or timing two events of
  * different devices, is hipErrorInvalidHandle. Interprocess events keep
@@ -24,6 +29,8 @@ struct sim_event {
 	bool recorded;
 	bool done;
 	uint64_t t_ns;
+	unsigned refs;		/* queued records and waits */
+	bool destroyed;		/* out of the registry; the last reference frees it */
 	struct sim_event *next;
 };
 
@@ -83,10 +90,24 @@ SIM_API hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags)
 	SIM_RETURN(event_create(e, flags));
 }
 
+static void event_free(struct sim_event *e)
+{
+	if (e->ipc)
+		sim_ipc_event_close(e->ipc);
+	free(e);
+}
+
+/* Drops a queued operation's reference; ev_lock held. True when the event
+ * is to be freed (after the lock is let go). */
+static bool event_unref(struct sim_event *e)
+{
+	return --e->refs == 0 && e->destroyed;
+}
+
 SIM_API hipError_t hipEventDestroy(hipEvent_t h)
 {
 	struct sim_event *e = (struct sim_event *)h, **pp;
-	bool found = false;
+	bool found = false, now = false;
 
 	SIM_INIT_API();
 	pthread_mutex_lock(&ev_lock);
@@ -97,17 +118,15 @@ SIM_API hipError_t hipEventDestroy(hipEvent_t h)
 			break;
 		}
 	}
+	if (found) {
+		e->destroyed = true;
+		now = e->refs == 0;
+	}
 	pthread_mutex_unlock(&ev_lock);
 	if (!found)
 		SIM_RETURN(hipErrorInvalidHandle);
-	/* A record still queued would write into freed memory: let it land. */
-	pthread_mutex_lock(&ev_lock);
-	while (e->recorded && !e->done)
-		pthread_cond_wait(&ev_cond, &ev_lock);
-	pthread_mutex_unlock(&ev_lock);
-	if (e->ipc)
-		sim_ipc_event_close(e->ipc);
-	free(e);
+	if (now)
+		event_free(e);
 	return hipSuccess;
 }
 
@@ -121,6 +140,7 @@ static void record_run(struct sim_op *op)
 {
 	struct record_op *r = (struct record_op *)op;
 	struct sim_event *e = r->e;
+	bool gone;
 
 	if (e->ipc && r->ipc_seq)
 		sim_ipc_event_complete(e->ipc, r->ipc_seq);
@@ -128,7 +148,10 @@ static void record_run(struct sim_op *op)
 	e->t_ns = sim_now_ns();
 	e->done = true;
 	pthread_cond_broadcast(&ev_cond);
+	gone = event_unref(e);
 	pthread_mutex_unlock(&ev_lock);
+	if (gone)
+		event_free(e);
 }
 
 SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
@@ -163,6 +186,7 @@ SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
 	}
 	e->recorded = true;
 	e->done = false;
+	e->refs++;
 	if (e->ipc)
 		op->ipc_seq = sim_ipc_event_record(e->ipc);
 	pthread_mutex_unlock(&ev_lock);
@@ -241,21 +265,27 @@ static void wait_run(struct sim_op *op)
 {
 	struct sim_event *e = ((struct wait_op *)op)->e;
 	struct timespec ts = { 0, 100000 };
-	bool more;
+	bool more, gone;
 
+	/* The reference keeps e whole even when it is destroyed meanwhile: the
+	 * wait is for the record queued before it, as a GPU's is. */
 	pthread_mutex_lock(&ev_lock);
-	while (event_live(e) && e->recorded && !e->done)
+	while (e->recorded && !e->done)
 		pthread_cond_wait(&ev_cond, &ev_lock);
 	/* An opened event is recorded by another process: poll its segment,
-	 * checking under the lock each time that the event still exists. */
+	 * until that is done or the event destroyed. */
 	for (;;) {
-		more = event_live(e) && e->ipc && !sim_ipc_event_done(e->ipc);
-		pthread_mutex_unlock(&ev_lock);
+		more = !e->destroyed && e->ipc && !sim_ipc_event_done(e->ipc);
 		if (!more)
 			break;
+		pthread_mutex_unlock(&ev_lock);
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&ev_lock);
 	}
+	gone = event_unref(e);
+	pthread_mutex_unlock(&ev_lock);
+	if (gone)
+		event_free(e);
 }
 
 SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned int flags)
@@ -273,14 +303,18 @@ SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned
 	s = sim_stream_get(stream);
 	if (!s)
 		SIM_RETURN(hipErrorContextIsDestroyed);
-	pthread_mutex_lock(&ev_lock);
-	ok = event_live(e);
-	pthread_mutex_unlock(&ev_lock);
-	if (!ok)
-		SIM_RETURN(hipErrorInvalidHandle);
 	op = calloc(1, sizeof(*op));
 	if (!op)
 		SIM_RETURN(hipErrorOutOfMemory);
+	pthread_mutex_lock(&ev_lock);
+	ok = event_live(e);
+	if (ok)
+		e->refs++;
+	pthread_mutex_unlock(&ev_lock);
+	if (!ok) {
+		free(op);
+		SIM_RETURN(hipErrorInvalidHandle);
+	}
 	op->op.fn = wait_run;
 	op->e = e;
 	sim_stream_enqueue(s, &op->op);

@@ -58,6 +58,18 @@ static hipError_t check_fill(const void *p, size_t n)
 	return hipSuccess;
 }
 
+/* What a synchronous operation waits for before it runs, as it would behind
+ * the stream's queue: on the null stream the blocking streams' work; on a
+ * blocking stream (hipStreamPerThread among them) the null stream's too. */
+static hipError_t sync_wait(hipStream_t stream, struct sim_stream *s)
+{
+	if (!stream) {
+		sim_stream_wait_blocking(sim_stream_device(s));
+		return sim_stream_wait(s);
+	}
+	return sim_stream_sync(s);
+}
+
 hipError_t sim_run_op(hipStream_t stream, bool sync, struct sim_op *op)
 {
 	struct sim_stream *s = sim_stream_get(stream);
@@ -71,9 +83,7 @@ hipError_t sim_run_op(hipStream_t stream, bool sync, struct sim_op *op)
 		sim_stream_enqueue(s, op);
 		return hipSuccess;
 	}
-	if (!stream)
-		sim_stream_wait_blocking(sim_stream_device(s));
-	e = sim_stream_wait(s);
+	e = sync_wait(stream, s);
 	op->fn(op);
 	free(op);
 	return e;
@@ -134,9 +144,7 @@ static hipError_t submit(hipStream_t stream, bool sync, void *dst, const void *s
 	if (n == 0)
 		return hipSuccess;
 	if (sync) {
-		if (!stream)
-			sim_stream_wait_blocking(sim_stream_device(s));
-		e = sim_stream_wait(s);
+		e = sync_wait(stream, s);
 		if (elem)
 			fill(dst, (uint32_t)value, n, elem);
 		else

@@ -58,6 +58,16 @@
 /* The base a scratch buffer descriptor carries (48 bits, likewise). */
 #define ISA_SCRATCH_BASE 0xfffe00000000ull
 
+/*
+ * The two counters a kernel reads, both from CLOCK_MONOTONIC so that a
+ * kernel waiting on either waits that long in wall time: s_memrealtime at
+ * the constant 100 MHz of MI200's reference clock, s_memtime (clock64())
+ * at the shader clock the runtime reports as clockRate, in kHz (what a
+ * delay kernel multiplies milliseconds by).
+ */
+#define ISA_REALTIME_HZ 100000000ull
+#define ISA_SHADER_CLOCK_KHZ 1700000u
+
 enum isa_err {
 	ISA_OK = 0,
 	ISA_E_DECODE = 1,	/* an encoding the table lacks, or an operand form it refuses */

@@ -393,9 +393,11 @@ int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 		return 0;
 	case 0x24: case 0x25: {				/* s_memtime, s_memrealtime */
 		struct timespec ts;
+		uint64_t hz = in->op == 0x25 ? ISA_REALTIME_HZ : ISA_SHADER_CLOCK_KHZ * 1000ull;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		isa_swrite64(w, in->dst, (uint64_t)ts.tv_sec * 100000000u + ts.tv_nsec / 10);
+		isa_swrite64(w, in->dst, (uint64_t)ts.tv_sec * hz +
+				 (uint64_t)ts.tv_nsec * (hz / 1000000u) / 1000u);
 		return 0;
 	}
 	default:

@@ -3,7 +3,10 @@
  * stream.c - streams. Each stream is a FIFO of operations run by
  * its own worker thread (started on the first operation): the "GPU agent"
  * that performs copies and the page touches of kernel launches in stream
- * order. Every device has a null stream; hipStreamPerThread maps onto it too.
+ * order. Every device has a null stream. hipStreamPerThread is, as in ROCm
+ * 5.2.3 (hip_stream.cpp, stream_per_thread::get), an ordinary blocking stream
+ * of its own per thread and device, made at its first use and destroyed when
+ * the thread ends.
  *
  * The null stream synchronises with the device's blocking streams as in
  * ROCm 5.2: work queued on the null stream first waits for what every
@@ -44,12 +47,25 @@ struct sim_stream {
 	bool started, exiting;
 	pthread_t thread;
 	hipError_t error;		/* first asynchronous error, reported by a sync */
+	uint64_t serial;		/* tells a per-thread stream from its successor */
 	struct sim_stream *next;	/* registry */
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_stream *streams;
 static struct sim_stream *null_streams[HIPSVM_MAX_GPUS];
+
+/* The calling thread's hipStreamPerThread, per device. A fork child's copy
+ * of the parent's belongs to an older generation and is not used. */
+struct spt_set {
+	uint64_t gen;
+	struct sim_stream *s[HIPSVM_MAX_GPUS];
+	uint64_t serial[HIPSVM_MAX_GPUS];
+};
+static uint64_t spt_gen, stream_serial;
+static __thread struct spt_set *spt;
+static pthread_key_t spt_key;
+static pthread_once_t spt_once = PTHREAD_ONCE_INIT;
 
 /* The copy of a stream a fork child inherits: its thread is not there, so
  * nothing runs or holds it; only its memory is left to give back. */
@@ -81,6 +97,7 @@ static void streams_reset(void)
 			stream_abandon(null_streams[i]);
 	streams = NULL;
 	memset(null_streams, 0, sizeof(null_streams));
+	spt_gen++;
 }
 SIM_STEP(streams, .reset = streams_reset);
 
@@ -101,13 +118,100 @@ static struct sim_stream *stream_new(int dev, unsigned flags, int prio, bool is_
 	return s;
 }
 
+static void stream_free(struct sim_stream *s);
+
+/* Takes s out of the registry if it is still there as that serial
+ * (hipDeviceReset may have destroyed it, and its memory be another
+ * stream's since). */
+static bool stream_unlink(struct sim_stream *s, uint64_t serial)
+{
+	struct sim_stream **pp;
+	bool found;
+
+	pthread_mutex_lock(&reg_lock);
+	for (pp = &streams; *pp && *pp != s; pp = &(*pp)->next)
+		;
+	found = *pp && (*pp)->serial == serial;
+	if (found)
+		*pp = s->next;
+	pthread_mutex_unlock(&reg_lock);
+	return found;
+}
+
+static bool stream_live(struct sim_stream *s, uint64_t serial)
+{
+	struct sim_stream *it;
+
+	pthread_mutex_lock(&reg_lock);
+	for (it = streams; it && it != s; it = it->next)
+		;
+	pthread_mutex_unlock(&reg_lock);
+	return it && it->serial == serial;
+}
+
+/* Thread exit: the thread's per-thread streams go, their work done first
+ * (stream_free), as ROCm's thread_local destructor deletes them. */
+static void spt_destroy(void *p)
+{
+	struct spt_set *set = p;
+	unsigned i;
+
+	if (set->gen == __atomic_load_n(&spt_gen, __ATOMIC_RELAXED)) {
+		for (i = 0; i < HIPSVM_MAX_GPUS; i++) {
+			if (set->s[i] && stream_unlink(set->s[i], set->serial[i]))
+				stream_free(set->s[i]);
+		}
+	}
+	free(set);
+}
+
+static void spt_key_make(void)
+{
+	pthread_key_create(&spt_key, spt_destroy);
+}
+
+static struct sim_stream *spt_stream(int dev)
+{
+	struct sim_stream *s;
+
+	if (!sim_gpu(dev))
+		return NULL;
+	if (spt && spt->gen != __atomic_load_n(&spt_gen, __ATOMIC_RELAXED)) {
+		free(spt);	/* a fork child's copy: those streams are gone */
+		spt = NULL;
+	}
+	if (!spt) {
+		pthread_once(&spt_once, spt_key_make);
+		spt = calloc(1, sizeof(*spt));
+		if (!spt)
+			return NULL;
+		spt->gen = __atomic_load_n(&spt_gen, __ATOMIC_RELAXED);
+		pthread_setspecific(spt_key, spt);
+	}
+	if (!spt->s[dev] || !stream_live(spt->s[dev], spt->serial[dev])) {
+		s = stream_new(dev, hipStreamDefault, 0, false);
+		if (!s)
+			return NULL;
+		pthread_mutex_lock(&reg_lock);
+		s->serial = ++stream_serial;
+		s->next = streams;
+		streams = s;
+		pthread_mutex_unlock(&reg_lock);
+		spt->s[dev] = s;
+		spt->serial[dev] = s->serial;
+	}
+	return spt->s[dev];
+}
+
 struct sim_stream *sim_stream_get(hipStream_t h)
 {
 	struct sim_stream *s = (struct sim_stream *)h, *it;
 	int dev = sim_current_device();
 
+	if (h == hipStreamPerThread)
+		return spt_stream(dev);
 	pthread_mutex_lock(&reg_lock);
-	if (!h || h == hipStreamPerThread) {
+	if (!h) {
 		s = NULL;
 		if (sim_gpu(dev)) {
 			if (!null_streams[dev])
@@ -372,6 +476,7 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 	if (!s)
 		return hipErrorOutOfMemory;
 	pthread_mutex_lock(&reg_lock);
+	s->serial = ++stream_serial;
 	s->next = streams;
 	streams = s;
 	pthread_mutex_unlock(&reg_lock);

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conf_async.c - kernels take time, as on a GPU (ROCm 5.2.3's hip_stream.cpp,
+ * hip_event.cpp): a launch returns while the kernel runs, the stream and the
+ * events behind the kernel answer hipErrorNotReady until it ends, the null
+ * stream's synchronising rules hold against a running kernel, and the two
+ * counters a kernel reads tick at the rates the runtime reports.
+ *
+ * The kernel (conf_kernels.hip, `gate`) runs until the test opens its gate,
+ * so no case depends on how fast the machine is: every "not ready" is asked
+ * while the kernel provably still runs. The gate also closes by itself
+ * after GATE_LIMIT_S (a runtime that never runs the kernel, or a test that
+ * deadlocks, fails rather than hangs).
+ */
+#include "conf.h"
+
+#include <time.h>
+
+#define GATE_LIMIT_S 20
+#define REALTIME_HZ 100000000ull	/* MI200's reference clock */
+
+static hipModule_t mod;
+static hipFunction_t f_gate;
+static volatile int *gate_mem;		/* [0] open, [1] started */
+static unsigned long long *stamp;
+
+static void setup(void)
+{
+	const char *path = getenv("CONF_KERNELS");
+
+	cr_assert(path, "CONF_KERNELS names the code object (meson sets it)");
+	ASSERT_OK(hipSetDevice(0));
+	ASSERT_OK(hipModuleLoad(&mod, path));
+	ASSERT_OK(hipModuleGetFunction(&f_gate, mod, "gate"));
+	ASSERT_OK(hipHostMalloc((void **)&gate_mem, 2 * sizeof(int), 0));
+	ASSERT_OK(hipHostMalloc((void **)&stamp, 4 * sizeof(*stamp), 0));
+}
+
+static void teardown(void)
+{
+	ASSERT_OK(hipDeviceSynchronize());
+	ASSERT_OK(hipHostFree((void *)gate_mem));
+	ASSERT_OK(hipHostFree(stamp));
+	ASSERT_OK(hipModuleUnload(mod));
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Launches the gate kernel on s, closed. */
+static void launch_gate(hipStream_t s)
+{
+	unsigned long long limit = GATE_LIMIT_S * REALTIME_HZ;
+	void *g = (void *)gate_mem, *st = stamp;
+	void *params[] = { &g, &st, &limit };
+
+	gate_mem[0] = 0;
+	gate_mem[1] = 0;
+	memset(stamp, 0, 4 * sizeof(*stamp));
+	ASSERT_OK(hipModuleLaunchKernel(f_gate, 1, 1, 1, 1, 1, 1, 0, s, params, NULL));
+}
+
+/* Waits (bounded) until the kernel has started. */
+static void wait_started(void)
+{
+	struct timespec ts = { 0, 1000000 };
+	uint64_t end = now_ns() + GATE_LIMIT_S * 1000000000ull;
+
+	while (!__atomic_load_n(&gate_mem[1], __ATOMIC_ACQUIRE) && now_ns() < end)
+		nanosleep(&ts, NULL);
+	cr_assert(gate_mem[1], "the kernel did not start");
+}
+
+static void open_gate(void)
+{
+	__atomic_store_n(&gate_mem[0], 1, __ATOMIC_RELEASE);
+}
+
+TestSuite(conf_async, .init = setup, .fini = teardown);
+
+/* The launch returns while the kernel runs: the stream and an event recorded
+ * behind it are not ready; once it ends both are. */
+Test(conf_async, launch_returns_while_kernel_runs)
+{
+	hipStream_t s;
+	hipEvent_t ev;
+
+	ASSERT_OK(hipStreamCreate(&s));
+	ASSERT_OK(hipEventCreate(&ev));
+	launch_gate(s);
+	ASSERT_OK(hipEventRecord(ev, s));
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(s), hipErrorNotReady);
+	EXPECT_HIP(hipEventQuery(ev), hipErrorNotReady);
+	open_gate();
+	ASSERT_OK(hipEventSynchronize(ev));
+	EXPECT_HIP(hipEventQuery(ev), hipSuccess);
+	ASSERT_OK(hipStreamSynchronize(s));
+	EXPECT_HIP(hipStreamQuery(s), hipSuccess);
+	ASSERT_OK(hipEventDestroy(ev));
+	ASSERT_OK(hipStreamDestroy(s));
+}
+
+/* s_memrealtime ticks at 100 MHz and s_memtime at clockRate kHz, in wall
+ * time: the kernel's interval holds the host's gap between seeing it start
+ * and opening the gate, and lies inside launch .. synchronised. */
+Test(conf_async, counters_tick_at_the_reported_rates)
+{
+	struct timespec gap = { 0, 30000000 };
+	uint64_t outer0, inner0, inner1, outer1;
+	double real_ns, mem_ns;
+	int khz = 0;
+
+	ASSERT_OK(hipDeviceGetAttribute(&khz, hipDeviceAttributeClockRate, 0));
+	cr_assert_gt(khz, 0);
+	outer0 = now_ns();
+	launch_gate(NULL);
+	wait_started();
+	inner0 = now_ns();
+	nanosleep(&gap, NULL);
+	inner1 = now_ns();
+	open_gate();
+	ASSERT_OK(hipDeviceSynchronize());
+	outer1 = now_ns();
+	real_ns = (double)(stamp[3] - stamp[1]) * 1e9 / (double)REALTIME_HZ;
+	mem_ns = (double)(stamp[2] - stamp[0]) * 1e6 / (double)khz;
+	cr_expect_geq(real_ns, (double)(inner1 - inner0), "realtime: %.0f ns", real_ns);
+	cr_expect_leq(real_ns, (double)(outer1 - outer0), "realtime: %.0f ns", real_ns);
+	cr_expect_geq(mem_ns, (double)(inner1 - inner0), "memtime at %d kHz: %.0f ns", khz, mem_ns);
+	cr_expect_leq(mem_ns, (double)(outer1 - outer0), "memtime at %d kHz: %.0f ns", khz, mem_ns);
+}
+
+/* hipStreamCreateWithFlags: a blocking stream waits for the null stream and
+ * the null stream for it; a non-blocking stream for neither. */
+Test(conf_async, null_stream_rules_with_a_running_kernel)
+{
+	hipStream_t blocking, nonblocking;
+
+	ASSERT_OK(hipStreamCreateWithFlags(&blocking, hipStreamDefault));
+	ASSERT_OK(hipStreamCreateWithFlags(&nonblocking, hipStreamNonBlocking));
+	launch_gate(blocking);
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(NULL), hipErrorNotReady);
+	EXPECT_HIP(hipStreamQuery(nonblocking), hipSuccess);
+	open_gate();
+	ASSERT_OK(hipDeviceSynchronize());
+
+	launch_gate(NULL);
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(blocking), hipErrorNotReady);
+	EXPECT_HIP(hipStreamQuery(nonblocking), hipSuccess);
+	open_gate();
+	ASSERT_OK(hipDeviceSynchronize());
+	ASSERT_OK(hipStreamDestroy(blocking));
+	ASSERT_OK(hipStreamDestroy(nonblocking));
+}
+
+/* hipStreamPerThread is a blocking stream of the thread's own (5.2.3's
+ * stream_per_thread::get creates it with hipStreamDefault), not the null
+ * stream: another blocking stream's kernel does not hold it, the null
+ * stream's does. */
+Test(conf_async, per_thread_stream_is_a_blocking_stream)
+{
+	hipStream_t s;
+
+	ASSERT_OK(hipStreamCreate(&s));
+	launch_gate(s);
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(hipStreamPerThread), hipSuccess);
+	open_gate();
+	ASSERT_OK(hipDeviceSynchronize());
+
+	launch_gate(NULL);
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(hipStreamPerThread), hipErrorNotReady);
+	open_gate();
+	ASSERT_OK(hipDeviceSynchronize());
+
+	launch_gate(hipStreamPerThread);
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(hipStreamPerThread), hipErrorNotReady);
+	EXPECT_HIP(hipStreamQuery(NULL), hipErrorNotReady);
+	open_gate();
+	ASSERT_OK(hipStreamSynchronize(hipStreamPerThread));
+	EXPECT_HIP(hipStreamQuery(hipStreamPerThread), hipSuccess);
+	ASSERT_OK(hipStreamDestroy(s));
+}
+
+/* hipStreamWaitEvent: a stream waiting for an event recorded behind the
+ * kernel is held until the kernel ends; hipEventDestroy (5.2.3: `delete e`)
+ * returns at once, and the wait still holds. */
+Test(conf_async, wait_event_holds_and_destroy_does_not_wait)
+{
+	hipStream_t s1, s2;
+	hipEvent_t ev;
+
+	ASSERT_OK(hipStreamCreateWithFlags(&s1, hipStreamNonBlocking));
+	ASSERT_OK(hipStreamCreateWithFlags(&s2, hipStreamNonBlocking));
+	ASSERT_OK(hipEventCreate(&ev));
+	launch_gate(s1);
+	ASSERT_OK(hipEventRecord(ev, s1));
+	ASSERT_OK(hipStreamWaitEvent(s2, ev, 0));
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(s2), hipErrorNotReady);
+	EXPECT_HIP(hipEventQuery(ev), hipErrorNotReady);
+	ASSERT_OK(hipEventDestroy(ev));
+	EXPECT_HIP(hipStreamQuery(s1), hipErrorNotReady);
+	EXPECT_HIP(hipStreamQuery(s2), hipErrorNotReady);
+	open_gate();
+	ASSERT_OK(hipStreamSynchronize(s2));
+	ASSERT_OK(hipStreamSynchronize(s1));
+	ASSERT_OK(hipStreamDestroy(s1));
+	ASSERT_OK(hipStreamDestroy(s2));
+}
