@@ -259,7 +259,10 @@ static void do_fork(void)
 		void *d = NULL, *m = NULL;
 		int bad = 0;
 
-		alarm(20);	/* a hang in the child is a failure, not a stuck CI */
+		/* a hang in the child is a failure, not a stuck CI; 60 s, since a
+		 * child that starts the simulator afresh beside the parent's busy
+		 * threads on a loaded 2-core machine took 20 s once */
+		alarm(60);
 		bad |= hipSetDevice(0) != hipSuccess;
 		bad |= hipMalloc(&d, 1 << 16) != hipSuccess;
 		bad |= hipMallocManaged(&m, 4 * PAGE, hipMemAttachGlobal) != hipSuccess;
@@ -281,7 +284,7 @@ static void do_fork(void)
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
 
-		if (++waited > 5000) {	/* 25 s */
+		if (++waited > 13000) {	/* 65 s: past the child's own alarm */
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			FAIL("forked child %d hung", (int)pid);
