@@ -224,7 +224,7 @@ static int add_dir(struct job *j, const char *dir, char *err, size_t errcap)
 		n++;
 	}
 	closedir(dp);
-	if (!e)
+	if (!e && n)	/* an empty directory: names is NULL */
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; !e && i < n; i++) {
 		got = add_file(j, names[i], why, sizeof(why));

@@ -115,6 +115,21 @@ void sim_uncharge(int dev, size_t bytes)
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
+/* A sanitizer's runtime owns fixed ranges of the address space (TSan's
+ * metadata lies at 0x3000'0000'0000, and its mmap interceptor kills a
+ * process that maps outside its application ranges): sanitizer builds take
+ * the kernel's placement, as every allocation did before the apertures. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SIM_APERTURES 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SIM_APERTURES 0
+#endif
+#endif
+#ifndef SIM_APERTURES
+#define SIM_APERTURES 1
+#endif
+
 static uint64_t aper_next[2];
 
 static void *aperture_map(size_t maplen, enum hipsvm_kind kind)
@@ -126,7 +141,7 @@ static void *aperture_map(size_t maplen, enum hipsvm_kind kind)
 	/* 2 MiB and more: start on a granule, as ROCm aligns big buffers */
 	if (maplen >= APER_GRAN)
 		step = (maplen + 2 * APER_GRAN - 1) & ~(APER_GRAN - 1);
-	if (maplen < APER_SIZE / 4) {
+	if (SIM_APERTURES && maplen < APER_SIZE / 4) {
 		off = __atomic_fetch_add(&aper_next[cls], step, __ATOMIC_RELAXED) % APER_SIZE;
 		if (maplen >= APER_GRAN)
 			off = (off + APER_GRAN - 1) & ~(APER_GRAN - 1);
