@@ -117,12 +117,13 @@ void sim_uncharge(int dev, size_t bytes)
 
 /* A sanitizer's runtime owns fixed ranges of the address space (TSan's
  * metadata lies at 0x3000'0000'0000, and its mmap interceptor kills a
- * process that maps outside its application ranges): sanitizer builds take
- * the kernel's placement, as every allocation did before the apertures. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+ * process that maps outside its application ranges): a TSan build takes
+ * the kernel's placement, as every allocation did before the apertures
+ * (ASan's shadow ends below them). */
+#if defined(__SANITIZE_THREAD__)
 #define SIM_APERTURES 0
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#if __has_feature(thread_sanitizer)
 #define SIM_APERTURES 0
 #endif
 #endif
