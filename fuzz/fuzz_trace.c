@@ -19,27 +19,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
+	static char path[] = "/tmp/fuzz_trace.XXXXXX";
+	static int fd = -1;
 	struct trace_stats st;
 	char err[512], *out = NULL;
 	size_t len = 0;
-	FILE *f, *in;
+	FILE *f;
 
-	/* trace_convert reads a file by name, as the command does */
-	if (!path[0]) {
-		int fd;
-
-		snprintf(path, sizeof(path), "/tmp/fuzz_trace.%d.jsonl", (int)getpid());
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0)
-			abort();
-		close(fd);
-	}
-	in = fopen(path, "w");
-	if (!in)
+	/* trace_convert reads a file by name, as the command does: one file
+	 * of our own (mkstemp: O_EXCL, no planted link followed), rewritten
+	 * through its descriptor for every input */
+	if (fd < 0 && (fd = mkstemp(path)) < 0)
 		abort();
-	fwrite(data, 1, size, in);
-	fclose(in);
+	if (ftruncate(fd, 0) != 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
+		abort();
 	f = open_memstream(&out, &len);
 	if (!f)
 		return 0;
