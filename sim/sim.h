@@ -248,8 +248,16 @@ struct sim_state {
 };
 extern struct sim_state sim;
 
-/* Initialises the runtime once per process (again in a fork child). */
-void sim_init(void);
+/* Initialises the runtime once per process (again in a fork child). The
+ * check is inline: after the first call an API body's entry is one load,
+ * and does not go into state.c. */
+extern int sim_inited;
+void sim_init_once(void);
+static inline void sim_init(void)
+{
+	if (!__atomic_load_n(&sim_inited, __ATOMIC_ACQUIRE))
+		sim_init_once();
+}
 static inline struct sim_gpu *sim_gpu(int dev)
 {
 	return (dev >= 0 && (unsigned)dev < sim.ngpu) ? sim.gpu[dev] : NULL;

@@ -26,7 +26,7 @@ extern char **environ;
 struct sim_state sim;
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static int inited;		/* acquire/release */
+int sim_inited;		/* acquire/release; read inline by sim_init (sim.h) */
 static int atfork_registered;
 static __thread int cur_dev;
 
@@ -63,12 +63,12 @@ static void atfork_child(void)
 	 * (and memsets sim) on the child's first call. */
 	const struct sim_step *st;
 
-	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&sim_inited, __ATOMIC_ACQUIRE))
 		for (st = __start_sim_steps; st < __stop_sim_steps; st++)
 			if (st->abandon)
 				st->abandon();
 	pthread_mutex_init(&init_lock, NULL);
-	__atomic_store_n(&inited, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&sim_inited, 0, __ATOMIC_RELEASE);
 }
 
 static void report_option_errors(const struct hipsvm_opt_error *errs, int n, unsigned max)
@@ -176,18 +176,16 @@ static void do_init(void)
 				st->start();
 }
 
-void sim_init(void)
+void sim_init_once(void)
 {
-	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
-		return;
 	pthread_mutex_lock(&init_lock);
-	if (!__atomic_load_n(&inited, __ATOMIC_RELAXED)) {
+	if (!__atomic_load_n(&sim_inited, __ATOMIC_RELAXED)) {
 		if (!atfork_registered) {
 			pthread_atfork(NULL, NULL, atfork_child);
 			atfork_registered = 1;
 		}
 		do_init();
-		__atomic_store_n(&inited, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&sim_inited, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&init_lock);
 }
