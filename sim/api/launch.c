@@ -32,6 +32,7 @@ struct sim_module {
 
 struct sim_func {
 	struct sim_func *next;
+	struct sim_func *hnext;		/* in its fhash bucket */
 	struct sim_module *mod;
 	const void *host_fn;
 	char name[256];
@@ -48,6 +49,11 @@ struct call_cfg {
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_module *modules;
 static struct sim_func *funcs;
+/* funcs by host function, for the lookup every launch makes (a library such
+ * as rocSPARSE registers thousands); a power of two of buckets, doubled when
+ * the chains average 2. NULL (no memory yet): the list is walked. */
+static struct sim_func **fhash;
+static size_t fhash_n, nfuncs;
 static __thread struct call_cfg cfg_stack[CALL_STACK];
 static __thread unsigned cfg_depth;
 
@@ -73,6 +79,59 @@ SIM_API void **__hipRegisterFatBinary(const void *data)
 	return (void **)m;
 }
 
+static size_t fhash_at(const void *host_fn, size_t n)
+{
+	return (size_t)(((uint64_t)(uintptr_t)host_fn * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (n - 1);
+}
+
+/* reg_lock held; f is already at the head of funcs */
+static void fhash_add(struct sim_func *f)
+{
+	nfuncs++;
+	if (nfuncs > 2 * fhash_n) {
+		size_t n = fhash_n ? 2 * fhash_n : 256;
+		struct sim_func **t = calloc(n, sizeof(*t));
+
+		if (t) {
+			/* from funcs, newest first, each appended: a bucket keeps
+			 * the newest registration of a host function first, as
+			 * the list does */
+			for (struct sim_func *g = funcs; g; g = g->next) {
+				struct sim_func **pp = &t[fhash_at(g->host_fn, n)];
+
+				while (*pp)
+					pp = &(*pp)->hnext;
+				g->hnext = NULL;
+				*pp = g;
+			}
+			free(fhash);
+			fhash = t;
+			fhash_n = n;
+			return;
+		}
+	}
+	if (fhash) {
+		size_t b = fhash_at(f->host_fn, fhash_n);
+
+		f->hnext = fhash[b];
+		fhash[b] = f;
+	}
+}
+
+/* reg_lock held */
+static void fhash_remove(struct sim_func *f)
+{
+	struct sim_func **pp;
+
+	nfuncs--;
+	if (!fhash)
+		return;
+	for (pp = &fhash[fhash_at(f->host_fn, fhash_n)]; *pp && *pp != f; pp = &(*pp)->hnext)
+		;
+	if (*pp)
+		*pp = f->hnext;
+}
+
 SIM_API void __hipUnregisterFatBinary(void **handle)
 {
 	struct sim_module *m = (struct sim_module *)handle, **mp;
@@ -85,6 +144,7 @@ SIM_API void __hipUnregisterFatBinary(void **handle)
 		f = *fp;
 		if (f->mod == m) {
 			*fp = f->next;
+			fhash_remove(f);
 			free(f->dev_name);
 			free(f);
 		} else {
@@ -126,6 +186,7 @@ SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev
 	pthread_mutex_lock(&reg_lock);
 	f->next = funcs;
 	funcs = f;
+	fhash_add(f);
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -217,8 +278,12 @@ const char *sim_func_lookup(const void *host_fn, const struct hipsvm_kernel_info
 
 	SIM_INIT_API();
 	pthread_mutex_lock(&reg_lock);
-	for (f = funcs; f && f->host_fn != host_fn; f = f->next)
-		;
+	if (fhash)
+		for (f = fhash[fhash_at(host_fn, fhash_n)]; f && f->host_fn != host_fn; f = f->hnext)
+			;
+	else
+		for (f = funcs; f && f->host_fn != host_fn; f = f->next)
+			;
 	if (f && !f->info && (co = module_co(f->mod)) != NULL)
 		f->info = hipsvm_codeobj_find(co, f->dev_name);
 	pthread_mutex_unlock(&reg_lock);

@@ -238,10 +238,19 @@ static int parse_metadata(const struct buf *desc, struct hipsvm_codeobj *co)
 /* ------------------------------------------------------------------ */
 /* ELF code object */
 
+uint64_t hipsvm_codeobj_generation(void)
+{
+	static uint64_t next;
+
+	return __atomic_add_fetch(&next, 1, __ATOMIC_RELAXED);
+}
+
 /* A copy of the ELF, and each kernel's descriptor and code in it. A code
  * object without them still gives its argument metadata. */
 static int attach(const struct buf *b, struct hipsvm_codeobj *co)
 {
+	uint64_t gen = hipsvm_codeobj_generation();
+
 	free(co->image);
 	co->image = malloc(b->size ? b->size : 1);
 	if (!co->image)
@@ -252,6 +261,7 @@ static int attach(const struct buf *b, struct hipsvm_codeobj *co)
 		hipsvm_codeobj_find_code(co->image, b->size, co->k[i].fullname, &co->k[i].info);
 		co->k[i].info.co = co;
 		co->k[i].info.index = i;
+		co->k[i].info.gen = gen;
 	}
 	return 0;
 }

@@ -82,6 +82,11 @@ struct hipsvm_kernel_info {
 	/* the code object it belongs to, and its index there */
 	const struct hipsvm_codeobj *co;
 	unsigned index;
+	/* which bytes code and text point to: a number no other copy or
+	 * placement of code in this process had (hipsvm_codeobj_generation),
+	 * so that a cache can key a kernel by it rather than by its bytes; 0:
+	 * not known (compare the bytes) */
+	uint64_t gen;
 };
 
 /* .value_kind of the hidden arguments the interpreter fills in */
@@ -136,6 +141,10 @@ int hipsvm_codeobj_symbol(const struct hipsvm_codeobj *co, const char *name, uin
 
 /* Number of kernels and the i-th one (NULL when out of range). */
 unsigned hipsvm_codeobj_count(const struct hipsvm_codeobj *co);
+/* A fresh generation (never 0) for a new copy of code: the code object's
+ * own at load, and each image a loader writes. A fork child goes on
+ * counting from its parent's count. */
+uint64_t hipsvm_codeobj_generation(void);
 const struct hipsvm_kernel_info *hipsvm_codeobj_kernel(const struct hipsvm_codeobj *co,
 						       unsigned i);
 

@@ -113,6 +113,7 @@ static int load(struct sim_image *r, int dev)
 	unsigned n = hipsvm_codeobj_count(r->co);
 	struct hipsvm_context *c;
 	struct sim_alloc *a;
+	uint64_t gen;
 	uint8_t *p;
 	int err;
 
@@ -151,6 +152,8 @@ static int load(struct sim_image *r, int dev)
 		return err;
 	}
 	sim_alloc_set_role(p, SIM_ROLE_CODE, r);
+	/* a new placement: an image unloaded before may have had this address */
+	gen = hipsvm_codeobj_generation();
 	for (unsigned i = 0; i < n; i++) {
 		struct hipsvm_kernel_info *k = &r->kinfo[dev][i];
 
@@ -161,6 +164,7 @@ static int load(struct sim_image *r, int dev)
 			k->code_vaddr += (uint64_t)a->base;
 			k->text = p + k->text_vaddr;
 			k->text_vaddr += (uint64_t)a->base;
+			k->gen = gen;
 		}
 	}
 	r->base[dev] = a->base;

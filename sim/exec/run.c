@@ -8,10 +8,9 @@
  * (touch.c); sim_exec_launch is the one place that decides.
  *
  * A kernel is prepared (decoded whole, checked against what the semantics
- * implement) at its first launch and kept in a cache keyed by its bytes:
- * the cache owns a copy of the descriptor and code, so unloading the module
- * that held them cannot leave a dangling entry, and a kernel loaded twice
- * is decoded once. A launch then builds the kernarg segment (the explicit
+ * implement) at its first launch and kept in a cache keyed by its code's
+ * generation (below): the cache owns a copy of the descriptor and code, so
+ * unloading the module that held them cannot leave a dangling entry. A launch then builds the kernarg segment (the explicit
  * arguments at their metadata offsets, hidden arguments zero: no global
  * offsets, no hostcall buffer, no multigrid) and the dispatch packet, and
  * queues a stream operation that runs every workgroup.
@@ -24,8 +23,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/*
+ * A prepared kernel, found by its code's generation (info->gen: one number
+ * per copy or placement of code, so a module unloaded and another loaded at
+ * its address never match) with its placement and entry, in a hash: O(1) a
+ * launch whatever the size of the code. Code without a generation (0) is
+ * compared byte by byte, as every launch once was.
+ */
 struct kcache {
 	struct kcache *next;
+	uint64_t gen;
 	uint8_t kd[64];
 	uint8_t *code;
 	size_t code_size, entry;
@@ -35,8 +42,20 @@ struct kcache {
 	char why[128];
 };
 
+/* One copy of a generation's code, shared by its kernels (the whole text
+ * section of a code object is copied once, not once per kernel). */
+struct ktext {
+	struct ktext *next;
+	uint64_t gen, vaddr;
+	size_t size;
+	uint8_t *code;
+};
+
+#define KCACHE_BUCKETS 256
+
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct kcache *cache;
+static struct kcache *cache[KCACHE_BUCKETS];
+static struct ktext *texts;
 
 /* interpreter counters, for hipsvmSimIsaStats */
 static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages, st_mem, st_vm;
@@ -48,6 +67,34 @@ static void isa_reset(void)
 }
 SIM_STEP(isa, .reset = isa_reset);
 
+static unsigned kcache_bucket(uint64_t gen, uint64_t vaddr, size_t entry)
+{
+	uint64_t h = (gen ^ (vaddr + entry)) * UINT64_C(0x9e3779b97f4a7c15);
+
+	return (unsigned)(h >> 56) % KCACHE_BUCKETS;
+}
+
+/* The cache's copy of code (cache_lock held): a generation's shared one,
+ * or a new one; NULL when out of memory. */
+static uint8_t *code_copy(uint64_t gen, const uint8_t *code, size_t size, uint64_t vaddr)
+{
+	struct ktext *t;
+	uint8_t *p;
+
+	for (t = texts; gen && t; t = t->next)
+		if (t->gen == gen && t->vaddr == vaddr && t->size == size)
+			return t->code;
+	p = malloc(size ? size : 1);
+	if (!p)
+		return NULL;
+	memcpy(p, code, size);
+	if (gen && (t = malloc(sizeof(*t))) != NULL) {
+		*t = (struct ktext){ texts, gen, vaddr, size, p };
+		texts = t;
+	}
+	return p;
+}
+
 /*
  * The code a kernel runs in: the whole executable section of its code
  * object when known (the functions it calls are there), entered at the
@@ -57,8 +104,8 @@ static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 {
 	const uint8_t *code = info->code;
 	size_t size = info->code_size, entry = 0;
-	uint64_t vaddr = info->code_vaddr;
-	struct kcache *c, **pp;
+	uint64_t vaddr = info->code_vaddr, gen = info->gen;
+	struct kcache *c, **pp, **head;
 
 	if (info->text && info->code >= info->text && info->code < info->text + info->text_size &&
 	    info->code_vaddr - info->text_vaddr == (uint64_t)(info->code - info->text)) {
@@ -67,33 +114,33 @@ static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 		vaddr = info->text_vaddr;
 		entry = (size_t)(info->code - info->text);
 	}
+	head = &cache[kcache_bucket(gen, vaddr, entry)];
 	pthread_mutex_lock(&cache_lock);
-	/* the entry found moves to the front: a program relaunching one
-	 * kernel finds it first (the bytes are still compared: a module
-	 * loaded where an unloaded one was may hold other code) */
-	for (pp = &cache; (c = *pp) != NULL; pp = &c->next)
-		if (c->code_size == size && c->code_vaddr == vaddr && c->entry == entry &&
-		    !memcmp(c->kd, info->kd, 64) && !memcmp(c->code, code, size)) {
+	/* the entry found moves to the front of its bucket */
+	for (pp = head; (c = *pp) != NULL; pp = &c->next)
+		if (c->gen == gen && c->code_size == size && c->code_vaddr == vaddr &&
+		    c->entry == entry && !memcmp(c->kd, info->kd, 64) &&
+		    (gen || !memcmp(c->code, code, size))) {
 			*pp = c->next;
-			c->next = cache;
-			cache = c;
+			c->next = *head;
+			*head = c;
 			break;
 		}
 	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
-		c->code = malloc(size ? size : 1);
+		c->code = code_copy(gen, code, size, vaddr);
 		if (!c->code) {
 			free(c);
 			c = NULL;
 		} else {
+			c->gen = gen;
 			memcpy(c->kd, info->kd, 64);
-			memcpy(c->code, code, size);
 			c->code_size = size;
 			c->code_vaddr = vaddr;
 			c->entry = entry;
 			c->ok = isa_kernel_prepare_at(&c->k, c->kd, c->code, c->code_size, c->code_vaddr,
 						      entry, c->why, sizeof(c->why)) == 0;
-			c->next = cache;
-			cache = c;
+			c->next = *head;
+			*head = c;
 		}
 	}
 	pthread_mutex_unlock(&cache_lock);
@@ -114,37 +161,6 @@ struct isa_op {
 	uint8_t queue[256] __attribute__((aligned(16)));
 	char name[256];
 };
-
-struct spawn_arg {
-	void *(*fn)(void *);
-	void *arg;
-};
-
-static void *spawn_main(void *p)
-{
-	struct spawn_arg a = *(struct spawn_arg *)p;
-	sigset_t saved;
-
-	free(p);
-	sim_isa_guard_unblock(&saved);
-	a.fn(a.arg);
-	return NULL;
-}
-
-static int spawn(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	struct spawn_arg *a = malloc(sizeof(*a));
-	int err;
-
-	if (!a)
-		return ENOMEM;
-	a->fn = fn;
-	a->arg = arg;
-	err = sim_thread_start(t, spawn_main, a, "hipsvm-isa");
-	if (err)
-		free(a);
-	return err;
-}
 
 /* The CPU count is read once (sysconf reads /sys: three system calls a
  * launch otherwise); 0: not read yet. */
@@ -185,7 +201,8 @@ static void isa_run(struct sim_op *op)
 	sim_isa_mem_internal(&mem, o->packet, sizeof(o->packet));
 	sim_isa_mem_internal(&mem, o->queue, sizeof(o->queue));
 	o->d.mem = &mem.ops;
-	o->d.spawn = spawn;
+	o->d.spawn = sim_isa_pool_spawn;
+	o->d.join = sim_isa_pool_join;
 	o->d.threads = threads();
 	sim_isa_guard_unblock(&saved);
 	err = isa_dispatch_run(&o->d);

@@ -4,8 +4,9 @@
  * simulated GPU (guard.c), interpreted launches (run.c) and the buffer-touch
  * model (touch.c), between which run.c chooses.
  *
- * Locking: the prepared-kernel cache has its own mutex (a leaf). A dispatch
- * runs on its stream's worker thread plus up to three helper threads; it
+ * Locking: the prepared-kernel cache has its own mutex (a leaf), and so has
+ * the helper pool. A dispatch runs on its stream's worker thread plus up to
+ * seven helper threads (taken from the pool, pool.c); it
  * holds no simulator lock while it runs (the fault path takes pt_lock per
  * page, as any GPU access does).
  */
@@ -42,6 +43,12 @@ void sim_isa_mem_internal(struct sim_isa_mem *m, const void *p, size_t n);
  * needs them) and installs the guard's handler once; restore afterwards. */
 void sim_isa_guard_unblock(sigset_t *saved);
 void sim_isa_guard_restore(const sigset_t *saved);
+
+/* The interpreter's helper threads, kept between dispatches (pool.c):
+ * isa_dispatch's spawn and join. */
+int sim_isa_pool_spawn(void **job, void *(*fn)(void *), void *arg);
+void sim_isa_pool_join(void *job);
+uint64_t sim_isa_pool_created(void);	/* helpers made so far */
 
 /*
  * Queues an interpreted launch of l (l->info not NULL) on stream s: true

@@ -260,6 +260,7 @@ struct worker {
 	uint8_t *scratch;
 	uint64_t insns, nwaves;
 	pthread_t t;
+	void *job;			/* d->spawn's */
 	bool started;
 };
 
@@ -490,14 +491,16 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		}
 	}
 	for (i = 1; i < nthreads; i++) {
-		int e = d->spawn ? d->spawn(&wk[i].t, worker_main, &wk[i])
+		int e = d->spawn ? d->spawn(&wk[i].job, worker_main, &wk[i])
 				 : pthread_create(&wk[i].t, NULL, worker_main, &wk[i]);
 
 		wk[i].started = e == 0;
 	}
 	worker_main(&wk[0]);
 	for (i = 1; i < nthreads; i++)
-		if (wk[i].started)
+		if (wk[i].started && d->spawn)
+			d->join(wk[i].job);
+		else if (wk[i].started)
 			pthread_join(wk[i].t, NULL);
 out:
 	for (i = 0; i < nthreads; i++) {

@@ -77,9 +77,12 @@ struct isa_dispatch {
 	void (*interrupt)(void *arg, uint32_t m0);
 	void *interrupt_arg;
 	unsigned threads;
-	/* starts fn(arg) on a new thread, joined with pthread_join (0 or an
-	 * errno: fewer threads then); NULL: pthread_create */
-	int (*spawn)(pthread_t *t, void *(*fn)(void *), void *arg);
+	/* runs fn(arg) on another thread (0 or an errno: fewer threads
+	 * then), *job what join waits for; NULL: pthread_create and
+	 * pthread_join (a caller that keeps threads between dispatches
+	 * gives both) */
+	int (*spawn)(void **job, void *(*fn)(void *), void *arg);
+	void (*join)(void *job);
 	/* out */
 	uint32_t stop;
 	int err;
