@@ -178,8 +178,10 @@ static int page_in(struct sim_isa_mem *m, struct tcache *c, uint64_t page, bool 
 /* Every page [addr[i], addr[i] + size) touches, lane order; a run of lanes
  * on one page costs one compare each, and consecutive lanes (run: every
  * byte from addr[0] to the last lane's end is touched) just their span. */
+/* lo and hi: the lowest and the highest lane's address (the caller has
+ * them from its bounds check). */
 static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
-		    bool write, bool run)
+		    bool write, bool run, uint64_t lo, uint64_t hi)
 {
 	struct tcache *c = tc_get(m);
 	uint64_t last = ~0ull;
@@ -192,12 +194,6 @@ static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, uns
 	}
 	/* the lanes within two pages: the lowest lane touches the first, the
 	 * highest the last, so both are touched */
-	uint64_t lo = ~0ull, hi = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		lo = addr[i] < lo ? addr[i] : lo;
-		hi = addr[i] > hi ? addr[i] : hi;
-	}
 	if ((hi + size - 1) / SIM_PAGE - lo / SIM_PAGE <= 1) {
 		for (uint64_t p = lo / SIM_PAGE; p <= (hi + size - 1) / SIM_PAGE; p++)
 			if (page_in(m, c, p, write))
@@ -312,6 +308,10 @@ static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned 
 		else \
 			memcpy(buf, p, (sz)); \
 	}
+	if (size == 4 && !write) {
+		isa_gather32(buf, addr, n);
+		return;
+	}
 	switch (size) {
 	case 4: LANE_COPY(4) break;
 	case 8: LANE_COPY(8) break;
@@ -352,7 +352,8 @@ static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n,
 				memcpy(b, (const void *)(uintptr_t)addr[i], size);
 			continue;
 		}
-		if (addr[i] + size < addr[i] || pages_in(m, &addr[i], 1, size, write, true))
+		if (addr[i] + size < addr[i] ||
+		    pages_in(m, &addr[i], 1, size, write, true, addr[i], addr[i]))
 			return -ISA_E_FAULT;
 		global = true;
 		if (direct(m) ? guarded_lanes(&addr[i], 1, size, write, b, true) : vm_copy(m, &l, &r, 1, write))
@@ -375,10 +376,14 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 	if (n > ISA_LANES || !n)
 		return n ? -ISA_E_FAULT : 0;
 	/* the bounds, once per instruction: consecutive lanes have theirs at
-	 * the ends */
-	for (unsigned i = 1; i < n; i++)
-		run &= addr[i] - addr[i - 1] == size;
-	run &= addr[n - 1] >= addr[0];	/* not wrapped */
+	 * the ends (counted in an integer, which the compiler vectorises) */
+	{
+		unsigned gaps = 0;
+
+		for (unsigned i = 1; i < n; i++)
+			gaps += addr[i] - addr[i - 1] != size;
+		run = gaps == 0 && addr[n - 1] >= addr[0];	/* not wrapped */
+	}
 	if (run) {
 		lo = addr[0];
 		hi = addr[n - 1];
@@ -404,7 +409,7 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 		return mixed_access(m, addr, n, size, write, buf);
 	}
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (pages_in(m, addr, n, size, write, run))
+	if (pages_in(m, addr, n, size, write, run, lo, hi))
 		return -ISA_E_FAULT;
 	if (direct(m))
 		return guarded_lanes(addr, n, size, write, buf, run);
@@ -482,8 +487,15 @@ static int guarded_rmw(const uint64_t *addr, unsigned n, unsigned size, int op,
 		return -ISA_E_FAULT;
 	guard_on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	for (unsigned i = 0; i < n; i++)
-		old[i] = rmw_lane(addr[i], size, op, src[i], cmp ? cmp[i] : 0);
+	if (size == 4 && op == ISA_AT_ADD) {
+		/* atomicAdd, the common one: the loop without a switch per lane */
+		for (unsigned i = 0; i < n; i++)
+			old[i] = __atomic_fetch_add((uint32_t *)(uintptr_t)addr[i], (uint32_t)src[i],
+						    __ATOMIC_SEQ_CST);
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			old[i] = rmw_lane(addr[i], size, op, src[i], cmp ? cmp[i] : 0);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_on = 0;
 	return 0;
@@ -494,15 +506,29 @@ static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigned n, unsi
 {
 	struct sim_isa_mem *m = (struct sim_isa_mem *)im;
 
+	uint64_t lo = ~0ull, hi = 0, mis = 0;
+
 	if (n > ISA_LANES)
 		return -ISA_E_FAULT;
-	for (unsigned i = 0; i < n; i++)
-		/* misaligned atomics fault on the hardware too; the
-		 * dispatch's own buffers are not for atomics */
-		if (addr[i] % size || internal(m, addr[i], size))
-			return -ISA_E_FAULT;
+	/* misaligned atomics fault on the hardware too; the dispatch's own
+	 * buffers are not for atomics: lane by lane only when the lanes' span
+	 * meets one of them */
+	for (unsigned i = 0; i < n; i++) {
+		mis |= addr[i] % size;
+		lo = addr[i] < lo ? addr[i] : lo;
+		hi = addr[i] > hi ? addr[i] : hi;
+	}
+	if (mis)
+		return -ISA_E_FAULT;
+	for (unsigned r = 0; n && r < m->ninternal; r++)
+		if (lo < m->hi[r] && hi + size > m->lo[r]) {
+			for (unsigned i = 0; i < n; i++)
+				if (internal(m, addr[i], size))
+					return -ISA_E_FAULT;
+			break;
+		}
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (pages_in(m, addr, n, size, true, false))
+	if (n && pages_in(m, addr, n, size, true, false, lo, hi))
 		return -ISA_E_FAULT;
 	return guarded_rmw(addr, n, size, op, src, cmp, old);
 }

@@ -200,6 +200,11 @@ enum isa_atomic {
 /* atomic.c: the new value an ISA_AT_* (not CMPSWAP) makes of old with src */
 uint64_t isa_atomic_rmw(int op, unsigned size, uint64_t old, uint64_t src);
 
+/* vmem.c: out's i-th 4 bytes = the 4 bytes at addr[i], i < n, every
+ * address already checked (hardware gathers where the CPU has them). For
+ * memory backends: call it inside the guard, as any other load. */
+void isa_gather32(void *out, const uint64_t *addr, unsigned n);
+
 /* What a wave sees of its dispatch. */
 struct isa_env {
 	struct isa_mem *mem;
