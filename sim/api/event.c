@@ -17,6 +17,7 @@
  */
 #include "sim.h"
 #include "runtime/step.h"
+#include "api/graph.h"
 #include "runtime/event_ipc.h"
 
 #include <stdlib.h>
@@ -162,6 +163,8 @@ SIM_API hipError_t hipEventRecord(hipEvent_t h, hipStream_t stream)
 	bool ok;
 
 	SIM_INIT_API();
+	if (sim_capture_active(stream))
+		return sim_capture_event_record(stream, h);
 	pthread_mutex_lock(&ev_lock);
 	ok = e && event_live(e);
 	pthread_mutex_unlock(&ev_lock);
@@ -296,6 +299,8 @@ SIM_API hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t h, unsigned
 	bool ok;
 
 	SIM_INIT_API();
+	if (sim_event_in_capture(h))
+		return sim_capture_wait_event(stream, h, flags);
 	if (!e)
 		SIM_RETURN(hipErrorInvalidHandle);
 	if (flags)

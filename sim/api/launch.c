@@ -8,6 +8,7 @@
 #include "sim.h"
 #include "api/exports.h"
 #include "runtime/step.h"
+#include "api/graph.h"
 
 #include <stdlib.h>
 
@@ -302,6 +303,8 @@ SIM_API hipError_t hipLaunchKernel(const void *fn, dim3 grid, dim3 block, void *
 	hipError_t e;
 
 	SIM_INIT_API();
+	if (sim_capture_active(stream))
+		return sim_capture_kernel(stream, fn, grid, block, args, shmem);
 	l.name = sim_func_lookup(fn, &l.info);
 	if (!l.name)
 		SIM_RETURN(hipErrorInvalidDeviceFunction);

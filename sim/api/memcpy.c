@@ -11,6 +11,7 @@
  * stream does.
  */
 #include "sim.h"
+#include "api/graph.h"
 
 #include <stdlib.h>
 
@@ -178,6 +179,10 @@ static hipError_t copy(void *dst, const void *src, size_t n, int kind, hipStream
 	hipError_t e;
 
 	SIM_INIT_API();
+	if (sync && sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
+	if (!sync && sim_capture_active(s))
+		return sim_capture_memcpy(s, dst, src, n, kind);
 	e = sim_check_copy(dst, src, n, kind);
 	if (e == hipSuccess)
 		e = submit(s, sync, dst, src, n, -1, 0);
@@ -254,6 +259,10 @@ static hipError_t set(void *dst, int value, size_t count, unsigned elem, hipStre
 	hipError_t e;
 
 	SIM_INIT_API();
+	if (sync && sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
+	if (!sync && sim_capture_active(s))
+		return sim_capture_memset(s, dst, value, elem, count);
 	if (count == 0)
 		SIM_RETURN(hipSuccess);
 	if (!dst || count > SIZE_MAX / elem)

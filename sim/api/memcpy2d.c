@@ -9,6 +9,7 @@
  * rectangles refuse it.
  */
 #include "sim.h"
+#include "api/graph.h"
 
 #include <stdlib.h>
 
@@ -444,5 +445,7 @@ SIM_API hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 SIM_API hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
 	SIM_INIT_API();
+	if (sim_capture_active(stream))
+		return sim_capture_memcpy3d(stream, p);
 	SIM_RETURN(copy3d(p, stream, false));
 }

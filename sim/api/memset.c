@@ -7,6 +7,7 @@
  * allocation.
  */
 #include "sim.h"
+#include "api/graph.h"
 
 #include <stdlib.h>
 
@@ -77,6 +78,8 @@ static hipError_t fill2d(void *dst, size_t pitch, int value, size_t w, size_t h,
 SIM_API hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
 	SIM_INIT_API();
+	if (sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
 	SIM_RETURN(fill2d(dst, pitch, value, width, height, NULL, true));
 }
 
@@ -91,12 +94,16 @@ SIM_API hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t w
 				    size_t height, hipStream_t stream)
 {
 	SIM_INIT_API();
+	if (sim_capture_active(stream))
+		return sim_capture_memset2d(stream, dst, pitch, value, width, height);
 	SIM_RETURN(fill2d(dst, pitch, value, width, height, stream, false));
 }
 
 SIM_API hipError_t hipMemset3D(hipPitchedPtr p, int value, hipExtent extent)
 {
 	SIM_INIT_API();
+	if (sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
 	SIM_RETURN(fill3d(p, value, extent, NULL, true));
 }
 
@@ -110,5 +117,7 @@ SIM_API hipError_t hipMemset3DAsync(hipPitchedPtr p, int value, hipExtent extent
 				    hipStream_t stream)
 {
 	SIM_INIT_API();
+	if (sim_capture_active(stream))	/* capturehipMemset3DAsync records nothing */
+		return hipSuccess;
 	SIM_RETURN(fill3d(p, value, extent, stream, false));
 }

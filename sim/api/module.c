@@ -23,6 +23,7 @@
 
 #include "codeobj/codeobj.h"
 #include "exec/exec.h"
+#include "api/graph.h"
 
 #define MOD_MAGIC 0x4d4f444cu	/* "MODL" */
 #define FN_MAGIC 0x46554e43u	/* "FUNC" */
@@ -463,6 +464,11 @@ const char *sim_module_fn_name(hipFunction_t f, char *buf)
 	const struct hipsvm_kernel_info *info;
 
 	return fn_get(f, buf, &info) ? buf : NULL;
+}
+
+bool sim_module_fn_info(hipFunction_t f, char *name, const struct hipsvm_kernel_info **info)
+{
+	return fn_get(f, name, info);
 }
 
 bool sim_module_fn_live(hipFunction_t f)

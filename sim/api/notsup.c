@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * notsup.c - what a simulator cannot mean: external (Vulkan) memory and
- * semaphores, OpenGL interop, textures, surfaces, graph nodes, the profiler
+ * semaphores, OpenGL interop, textures, surfaces, the profiler
  * markers. Each call checks its arguments first, in ROCm 5.2's order, then
  * answers hipErrorNotSupported and says so once per function on stderr (not
  * under HIPSVM_SIM_QUIET). Those whose checks are one condition are rows of

@@ -5,6 +5,7 @@
  * workers and the null stream's barriers are sim/runtime/stream.c's.
  */
 #include "sim.h"
+#include "api/graph.h"
 
 SIM_API hipError_t hipStreamCreate(hipStream_t *s)
 {
@@ -35,6 +36,7 @@ SIM_API hipError_t hipStreamDestroy(hipStream_t h)
 	SIM_INIT_API();
 	if (!h || h == hipStreamPerThread)	/* ROCm: InvalidHandle, InvalidResourceHandle */
 		SIM_RETURN(hipErrorInvalidHandle);
+	sim_capture_stream_gone(h);
 	if (!sim_stream_destroy(h))
 		SIM_RETURN(hipErrorContextIsDestroyed);
 	return hipSuccess;
