@@ -101,14 +101,15 @@ SIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
 }
 
 /* ROCm's hipHostMalloc: NULL first, then only coherent together with
- * non-coherent is refused; other bits pass through to the allocation's
- * flags. */
+ * non-coherent is refused (not by hipHostAlloc); other bits pass through
+ * to the allocation's flags. */
 static hipError_t host_alloc(enum hipsvm_api api, void **ptr, size_t size, unsigned flags)
 {
 	if (!ptr)
 		return hipErrorInvalidValue;
 	*ptr = NULL;
-	if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent))
+	if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent) &&
+	    api != HIPSVM_API_HOST_ALLOC)
 		return hipErrorInvalidValue;
 	if (size == 0) {
 		*ptr = NULL;
@@ -131,6 +132,9 @@ SIM_API hipError_t hipMallocHost(void **ptr, size_t size)
 	SIM_RETURN(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
 }
 
+/* ROCm 5.2.3's hipHostAlloc is ihipMalloc with the flags as they come
+ * (hip_memory.cpp:1083): nothing refuses coherent with non-coherent. Its
+ * memory stays host memory here (docs/hip-edges.md says why). */
 SIM_API hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
 	SIM_INIT_API();

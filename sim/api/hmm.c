@@ -4,7 +4,10 @@
  * (ROCm's hip_hmm.cpp). Advice is bookkeeping only: each call is recorded
  * over its range in the allocations it touches and read back by
  * hipMemRangeGetAttribute, page by page; placement does not change. Any
- * mapped host range takes advice, as the driver's SVM does. A prefetch to
+ * mapped host range takes advice, as the driver's SVM does. Managed memory
+ * is SVM from its allocation on (ROCclr sets its attributes then), so all
+ * of its pages count in a query; registered memory only where advice made
+ * it an SVM range, as the KFD's get_attr reads only the ranges it has. A prefetch to
  * a GPU maps the range on that GPU in stream order, without faults, as
  * svm_range_validate does.
  */
@@ -178,6 +181,7 @@ SIM_API hipError_t hipMemPrefetchAsync(const void *ptr, size_t count, int device
 struct page_state {
 	int read_mostly, preferred, prefetch;
 	uint64_t accessed;	/* bit per GPU; bit 63: the CPU */
+	bool covered;		/* some record covers it */
 };
 
 static unsigned loc_bit(int dev)
@@ -187,7 +191,7 @@ static unsigned loc_bit(int dev)
 
 static struct page_state state_at(const struct sim_alloc *a, uintptr_t x)
 {
-	struct page_state st = { 0, hipInvalidDeviceId, hipInvalidDeviceId, 0 };
+	struct page_state st = { 0, hipInvalidDeviceId, hipInvalidDeviceId, 0, false };
 	unsigned i;
 
 	for (i = 0; i < a->nadv; i++) {
@@ -195,6 +199,7 @@ static struct page_state state_at(const struct sim_alloc *a, uintptr_t x)
 
 		if (x < r->start || x >= r->end)
 			continue;
+		st.covered = true;
 		switch (r->what) {
 		case hipMemAdviseSetReadMostly: st.read_mostly = 1; break;
 		case hipMemAdviseUnsetReadMostly: st.read_mostly = 0; break;
@@ -211,7 +216,9 @@ static struct page_state state_at(const struct sim_alloc *a, uintptr_t x)
 
 /* The range's state as the KFD reports it: read-mostly only if every page
  * is, a location only if every page agrees (hipInvalidDeviceId otherwise),
- * accessed-by the devices every page has. */
+ * accessed-by the devices every page has. Of registered memory only the
+ * pages some advice covers count (svm_range_get_attr walks the SVM ranges
+ * it holds); none: the defaults. */
 struct range_query {
 	uintptr_t lo, hi;
 	struct page_state st;
@@ -225,11 +232,14 @@ static void range_state(struct sim_alloc *a, void *arg)
 	unsigned i;
 	bool first = true;
 
+	q->st = (struct page_state){ 0, hipInvalidDeviceId, hipInvalidDeviceId, 0, false };
 	for (;;) {
 		uintptr_t next = q->hi;
 
 		s = state_at(a, x);
-		if (first) {
+		/* a registered page no advice covers is no SVM range: unseen */
+		if (a->kind == HIPSVM_KIND_REGISTERED && !s.covered) {
+		} else if (first) {
 			q->st = s;
 			first = false;
 		} else {
@@ -257,7 +267,11 @@ static hipError_t managed_range(const void *p, size_t n, struct sim_alloc *a)
 {
 	if (!p || n == 0)
 		return hipErrorInvalidValue;
-	if (!sim_lookup(p, a) || a->kind != HIPSVM_KIND_MANAGED ||
+	/* hipamd checks no kind (hip_hmm.cpp:149) and ROCclr none without
+	 * ROC_HMM_FLAGS tracking; the driver refuses device mappings, which
+	 * device and hipHostMalloc memory are */
+	if (!sim_lookup(p, a) ||
+	    (a->kind != HIPSVM_KIND_MANAGED && a->kind != HIPSVM_KIND_REGISTERED) ||
 	    (uintptr_t)p + n < (uintptr_t)p || (uintptr_t)p + n > a->base + a->size)
 		return hipErrorInvalidValue;
 	return hipSuccess;

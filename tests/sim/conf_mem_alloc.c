@@ -267,3 +267,20 @@ Test(mem_alloc, hipHostGetDevicePointer_any_memory)
 	cr_expect_eq(hipHostGetFlags(&fl, &x), hipErrorInvalidValue);
 	hipFree(d);
 }
+
+/* hipHostAlloc is ihipMalloc with the caller's flags (hip_memory.cpp:1083):
+ * coherent with non-coherent, refused by hipHostMalloc, is taken; NULL is
+ * still hipErrorInvalidValue and size 0 success with NULL. */
+Test(mem_alloc, hipHostAlloc_checks_no_flags)
+{
+	void *p = (void *)1;
+
+	cr_expect_eq(hipHostAlloc(&p, 64, hipHostMallocCoherent | hipHostMallocNonCoherent),
+		     hipSuccess);
+	cr_expect_not_null(p);
+	cr_expect_eq(hipHostFree(p), hipSuccess);
+	cr_expect_eq(hipHostAlloc(NULL, 64, 0), hipErrorInvalidValue);
+	p = (void *)1;
+	cr_expect_eq(hipHostAlloc(&p, 0, 0), hipSuccess);
+	cr_expect_null(p);
+}

@@ -160,6 +160,49 @@ Test(mem_attr, hipMemRangeGetAttribute_pages_disagree)
 	hipFree(m);
 }
 
+/* hipMemRangeGetAttribute on registered memory: hipamd asks the driver
+ * whatever the memory (hip_hmm.cpp:149, ROCclr's tracking off by default),
+ * and the KFD reads only the SVM ranges advice made: none, the defaults;
+ * half advised, that half's answer. hipHostMalloc and device memory are
+ * device mappings the driver refuses. */
+Test(mem_attr, hipMemRangeGetAttribute_registered)
+{
+	const size_t n = 4 * 4096;
+	char *r = aligned_alloc(4096, n);
+	void *h = NULL, *d = dmalloc(4096);
+	int v = 9;
+
+	cr_assert_not_null(r);
+	cr_assert_eq(hipHostRegister(r, n, 0), hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, r, n),
+		     hipSuccess);
+	cr_expect_eq(v, 0);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributePreferredLocation, r, n),
+		     hipSuccess);
+	cr_expect_eq(v, hipInvalidDeviceId);
+	cr_assert_eq(hipMemAdvise(r, n / 2, hipMemAdviseSetReadMostly, 0), hipSuccess);
+	cr_assert_eq(hipMemAdvise(r, n / 2, hipMemAdviseSetPreferredLocation, 1), hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, r, n),
+		     hipSuccess);
+	cr_expect_eq(v, 1);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributePreferredLocation, r, n),
+		     hipSuccess);
+	cr_expect_eq(v, 1);
+	cr_assert_eq(hipMemAdvise(r, n, hipMemAdviseUnsetPreferredLocation, 0), hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributePreferredLocation, r, n),
+		     hipSuccess);
+	cr_expect_eq(v, hipInvalidDeviceId);
+	cr_expect_eq(hipHostUnregister(r), hipSuccess);
+	cr_assert_eq(hipHostMalloc(&h, 4096, 0), hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, h, 4096),
+		     hipErrorInvalidValue);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, d, 4096),
+		     hipErrorInvalidValue);
+	hipHostFree(h);
+	hipFree(d);
+	free(r);
+}
+
 /* ROCclr's GetSvmAttributes: exactly 4 bytes for one value, a multiple of
  * 4 for AccessedBy; 0 bytes or NULL fail in hipMemRangeGetAttribute. */
 Test(mem_attr, hipMemRangeGetAttribute_data_size)
