@@ -7,7 +7,7 @@
  * hipGetErrorName; the table below was taken from the real libamdhip64.so.5
  * by calling both for every value (unknown values: "hipErrorUnknown").
  */
-#include "sim.h"
+#include "api/api.h"
 
 static const struct {
 	int code;

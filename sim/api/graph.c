@@ -11,7 +11,8 @@
  * capturing" with ROCm's checks, and the thread's capture mode is kept and
  * exchanged as ROCm keeps it.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

@@ -16,13 +16,13 @@
  * HIPRTC_ERROR_INVALID_PROGRAM. Compilations are serialised (LLVM is not
  * thread-safe; hiprtc holds one lock too).
  */
-#include "sim.h"
+#include "api/api.h"
 
 #include <hip/hiprtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/rtc_comgr.h"
+#include "api/rtc_comgr.h"
 
 #define RTC_MAGIC 0x52544350u	/* "RTCP" */
 

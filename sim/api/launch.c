@@ -5,7 +5,9 @@
  * launch is handed to sim/exec/ (exec.h), which runs the kernel's code on
  * the interpreter or touches its buffers.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/kernels.h"
+#include "exec/loader.h"
 #include "api/exports.h"
 #include "runtime/step.h"
 

@@ -10,7 +10,10 @@
  * stream first waits for every blocking stream of the device, as ROCm's null
  * stream does.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "runtime/memory.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

@@ -8,7 +8,10 @@
  * extent: hipErrorInvalidValue otherwise, as ROCm's buffer and image
  * rectangles refuse it.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "runtime/memory.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

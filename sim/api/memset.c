@@ -6,7 +6,10 @@
  * otherwise is hipErrorInvalidValue; the rectangle must end inside the
  * allocation.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "runtime/memory.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

@@ -13,7 +13,11 @@
  * is in the allocation map, so it takes the page-fault path. A symbol that
  * was never registered is hipErrorInvalidSymbol.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/kernels.h"
+#include "api/memory.h"
+#include "exec/loader.h"
+#include "runtime/memory.h"
 
 #include <stdlib.h>
 #include <unistd.h>

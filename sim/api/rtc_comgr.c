@@ -16,7 +16,7 @@
  *
  * Not thread-safe by itself (LLVM is not): hiprtc.c serialises the calls.
  */
-#include "runtime/rtc_comgr.h"
+#include "api/rtc_comgr.h"
 
 #include <dlfcn.h>
 #include <errno.h>
