@@ -365,52 +365,57 @@ SIM_API hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *expr,
 	return r;
 }
 
-SIM_API hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *size)
+/* The log and the code: a program's buffer, its size (ROCm 5.2 leaves no
+ * room for a NUL) or its bytes, with the same checks in the same order. */
+static hiprtcResult buf_of(hiprtcProgram prog, const void *out, bool code,
+			   const struct sim_rtc_buf **b)
 {
 	struct _hiprtcProgram *p = prog_of(prog);
 
-	if (!size)
+	if (!out)
 		return HIPRTC_ERROR_INVALID_INPUT;
 	if (!p)
 		return HIPRTC_ERROR_INVALID_PROGRAM;
-	*size = p->log.len;	/* ROCm 5.2: no room for a NUL */
+	*b = code ? &p->code : &p->log;
 	return HIPRTC_SUCCESS;
+}
+
+static hiprtcResult buf_size(hiprtcProgram prog, size_t *size, bool code)
+{
+	const struct sim_rtc_buf *b;
+	hiprtcResult r = buf_of(prog, size, code, &b);
+
+	if (r == HIPRTC_SUCCESS)
+		*size = b->len;
+	return r;
+}
+
+static hiprtcResult buf_copy(hiprtcProgram prog, char *out, bool code)
+{
+	const struct sim_rtc_buf *b;
+	hiprtcResult r = buf_of(prog, out, code, &b);
+
+	if (r == HIPRTC_SUCCESS && b->len)
+		memcpy(out, b->p, b->len);
+	return r;
+}
+
+SIM_API hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *size)
+{
+	return buf_size(prog, size, false);
 }
 
 SIM_API hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *log)
 {
-	struct _hiprtcProgram *p = prog_of(prog);
-
-	if (!log)
-		return HIPRTC_ERROR_INVALID_INPUT;
-	if (!p)
-		return HIPRTC_ERROR_INVALID_PROGRAM;
-	if (p->log.len)
-		memcpy(log, p->log.p, p->log.len);
-	return HIPRTC_SUCCESS;
+	return buf_copy(prog, log, false);
 }
 
 SIM_API hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *size)
 {
-	struct _hiprtcProgram *p = prog_of(prog);
-
-	if (!size)
-		return HIPRTC_ERROR_INVALID_INPUT;
-	if (!p)
-		return HIPRTC_ERROR_INVALID_PROGRAM;
-	*size = p->code.len;
-	return HIPRTC_SUCCESS;
+	return buf_size(prog, size, true);
 }
 
 SIM_API hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *code)
 {
-	struct _hiprtcProgram *p = prog_of(prog);
-
-	if (!code)
-		return HIPRTC_ERROR_INVALID_INPUT;
-	if (!p)
-		return HIPRTC_ERROR_INVALID_PROGRAM;
-	if (p->code.len)
-		memcpy(code, p->code.p, p->code.len);
-	return HIPRTC_SUCCESS;
+	return buf_copy(prog, code, true);
 }
