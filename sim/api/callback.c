@@ -10,7 +10,7 @@
  * nobody satisfies blocks its stream for good, as on a GPU.
  */
 #include "api/api.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/stream.h"
 
 #include <stdlib.h>

@@ -44,23 +44,6 @@ struct _hiprtcProgram {
 
 static pthread_mutex_t rtc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int sim_rtc_buf_add(struct sim_rtc_buf *b, const void *p, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *q = realloc(b->p, cap);
-
-		if (!q)
-			return -ENOMEM;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
-
 static struct _hiprtcProgram *prog_of(hiprtcProgram p)
 {
 	return p && p->magic == RTC_MAGIC ? p : NULL;
@@ -99,13 +82,12 @@ static char *strip_expr(const char *e)
 	return s;
 }
 
-void sim_rtc_match_name(const struct sim_rtc_job *job, struct sim_rtc_result *res,
-			const char *mangled, const char *demangled)
+/* Records mangled as the lowered name of the name expressions whose
+ * stripped form is demangled, cut as ROCm 5.2 cuts it. */
+static void match_name(struct _hiprtcProgram *p, const char *mangled, const char *demangled)
 {
-	struct _hiprtcProgram *p = job->names;
 	char *d, *cut;
 
-	(void)res;
 	if (!*demangled || strstr(demangled, ".kd") || !(d = strdup(demangled)))
 		return;
 	if (!strncmp(d, "void ", 5))
@@ -274,7 +256,7 @@ SIM_API hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *exp
 SIM_API hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int nopts, const char **opts)
 {
 	struct _hiprtcProgram *p = prog_of(prog);
-	struct sim_rtc_result res = { { 0 }, { 0 }, NULL };
+	struct sim_rtc_result res = { 0 };
 	struct sim_rtc_job job = { 0 };
 	char **o = NULL, isa[96];
 	const char *arch = NULL;
@@ -317,14 +299,20 @@ SIM_API hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int nopts, const c
 	job.opts = (const char *const *)o;
 	job.nopts = (size_t)nopts;
 	job.isa = isa;
-	job.names = p;
 	pthread_mutex_lock(&rtc_lock);
 	for (size_t i = 0; i < p->nnames; i++) {
 		free(p->names[i].lowered);
 		p->names[i].lowered = NULL;
 	}
 	err = sim_rtc_compile(&job, &res);
+	for (size_t at = 0; !err && at < res.syms.len;) {
+		const char *mangled = res.syms.p + at, *demangled = mangled + strlen(mangled) + 1;
+
+		match_name(p, mangled, demangled);
+		at += (size_t)(demangled + strlen(demangled) + 1 - mangled);
+	}
 	pthread_mutex_unlock(&rtc_lock);
+	free(res.syms.p);
 	for (int i = 0; i < nopts; i++)
 		free(o[i]);
 	free(o);

@@ -11,7 +11,7 @@
 #include "api/api.h"
 #include "api/memory.h"
 #include "gpu/gpu.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/stream.h"
 
 #include <stdlib.h>

@@ -18,7 +18,7 @@
  * maps); programs export memory before they share it.
  */
 #include "api/api.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/stream.h"
 
 #include <errno.h>

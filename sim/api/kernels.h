@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernels.h - what the kernel API files share: registered fat binaries and
- * kernels (launch.c), module functions (module.c), variables (symbol.c).
+ * kernels (launch.c) and module functions (module.c).
  */
 #ifndef HIPSVM_SIM_API_KERNELS_H
 #define HIPSVM_SIM_API_KERNELS_H
@@ -12,9 +12,6 @@
 
 struct hipsvm_codeobj;
 struct hipsvm_kernel_info;
-
-/* symbol.c: __hipRegisterVar's variables */
-void sim_symbol_register(void **fatbin, const void *host_var, const char *name, size_t size);
 
 /* launch.c: the code object of a registered fat binary (NULL: none for the
  * device), chosen at first use. */

@@ -131,13 +131,6 @@ SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev
 	pthread_mutex_unlock(&reg_lock);
 }
 
-/* Device variables live in the code object's image on each device (symbol.c). */
-SIM_API void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
-			      size_t size, int constant, int global)
-{
-	sim_symbol_register(handle, var, dev_var, size);
-}
-
 /* A __managed__ variable: managed memory holding the initial value. */
 SIM_API void __hipRegisterManagedVar(void *handle, void **pointer, void *init, const char *name,
 				     size_t size, unsigned align)

@@ -22,7 +22,7 @@
  */
 #include "api/api.h"
 #include "api/memory.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/stream.h"
 #include "runtime/step.h"
 

@@ -11,7 +11,7 @@
  */
 #include "api/api.h"
 #include "api/memory.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 
 /* Host memory by ROCm's flags (fine-grained or the user's pointer). */
 static bool host_type(const struct sim_alloc *a)

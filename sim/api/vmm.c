@@ -13,7 +13,7 @@
  */
 #include "api/api.h"
 #include "gpu/gpu.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/stream.h"
 
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * The common case makes no system call and takes no lock: the bounds and
  * the dispatch's own buffers are checked once per instruction (the lanes'
  * lowest and highest address), the pages through a per-thread translation
- * cache of pages found mapped (dropped whenever sim_pt_gen moves: runtime/memory.h),
+ * cache of pages found mapped (dropped whenever sim_pt_gen moves: runtime/map.h),
  * and the bytes are copied directly, one memcpy when the lanes are
  * consecutive.
  *
@@ -34,7 +34,7 @@
  */
 #include "exec/run.h"
 #include "gpu/gpu.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 
 #include <errno.h>
@@ -113,7 +113,7 @@ static bool internal(const struct sim_isa_mem *m, uint64_t a, size_t n)
  *
  * Each interpreter thread keeps the pages it has found mapped on its GPU,
  * direct-mapped by page number, tagged with sim_pt_gen: when the page
- * tables may have lost a page (runtime/memory.h) the generation moves and
+ * tables may have lost a page (runtime/map.h) the generation moves and
  * the whole cache is dropped at the next instruction. An instruction reads the
  * generation once, before its checks, so it sees the page tables as they
  * were when it started: the same window the check-then-copy always had.

@@ -34,7 +34,7 @@
  * bounded (HC_MAX_WORDS); a message past it is cut. Never blocks: the
  * answer is written before the interrupt returns.
  */
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 
 #include <stdarg.h>

@@ -21,7 +21,7 @@
  * while an image is made (sim_alloc_new takes map_lock inside it).
  */
 #include "exec/loader.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 
 #include <stdlib.h>

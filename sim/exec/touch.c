@@ -13,7 +13,7 @@
  */
 #include "exec/run.h"
 #include "gpu/gpu.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 #include "runtime/stream.h"
 

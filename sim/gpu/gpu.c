@@ -22,7 +22,7 @@
  * the touch model and the test entry points (sim/api/sim_ext.c) call it.
  */
 #include "gpu/gpu.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 #include "runtime/thread.h"
 #include "runtime/step.h"

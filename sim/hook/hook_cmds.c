@@ -21,7 +21,7 @@
  */
 #include "hook/hook.h"
 #include "gpu/gpu.h"
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 #include "runtime/step.h"
 

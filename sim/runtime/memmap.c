@@ -6,7 +6,7 @@
  * allocations; a walk over the allocations overlapping a range costs
  * O(k log n). memory.c owns the life of each allocation.
  */
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 #include "runtime/step.h"
 

@@ -13,7 +13,7 @@
  * then munmap, with no lock held: the shim's munmap hook runs inside our
  * munmap and waits for our hook server and handler threads.
  */
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 #include "runtime/stream.h"
 

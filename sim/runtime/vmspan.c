@@ -17,7 +17,7 @@
  * whose unmap emptied them is still waiting for this drain. Each answer
  * halves what is left, so a range with k pieces costs O(k log(pages)).
  */
-#include "runtime/memory.h"
+#include "runtime/map.h"
 #include "runtime/state.h"
 
 #include <fcntl.h>

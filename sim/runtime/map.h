@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * memory.h - the allocation map (memory.c, memmap.c), the CPU's view of a
+ * map.h - the allocation map (memory.c, memmap.c), the CPU's view of a
  * range (vmspan.c) and the page-table generation the interpreter's caches
  * follow.
  */
-#ifndef HIPSVM_SIM_RUNTIME_MEMORY_H
-#define HIPSVM_SIM_RUNTIME_MEMORY_H
+#ifndef HIPSVM_SIM_RUNTIME_MAP_H
+#define HIPSVM_SIM_RUNTIME_MAP_H
 
 #include <hip/hip_runtime_api.h>
 #include <stdbool.h>
