@@ -4,7 +4,10 @@
  * a range from one GPU, as a long-running kernel would, so that a test can
  * unmap the range under it and watch the faults.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "gpu/gpu.h"
+#include "runtime/thread.h"
+#include "hipsvm_sim.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -5,7 +5,10 @@
  * answer is not listed there). The context of each call comes from the core's API
  * table (hipsvm_ctxset_for_api), so the simulator and the shim agree on it.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <unistd.h>
 
@@ -250,17 +253,17 @@ SIM_API hipError_t hipHostGetFlags(unsigned int *flags, void *hptr)
 
 SIM_API hipError_t hipMemGetInfo(size_t *free_, size_t *total)
 {
-	struct sim_gpu *g;
+	int dev;
 
 	SIM_INIT_API();
 	if (!free_ || !total)
 		SIM_RETURN(hipErrorInvalidValue);
-	g = sim_gpu(sim_current_device());
-	if (!g)
+	dev = sim_current_device();
+	if (!sim_gpu(dev))
 		SIM_RETURN(hipErrorInvalidDevice);
 	pthread_mutex_lock(&sim.mem_lock);
-	*free_ = g->capacity - g->used;
-	*total = g->capacity;
+	*free_ = sim.mem_capacity - sim.mem_used[dev];
+	*total = sim.mem_capacity;
 	pthread_mutex_unlock(&sim.mem_lock);
 	SIM_RETURN(hipSuccess);
 }

@@ -10,7 +10,10 @@
  * Mipmapped arrays are what ROCm 5.2.3 answers: the hipMallocMipmappedArray
  * family is not supported there, the hipMipmappedArray* driver family is.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

@@ -4,7 +4,9 @@
  * and the drain without the producer in the way: faults are written while
  * the fault ring is held (disabled: the handler skips it), then released.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "gpu/gpu.h"
+#include "hipsvm_sim.h"
 
 static struct hipsvm_ring *fault_ring(struct sim_gpu *g)
 {

@@ -9,7 +9,9 @@
  * Waits poll the word (a GPU's wait packet polls memory too); a wait that
  * nobody satisfies blocks its stream for good, as on a GPU.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 #include <time.h>

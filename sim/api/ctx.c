@@ -7,7 +7,9 @@
  * memory configs, flags, API version, hipCtxSynchronize) answer
  * hipErrorNotSupported there too, without a message here.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/device.h"
+#include "runtime/stream.h"
 
 #define CTX_STACK 64
 

@@ -4,7 +4,9 @@
  * MI210-like gfx90a parts (values from its public specification); what the
  * simulator changes is memory size, XNACK, APU mode and the PCI location.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/device.h"
+#include "runtime/stream.h"
 #include "exec/exec.h"
 #include "isa/isa.h"
 
@@ -22,12 +24,10 @@ int sim_pci_bus(int dev)
 
 void sim_fill_props(int dev, hipDeviceProp_t *p)
 {
-	struct sim_gpu *g = sim.gpu[dev];
-
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "hipsvm simulated GPU %d", dev);
 	snprintf(p->gcnArchName, sizeof(p->gcnArchName), "%s", sim.target);
-	p->totalGlobalMem = g->capacity;
+	p->totalGlobalMem = sim.mem_capacity;
 	p->sharedMemPerBlock = SIM_LDS_BYTES;
 	p->regsPerBlock = 65536;
 	p->warpSize = 64;
@@ -188,7 +188,7 @@ SIM_API hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t dev)
 		SIM_RETURN(hipErrorInvalidDevice);
 	if (!bytes)
 		SIM_RETURN(hipErrorInvalidValue);
-	*bytes = sim.gpu[dev]->capacity;
+	*bytes = sim.mem_capacity;
 	return hipSuccess;
 }
 

@@ -5,7 +5,9 @@
  * cache / shared-memory configurations, each with ROCm 5.2's argument checks
  * in ROCm's order.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/device.h"
+#include "runtime/visible.h"
 
 #include <stdio.h>
 
@@ -121,7 +123,7 @@ SIM_API hipError_t hipDeviceGetLimit(size_t *value, enum hipLimit_t limit)
 		SIM_RETURN(hipErrorUnsupportedLimit);
 	if (!sim_gpu(sim_current_device()))
 		SIM_RETURN(hipErrorInvalidDevice);
-	*value = sim.gpu[sim_current_device()]->capacity;
+	*value = sim.mem_capacity;
 	return hipSuccess;
 }
 

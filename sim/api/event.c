@@ -15,7 +15,8 @@
  * their state in a shared memory segment (event_ipc.c) that another process
  * opens through hipIpcOpenEventHandle.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "runtime/stream.h"
 #include "runtime/step.h"
 #include "api/graph.h"
 #include "runtime/event_ipc.h"

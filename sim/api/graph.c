@@ -21,7 +21,12 @@
  * graphs, where 5.2.3 keeps the same sets (isGraphValid, isNodeValid,
  * isGraphExecValid).
  */
+#include "api/api.h"
 #include "api/graph.h"
+#include "api/kernels.h"
+#include "api/memory.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,8 @@
 #ifndef HIPSVM_SIM_API_GRAPH_H
 #define HIPSVM_SIM_API_GRAPH_H
 
-#include "sim.h"
+#include "api/api.h"
+#include "runtime/stream.h"
 
 /* Streams in a capture (origins and the streams that joined them): 0 keeps
  * every hook to one relaxed load. */
@@ -66,6 +67,8 @@ hipError_t sim_graph_add_memset(hipGraphNode_t *out, hipGraph_t g, const hipGrap
 				size_t n, const hipMemsetParams *p);
 hipError_t sim_graph_add_memcpy3d(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
 				  size_t n, const hipMemcpy3DParms *p);
+
+struct hipsvm_kernel_info;
 
 /* module.c: a live module function's kernel name (256 bytes) and metadata. */
 bool sim_module_fn_info(hipFunction_t f, char *name, const struct hipsvm_kernel_info **info);

@@ -16,13 +16,13 @@
  * HIPRTC_ERROR_INVALID_PROGRAM. Compilations are serialised (LLVM is not
  * thread-safe; hiprtc holds one lock too).
  */
-#include "sim.h"
+#include "api/api.h"
 
 #include <hip/hiprtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/rtc_comgr.h"
+#include "api/rtc_comgr.h"
 
 #define RTC_MAGIC 0x52544350u	/* "RTCP" */
 
@@ -43,23 +43,6 @@ struct _hiprtcProgram {
 };
 
 static pthread_mutex_t rtc_lock = PTHREAD_MUTEX_INITIALIZER;
-
-int sim_rtc_buf_add(struct sim_rtc_buf *b, const void *p, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *q = realloc(b->p, cap);
-
-		if (!q)
-			return -ENOMEM;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
 
 static struct _hiprtcProgram *prog_of(hiprtcProgram p)
 {
@@ -99,13 +82,12 @@ static char *strip_expr(const char *e)
 	return s;
 }
 
-void sim_rtc_match_name(const struct sim_rtc_job *job, struct sim_rtc_result *res,
-			const char *mangled, const char *demangled)
+/* Records mangled as the lowered name of the name expressions whose
+ * stripped form is demangled, cut as ROCm 5.2 cuts it. */
+static void match_name(struct _hiprtcProgram *p, const char *mangled, const char *demangled)
 {
-	struct _hiprtcProgram *p = job->names;
 	char *d, *cut;
 
-	(void)res;
 	if (!*demangled || strstr(demangled, ".kd") || !(d = strdup(demangled)))
 		return;
 	if (!strncmp(d, "void ", 5))
@@ -274,7 +256,7 @@ SIM_API hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *exp
 SIM_API hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int nopts, const char **opts)
 {
 	struct _hiprtcProgram *p = prog_of(prog);
-	struct sim_rtc_result res = { { 0 }, { 0 }, NULL };
+	struct sim_rtc_result res = { 0 };
 	struct sim_rtc_job job = { 0 };
 	char **o = NULL, isa[96];
 	const char *arch = NULL;
@@ -317,14 +299,20 @@ SIM_API hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int nopts, const c
 	job.opts = (const char *const *)o;
 	job.nopts = (size_t)nopts;
 	job.isa = isa;
-	job.names = p;
 	pthread_mutex_lock(&rtc_lock);
 	for (size_t i = 0; i < p->nnames; i++) {
 		free(p->names[i].lowered);
 		p->names[i].lowered = NULL;
 	}
 	err = sim_rtc_compile(&job, &res);
+	for (size_t at = 0; !err && at < res.syms.len;) {
+		const char *mangled = res.syms.p + at, *demangled = mangled + strlen(mangled) + 1;
+
+		match_name(p, mangled, demangled);
+		at += (size_t)(demangled + strlen(demangled) + 1 - mangled);
+	}
 	pthread_mutex_unlock(&rtc_lock);
+	free(res.syms.p);
 	for (int i = 0; i < nopts; i++)
 		free(o[i]);
 	free(o);
@@ -365,52 +353,57 @@ SIM_API hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *expr,
 	return r;
 }
 
-SIM_API hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *size)
+/* The log and the code: a program's buffer, its size (ROCm 5.2 leaves no
+ * room for a NUL) or its bytes, with the same checks in the same order. */
+static hiprtcResult buf_of(hiprtcProgram prog, const void *out, bool code,
+			   const struct sim_rtc_buf **b)
 {
 	struct _hiprtcProgram *p = prog_of(prog);
 
-	if (!size)
+	if (!out)
 		return HIPRTC_ERROR_INVALID_INPUT;
 	if (!p)
 		return HIPRTC_ERROR_INVALID_PROGRAM;
-	*size = p->log.len;	/* ROCm 5.2: no room for a NUL */
+	*b = code ? &p->code : &p->log;
 	return HIPRTC_SUCCESS;
+}
+
+static hiprtcResult buf_size(hiprtcProgram prog, size_t *size, bool code)
+{
+	const struct sim_rtc_buf *b;
+	hiprtcResult r = buf_of(prog, size, code, &b);
+
+	if (r == HIPRTC_SUCCESS)
+		*size = b->len;
+	return r;
+}
+
+static hiprtcResult buf_copy(hiprtcProgram prog, char *out, bool code)
+{
+	const struct sim_rtc_buf *b;
+	hiprtcResult r = buf_of(prog, out, code, &b);
+
+	if (r == HIPRTC_SUCCESS && b->len)
+		memcpy(out, b->p, b->len);
+	return r;
+}
+
+SIM_API hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *size)
+{
+	return buf_size(prog, size, false);
 }
 
 SIM_API hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *log)
 {
-	struct _hiprtcProgram *p = prog_of(prog);
-
-	if (!log)
-		return HIPRTC_ERROR_INVALID_INPUT;
-	if (!p)
-		return HIPRTC_ERROR_INVALID_PROGRAM;
-	if (p->log.len)
-		memcpy(log, p->log.p, p->log.len);
-	return HIPRTC_SUCCESS;
+	return buf_copy(prog, log, false);
 }
 
 SIM_API hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *size)
 {
-	struct _hiprtcProgram *p = prog_of(prog);
-
-	if (!size)
-		return HIPRTC_ERROR_INVALID_INPUT;
-	if (!p)
-		return HIPRTC_ERROR_INVALID_PROGRAM;
-	*size = p->code.len;
-	return HIPRTC_SUCCESS;
+	return buf_size(prog, size, true);
 }
 
 SIM_API hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *code)
 {
-	struct _hiprtcProgram *p = prog_of(prog);
-
-	if (!code)
-		return HIPRTC_ERROR_INVALID_INPUT;
-	if (!p)
-		return HIPRTC_ERROR_INVALID_PROGRAM;
-	if (p->code.len)
-		memcpy(code, p->code.p, p->code.len);
-	return HIPRTC_SUCCESS;
+	return buf_copy(prog, code, true);
 }

@@ -11,7 +11,11 @@
  * a GPU maps the range on that GPU in stream order, without faults, as
  * svm_range_validate does.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "gpu/gpu.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

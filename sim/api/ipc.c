@@ -17,7 +17,9 @@
  * first hipIpcGetMemHandle of an allocation are lost (the move copies, then
  * maps); programs export memory before they share it.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,9 @@
  * launch is handed to sim/exec/ (exec.h), which runs the kernel's code on
  * the interpreter or touches its buffers.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/kernels.h"
+#include "exec/loader.h"
 #include "api/exports.h"
 #include "runtime/step.h"
 #include "api/graph.h"
@@ -189,13 +191,6 @@ SIM_API void __hipRegisterFunction(void **handle, const void *host_fn, char *dev
 	funcs = f;
 	fhash_add(f);
 	pthread_mutex_unlock(&reg_lock);
-}
-
-/* Device variables live in the code object's image on each device (symbol.c). */
-SIM_API void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
-			      size_t size, int constant, int global)
-{
-	sim_symbol_register(handle, var, dev_var, size);
 }
 
 /* A __managed__ variable: managed memory holding the initial value. */

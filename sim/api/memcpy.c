@@ -10,8 +10,11 @@
  * stream first waits for every blocking stream of the device, as ROCm's null
  * stream does.
  */
-#include "sim.h"
+#include "api/api.h"
 #include "api/graph.h"
+#include "api/memory.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

@@ -8,8 +8,11 @@
  * extent: hipErrorInvalidValue otherwise, as ROCm's buffer and image
  * rectangles refuse it.
  */
-#include "sim.h"
+#include "api/api.h"
 #include "api/graph.h"
+#include "api/memory.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

@@ -6,8 +6,11 @@
  * otherwise is hipErrorInvalidValue; the rectangle must end inside the
  * allocation.
  */
-#include "sim.h"
+#include "api/api.h"
 #include "api/graph.h"
+#include "api/memory.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

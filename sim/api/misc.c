@@ -9,7 +9,7 @@
  * simulator never calls them: it produces no trace records
  * (docs/simulator.md).
  */
-#include "sim.h"
+#include "api/api.h"
 #include "api/exports.h"
 
 #include <hip/amd_detail/hip_prof_str.h>

@@ -13,7 +13,9 @@
  * hipModuleGetGlobal answers a variable's address in that image, and
  * hipErrorNotFound for a name the module lacks, as ROCm does.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/kernels.h"
+#include "exec/loader.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * answer hipErrorNotSupported in ROCm 5.2 itself. docs/simulator.md lists
  * every group.
  */
-#include "sim.h"
+#include "api/api.h"
 #include "api/exports.h"
 
 hipError_t sim_notsup(const char *fn, uint32_t *once)

@@ -11,7 +11,8 @@
  * is the only other limit. ROCm answers from the code object's real figures,
  * which can only lower these numbers.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/kernels.h"
 #include "exec/exec.h"
 
 #include <stdlib.h>

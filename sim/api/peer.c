@@ -6,7 +6,7 @@
  * ROCm 5.2 does; the simulator's memory is reachable from every GPU whether
  * or not a pair is enabled.
  */
-#include "sim.h"
+#include "api/api.h"
 #include "runtime/step.h"
 
 #define LINK_XGMI 4	/* HSA_AMD_LINK_INFO_TYPE_XGMI */

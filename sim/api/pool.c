@@ -20,7 +20,10 @@
  * Locking: pool_lock is a leaf; nothing is allocated, freed or waited for
  * under it.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 #include "runtime/step.h"
 
 #include <stdlib.h>

@@ -9,7 +9,9 @@
  * hipDrvPointerGetAttributes, as ROCm's, answers hipSuccess whatever each
  * attribute gave.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/memory.h"
+#include "runtime/map.h"
 
 /* Host memory by ROCm's flags (fine-grained or the user's pointer). */
 static bool host_type(const struct sim_alloc *a)

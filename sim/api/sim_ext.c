@@ -5,8 +5,10 @@
  * socket, page states, a synchronous GPU access, the fault and interpreter
  * counters. Tests and examples call them; a HIP program needs none.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "gpu/gpu.h"
 #include "exec/exec.h"
+#include "hipsvm_sim.h"
 
 #include <errno.h>
 #include <string.h>

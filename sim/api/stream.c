@@ -4,8 +4,9 @@
  * destruction, synchronisation, queries. The streams themselves, their
  * workers and the null stream's barriers are sim/runtime/stream.c's.
  */
-#include "sim.h"
+#include "api/api.h"
 #include "api/graph.h"
+#include "runtime/stream.h"
 
 SIM_API hipError_t hipStreamCreate(hipStream_t *s)
 {

@@ -13,7 +13,12 @@
  * is in the allocation map, so it takes the page-fault path. A symbol that
  * was never registered is hipErrorInvalidSymbol.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "api/exports.h"
+#include "api/kernels.h"
+#include "api/memory.h"
+#include "exec/loader.h"
+#include "runtime/map.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,7 +38,10 @@ struct sym {
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sym *syms;
 
-void sim_symbol_register(void **fatbin, const void *host_var, const char *name, size_t size)
+/* __hipRegisterVar: hipcc's constructors name each device variable of a
+ * fat binary; it lives in the code object's image on each device. */
+SIM_API void __hipRegisterVar(void **fatbin, void *host_var, char *host_name, char *name, int ext,
+			      size_t size, int constant, int global)
 {
 	struct sym *s;
 

@@ -5,7 +5,7 @@
  * hipErrorNotSupported (rows of notsup.def). A channel descriptor is plain
  * data and is built as ROCm builds it.
  */
-#include "sim.h"
+#include "api/api.h"
 #include "api/exports.h"
 
 SIM_API hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w,

@@ -11,7 +11,10 @@
  * Handles are checked against the live ones, so a stale handle is
  * hipErrorInvalidValue rather than a crash.
  */
-#include "sim.h"
+#include "api/api.h"
+#include "gpu/gpu.h"
+#include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 
@@ -77,7 +80,7 @@ SIM_API hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t 
 		SIM_RETURN(hipErrorNotSupported);
 	dev = prop->location.id;
 	g = sim_gpu(dev);
-	if (!g || size > g->capacity)
+	if (!g || size > sim.mem_capacity)
 		SIM_RETURN(hipErrorOutOfMemory);
 	if (size % VMM_GRANULARITY)
 		SIM_RETURN(hipErrorInvalidValue);

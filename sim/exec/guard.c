@@ -9,7 +9,7 @@
  * The common case makes no system call and takes no lock: the bounds and
  * the dispatch's own buffers are checked once per instruction (the lanes'
  * lowest and highest address), the pages through a per-thread translation
- * cache of pages found mapped (dropped whenever sim_pt_gen moves: sim.h),
+ * cache of pages found mapped (dropped whenever sim_pt_gen moves: runtime/map.h),
  * and the bytes are copied directly, one memcpy when the lanes are
  * consecutive.
  *
@@ -32,7 +32,10 @@
  * Either way a page that has vanished from the CPU is a real GPU fault
  * (-ISA_E_FAULT): the dispatch ends with hipErrorIllegalAddress.
  */
-#include "run.h"
+#include "exec/run.h"
+#include "gpu/gpu.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -110,8 +113,8 @@ static bool internal(const struct sim_isa_mem *m, uint64_t a, size_t n)
  *
  * Each interpreter thread keeps the pages it has found mapped on its GPU,
  * direct-mapped by page number, tagged with sim_pt_gen: when the page
- * tables may have lost a page (sim.h) the generation moves and the whole
- * cache is dropped at the next instruction. An instruction reads the
+ * tables may have lost a page (runtime/map.h) the generation moves and
+ * the whole cache is dropped at the next instruction. An instruction reads the
  * generation once, before its checks, so it sees the page tables as they
  * were when it started: the same window the check-then-copy always had.
  * Only pages found mapped are kept: a page that is not goes through the

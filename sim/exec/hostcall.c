@@ -34,7 +34,8 @@
  * bounded (HC_MAX_WORDS); a message past it is cut. Never blocks: the
  * answer is written before the interrupt returns.
  */
-#include "sim.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -20,7 +20,9 @@
  * Locking: loader_lock, taken with no other simulator lock held; it is held
  * while an image is made (sim_alloc_new takes map_lock inside it).
  */
-#include "sim.h"
+#include "exec/loader.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -17,8 +17,10 @@
  * Locking: pool_lock, a leaf, guards the idle list and the count; a job's
  * words (go, done) are atomics between its helper and the dispatch.
  */
-#include "run.h"
+#include "exec/run.h"
+#include "runtime/state.h"
 #include "runtime/step.h"
+#include "runtime/thread.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -15,9 +15,15 @@
  * offsets, no hostcall buffer, no multigrid) and the dispatch packet, and
  * queues a stream operation that runs every workgroup.
  */
-#include "run.h"
-#include "hostcall.h"
+#include "exec/run.h"
+#include "exec/loader.h"
+#include "gpu/gpu.h"
+#include "runtime/state.h"
+#include "runtime/stream.h"
+#include "runtime/thread.h"
+#include "exec/hostcall.h"
 #include "runtime/step.h"
+#include "hipsvm_sim.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -13,7 +13,6 @@
 #ifndef HIPSVM_SIM_ISA_RUN_H
 #define HIPSVM_SIM_ISA_RUN_H
 
-#include "sim.h"
 #include "codeobj/codeobj.h"
 #include "exec/exec.h"
 #include "isa/dispatch.h"
@@ -21,6 +20,9 @@
 #include <signal.h>
 
 #define SIM_ISA_INTERNAL 4
+
+struct sim_gpu;
+struct sim_stream;
 
 /* A struct isa_mem on one simulated GPU. */
 struct sim_isa_mem {

@@ -11,7 +11,11 @@
  * hidden in a by-value argument). Without metadata a launch touches nothing
  * (the argument array's length is unknown); that is said once on stderr.
  */
-#include "run.h"
+#include "exec/run.h"
+#include "gpu/gpu.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 

@@ -21,8 +21,12 @@
  * answer, retry until served. The interpreter's memory (sim/exec/guard.c),
  * the touch model and the test entry points (sim/api/sim_ext.c) call it.
  */
-#include "sim.h"
+#include "gpu/gpu.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
+#include "runtime/thread.h"
 #include "runtime/step.h"
+#include "hipsvm_sim.h"
 
 #include <linux/futex.h>
 #include <signal.h>
@@ -356,7 +360,25 @@ static void *handler_main(void *arg)
 	return NULL;
 }
 
-uint64_t sim_pt_gen;
+
+/* sim_alloc_forget_pages: a dying allocation leaves dev's page table. */
+static void forget_pages(struct sim_alloc *a, int dev)
+{
+	struct sim_gpu *g = sim_gpu(dev);
+	uint64_t *bits;
+
+	pthread_mutex_lock(&g->pt_lock);
+	bits = a->bits[dev];
+	a->bits[dev] = NULL;
+	if (bits) {
+		size_t w, nw = (alloc_pages(a) + 63) / 64;
+
+		for (w = 0; w < nw; w++)
+			g->pages -= (uint64_t)__builtin_popcountll(bits[w]);
+	}
+	pthread_mutex_unlock(&g->pt_lock);
+	free(bits);
+}
 
 static int gpus_init(void)
 {
@@ -392,9 +414,10 @@ static int gpus_init(void)
 		pthread_mutex_init(&g->pt_lock, NULL);
 		/* 64 GiB by default, an MI210's: only address space, reserved
 		 * per allocation and never committed until touched */
-		g->capacity = (size_t)sim.opt.num[HIPSVM_SIM_O_MEM];
 		sim.gpu[i] = g;
 	}
+	sim.mem_capacity = (size_t)sim.opt.num[HIPSVM_SIM_O_MEM];
+	sim_alloc_forget_pages = forget_pages;
 	return 0;
 }
 
@@ -542,7 +565,7 @@ void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out)
 	out->clock = sim_gpu_now(g);
 	out->checkpoint_ts = hipsvm_cp_get(&g->cp);
 	pthread_mutex_lock(&sim.mem_lock);
-	out->mem_used = g->used;
+	out->mem_used = sim.mem_used[g->index];
 	pthread_mutex_unlock(&sim.mem_lock);
 }
 

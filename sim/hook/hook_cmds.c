@@ -19,13 +19,17 @@
  * checkpoint on GPU g is that GPU's, sets under the GPU's pt_lock, drains
  * sleeping on the rings' futex words.
  */
-#include "sim.h"
+#include "hook/hook.h"
+#include "gpu/gpu.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
 #include "runtime/step.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
 
 #include "shared/hooksrv.h"
+#include "hipsvm_sim.h"
 
 struct zap {
 	uintptr_t start, end;

@@ -14,7 +14,9 @@
  * lock, the zap and log locks), none of which an API call holds while it
  * unmaps: the shim calls us from inside our own munmap.
  */
-#include "sim.h"
+#include "hook/hook.h"
+#include "runtime/state.h"
+#include "runtime/thread.h"
 #include "runtime/step.h"
 #include "shim/outname.h"
 

@@ -10,7 +10,7 @@
  * every result, success included, which let any successful call erase an
  * error before the program asked (docs/simulator.md).
  */
-#include "sim.h"
+#include "runtime/errors.h"
 
 static __thread hipError_t last_error;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* event_ipc.c - interprocess events' shared segment (event_ipc.h). */
-#include "event_ipc.h"
+#include "runtime/event_ipc.h"
 
 #include <errno.h>
 #include <fcntl.h>

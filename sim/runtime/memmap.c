@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memmap.c - the allocation map: an AVL tree of the live allocations keyed by
- * base address, under sim.map_lock (sim.h). Insert, remove and lookup are
+ * base address, under sim.map_lock (runtime/state.h). Insert, remove and lookup are
  * O(log n), so hipMalloc costs the same with a thousand or a million live
  * allocations; a walk over the allocations overlapping a range costs
  * O(k log n). memory.c owns the life of each allocation.
  */
-#include "sim.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
 #include "runtime/step.h"
 
 #include <errno.h>
 #include <stdlib.h>
+
+uint64_t sim_pt_gen;
 
 static uintptr_t page_down(uintptr_t p)
 {

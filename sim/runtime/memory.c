@@ -13,7 +13,9 @@
  * then munmap, with no lock held: the shim's munmap hook runs inside our
  * munmap and waits for our hook server and handler threads.
  */
-#include "sim.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
+#include "runtime/stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -67,28 +69,25 @@ static bool charges_device(enum hipsvm_kind k)
 
 hipError_t sim_charge(int dev, size_t bytes)
 {
-	struct sim_gpu *g = sim_gpu(dev);
 	hipError_t e = hipSuccess;
 
-	if (!g)
+	if (!sim_gpu(dev))
 		return hipErrorInvalidDevice;
 	pthread_mutex_lock(&sim.mem_lock);
-	if (bytes > g->capacity - g->used)
+	if (bytes > sim.mem_capacity - sim.mem_used[dev])
 		e = hipErrorOutOfMemory;
 	else
-		g->used += bytes;
+		sim.mem_used[dev] += bytes;
 	pthread_mutex_unlock(&sim.mem_lock);
 	return e;
 }
 
 void sim_uncharge(int dev, size_t bytes)
 {
-	struct sim_gpu *g = sim_gpu(dev);
-
-	if (!g || !bytes)
+	if (!sim_gpu(dev) || !bytes)
 		return;
 	pthread_mutex_lock(&sim.mem_lock);
-	g->used -= bytes;
+	sim.mem_used[dev] -= bytes;
 	pthread_mutex_unlock(&sim.mem_lock);
 }
 
@@ -400,6 +399,8 @@ bool sim_map_release_unmapped(uintptr_t start, uintptr_t end)
 	return !h.mapped;
 }
 
+void (*sim_alloc_forget_pages)(struct sim_alloc *a, int dev);
+
 /* The allocation is out of the map: drop it from every GPU's page table
  * (the SVM free order first, then the rest, so that no handler still holds
  * it), give back the memory and munmap with no lock held. */
@@ -419,23 +420,12 @@ void sim_alloc_destroy(struct sim_alloc *a)
 		n = 0;
 	for (i = 0; i < n + (int)sim.ngpu; i++) {
 		int dev = i < n ? order[i] : i - n;
-		struct sim_gpu *g = sim_gpu(dev);
-		uint64_t *bits;
 
-		if (!g || (done & gpu_bit(dev)))
+		if (!sim_gpu(dev) || (done & gpu_bit(dev)))
 			continue;
 		done |= gpu_bit(dev);
-		pthread_mutex_lock(&g->pt_lock);
-		bits = a->bits[dev];
-		a->bits[dev] = NULL;
-		if (bits) {
-			size_t w, nw = ((alloc_end(a) - page_down(a->base)) / SIM_PAGE + 63) / 64;
-
-			for (w = 0; w < nw; w++)
-				g->pages -= (uint64_t)__builtin_popcountll(bits[w]);
-		}
-		pthread_mutex_unlock(&g->pt_lock);
-		free(bits);
+		if (sim_alloc_forget_pages)
+			sim_alloc_forget_pages(a, dev);
 	}
 	sim_uncharge(a->device, a->charged);
 	if (a->maplen)

@@ -13,7 +13,9 @@
  * when no thread held its lock at the fork), so that the child's leak check
  * has nothing to say about it.
  */
-#include "sim.h"
+#include "runtime/state.h"
+#include "shared/ring.h"
+#include "runtime/visible.h"
 #include "runtime/step.h"
 
 #include <stdarg.h>
@@ -26,7 +28,7 @@ extern char **environ;
 struct sim_state sim;
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-int sim_inited;		/* acquire/release; read inline by sim_init (sim.h) */
+int sim_inited;		/* acquire/release; read inline by sim_init (state.h) */
 static int atfork_registered;
 static __thread int cur_dev;
 

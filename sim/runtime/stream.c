@@ -24,7 +24,9 @@
  * Priorities are ROCm 5.2's three: -1 (high), 0 (normal), 1 (low); a
  * requested priority is clamped to them.
  */
-#include "sim.h"
+#include "runtime/state.h"
+#include "runtime/stream.h"
+#include "runtime/thread.h"
 #include "runtime/step.h"
 
 #include <signal.h>
@@ -467,7 +469,7 @@ hipError_t sim_stream_create(hipStream_t *out, unsigned flags, int prio)
 {
 	struct sim_stream *s;
 
-	SIM_INIT_API();
+	sim_init();
 	if (!out || (flags != hipStreamDefault && flags != hipStreamNonBlocking))
 		return hipErrorInvalidValue;
 	if (!sim.ngpu)

@@ -22,7 +22,7 @@
  * thread in a fork child (the thread held the loader's lock and wanted the
  * allocator's, the exit check the other way round).
  */
-#include "sim.h"
+#include "runtime/thread.h"
 
 #include <errno.h>
 #include <linux/futex.h>

@@ -17,7 +17,11 @@
  * (PCI location, uuid, fine-grained flag) and runs only the visible ones:
  * sim.phys[i] is the physical index of device i.
  */
-#include "sim.h"
+#include "runtime/visible.h"
+#include "shared/proto.h"
+
+#include <stdbool.h>
+#include <string.h>
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,8 @@
  * whose unmap emptied them is still waiting for this drain. Each answer
  * halves what is left, so a range with k pieces costs O(k log(pages)).
  */
-#include "sim.h"
+#include "runtime/map.h"
+#include "runtime/state.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>

@@ -51,6 +51,11 @@
  * module allows fewer (kernel/hipsvm_kmod.h says why). */
 #define HIPSVM_MAX_GPUS 64
 #define HIPSVM_PROTO_MAX_TOKENS 96
+/* Where the simulator serves this protocol: an abstract UNIX socket, %p its
+ * pid (src/shim/outname.c expands it). The shim's hook client connects
+ * there and the simulator's option table has it as its default; both see it
+ * here. */
+#define HIPSVM_HOOK_SIM_FMT "@hipsvm-sim.%p"
 
 enum hipsvm_op {
 	HIPSVM_OP_NONE = 0,

@@ -37,7 +37,6 @@
 /* The same hook served by the patched amdgpu/amdkfd (kernel/amdgpu/), for
  * the real GPUs: "auto" tries it after the module's. */
 #define HIPSVM_HOOK_KFD "/sys/kernel/debug/kfd/hipsvm_hook"
-#define HIPSVM_HOOK_SIM_FMT "@hipsvm-sim.%p"
 #define HIPSVM_HOOK_PATH_MAX 256
 /* What a drain's reply may take beyond the drain's own timeout. */
 #define HIPSVM_HOOK_MARGIN_MS 2000

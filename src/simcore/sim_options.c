@@ -6,7 +6,6 @@
 
 #include <errno.h>
 
-#include "shim/hook.h"
 #include "shared/proto.h"
 
 static const struct hipsvm_option_desc table[HIPSVM_SIM_O_COUNT] = {

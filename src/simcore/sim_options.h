@@ -26,7 +26,7 @@ enum hipsvm_sim_opt_id {
 	HIPSVM_SIM_O_APU,		/* bool, 0: no ih1 ring */
 	HIPSVM_SIM_O_TS_START,		/* int, 0x1000: first timestamp of every GPU clock */
 	HIPSVM_SIM_O_RING_SIZE,		/* size, 256K: bytes per IH ring, a power of two */
-	HIPSVM_SIM_O_SOCKET,		/* string, the hook server's socket (hook.h) */
+	HIPSVM_SIM_O_SOCKET,		/* string, the hook server's socket (proto.h) */
 	HIPSVM_SIM_O_SERVE,		/* bool, 1: run the hook server */
 	HIPSVM_SIM_O_QUIET,		/* bool, 0: no start-up notice */
 	HIPSVM_SIM_O_EXEC,		/* string, "auto": interpret kernels when possible */

@@ -16,13 +16,30 @@
  *
  * Not thread-safe by itself (LLVM is not): hiprtc.c serialises the calls.
  */
-#include "runtime/rtc_comgr.h"
+#include "api/rtc_comgr.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int sim_rtc_buf_add(struct sim_rtc_buf *b, const void *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *q = realloc(b->p, cap);
+
+		if (!q)
+			return -ENOMEM;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
 
 #if SIM_HAVE_COMGR
 #include <amd_comgr.h>
@@ -158,14 +175,9 @@ static int first_data(amd_comgr_data_set_t set, amd_comgr_data_kind_t kind,
 	return err;
 }
 
-struct names_ctx {
-	const struct sim_rtc_job *job;
-	struct sim_rtc_result *res;
-};
-
 static amd_comgr_status_t on_symbol(amd_comgr_symbol_t sym, void *arg)
 {
-	struct names_ctx *c = arg;
+	struct sim_rtc_buf *syms = arg;
 	size_t len = 0;
 	char *name;
 	amd_comgr_data_t m, d;
@@ -181,8 +193,9 @@ static amd_comgr_status_t on_symbol(amd_comgr_symbol_t sym, void *arg)
 			char *dem;
 
 			if (!cg.amd_comgr_get_data(d, &sz, NULL) && (dem = calloc(1, sz + 1)) != NULL) {
-				if (!cg.amd_comgr_get_data(d, &sz, dem))
-					sim_rtc_match_name(c->job, c->res, name, dem);
+				if (!cg.amd_comgr_get_data(d, &sz, dem) &&
+				    !sim_rtc_buf_add(syms, name, strlen(name) + 1))
+					sim_rtc_buf_add(syms, dem, strlen(dem) + 1);
 				free(dem);
 			}
 			cg.amd_comgr_release_data(d);
@@ -259,11 +272,10 @@ int sim_rtc_compile(const struct sim_rtc_job *job, struct sim_rtc_result *res)
 		err = first_data(out, AMD_COMGR_DATA_KIND_EXECUTABLE, &res->code);
 	if (!err) {
 		amd_comgr_data_t d;
-		struct names_ctx c = { job, res };
 
 		if (!cg.amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &d)) {
 			if (!cg.amd_comgr_set_data(d, res->code.len, res->code.p))
-				cg.amd_comgr_iterate_symbols(d, on_symbol, &c);
+				cg.amd_comgr_iterate_symbols(d, on_symbol, &res->syms);
 			cg.amd_comgr_release_data(d);
 		}
 	}

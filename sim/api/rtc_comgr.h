@@ -14,6 +14,7 @@ struct sim_rtc_buf {
 	size_t len, cap;
 };
 
+/* Appends n bytes and keeps a NUL after them: 0 or -ENOMEM. */
 int sim_rtc_buf_add(struct sim_rtc_buf *b, const void *p, size_t n);
 
 struct sim_rtc_job {
@@ -24,23 +25,18 @@ struct sim_rtc_job {
 	const char *const *opts;	/* the program's options, transformed */
 	size_t nopts;
 	const char *isa;		/* "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack+" */
-	void *names;			/* hiprtc.c's name expressions */
 };
 
 struct sim_rtc_result {
 	struct sim_rtc_buf log;		/* the compiler's messages */
 	struct sim_rtc_buf code;	/* the code object */
-	void *names;
+	/* its symbols, each its name and its demangled name, both
+	 * NUL-terminated: hiprtc.c finds the lowered names there */
+	struct sim_rtc_buf syms;
 };
 
-/* 0: code holds the code object; -EINVAL: compilation failed (see log);
- * -ENOTSUP: no compiler; -ENOMEM. Every symbol of the code object is passed
- * to sim_rtc_match_name with its demangled name. */
+/* 0: code holds the code object and syms its symbols; -EINVAL:
+ * compilation failed (see log); -ENOTSUP: no compiler; -ENOMEM. */
 int sim_rtc_compile(const struct sim_rtc_job *job, struct sim_rtc_result *res);
-
-/* hiprtc.c: records `mangled` as the lowered name of the name expressions
- * whose stripped form is `demangled`, cut as ROCm 5.2 cuts it. */
-void sim_rtc_match_name(const struct sim_rtc_job *job, struct sim_rtc_result *res,
-			const char *mangled, const char *demangled);
 
 #endif

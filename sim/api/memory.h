@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memory.h - what the memory API files share: pools (pool.c), arrays
+ * (array.c), copies in stream order (memcpy.c), the CPU's mappings (hmm.c).
+ */
+#ifndef HIPSVM_SIM_API_MEMORY_H
+#define HIPSVM_SIM_API_MEMORY_H
+
+#include <hip/hip_runtime_api.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sim_op;
+
+/* hipMallocAsync (pool NULL: the stream's device's current pool) and
+ * hipFreeAsync's bookkeeping. HIP errors, as ROCm answers them. */
+hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream);
+hipError_t sim_pool_free(void *ptr);
+
+struct sim_array_info {
+	uint8_t *mem;			/* the elements, rows packed */
+	size_t elem, row, rows, slices;	/* bytes per element and per row; counts */
+};
+/* The layout of a live array handle; false for anything else. */
+bool sim_array_get(const hipArray *h, struct sim_array_info *out);
+
+/* memcpy.c: shared by the copy and fill files */
+/* Runs op in stream order: queued when !sync; otherwise after the stream
+ * (and, on the null stream, every blocking stream of its device) is idle,
+ * on the calling thread. op is freed with free() either way. */
+hipError_t sim_run_op(hipStream_t stream, bool sync, struct sim_op *op);
+/* The stream of the _spt calls: the per-thread default stream. */
+hipStream_t sim_spt_stream(void);
+/* ROCm's validation of a linear copy (ihipMemcpy_validate) and kind. */
+hipError_t sim_check_copy(void *dst, const void *src, size_t n, int kind);
+hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync);
+
+/* hmm.c */
+/* Is every page of [lo, hi) mapped in this process? */
+bool sim_range_mapped(uintptr_t lo, uintptr_t hi);
+
+#endif
