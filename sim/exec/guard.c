@@ -543,7 +543,7 @@ void sim_isa_mem_init(struct sim_isa_mem *m, struct sim_gpu *g, const uint32_t *
 	m->ops.atomic = mem_atomic;
 	m->gpu = g;
 	m->stop = stop;
-	m->pid = getpid();
+	m->pid = sim.pid;
 }
 
 void sim_isa_mem_internal(struct sim_isa_mem *m, const void *p, size_t n)

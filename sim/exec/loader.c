@@ -23,6 +23,7 @@
 #include "exec/loader.h"
 #include "runtime/map.h"
 #include "runtime/state.h"
+#include "exec/run.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -37,6 +38,7 @@ struct sim_image {
 	pid_t pid[HIPSVM_MAX_GPUS];
 	int err[HIPSVM_MAX_GPUS];		/* a load that failed: not tried again */
 	struct hipsvm_kernel_info *kinfo[HIPSVM_MAX_GPUS];
+	uint64_t gen[HIPSVM_MAX_GPUS];		/* its kernels' generation there */
 };
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -77,9 +79,11 @@ static void unload_dev(struct sim_image *r, int dev)
 {
 	struct sim_alloc *a;
 
+	sim_isa_forget(r->gen[dev]);
+	r->gen[dev] = 0;
 	free(r->kinfo[dev]);
 	r->kinfo[dev] = NULL;
-	if (r->base[dev] && r->pid[dev] == getpid()) {
+	if (r->base[dev] && r->pid[dev] == sim.pid) {
 		a = sim_map_take((void *)r->base[dev], SIM_ROLE_CODE);
 		if (a)
 			sim_alloc_destroy(a);
@@ -105,31 +109,39 @@ void sim_loader_remove(const struct hipsvm_codeobj *co)
 		return;
 	for (int d = 0; d < HIPSVM_MAX_GPUS; d++)
 		unload_dev(r, d);
+	/* the code object's own copy, freed by the caller next */
+	if (hipsvm_codeobj_count(co))
+		sim_isa_forget(hipsvm_codeobj_kernel(co, 0)->gen);
 	free(r);
 }
 
 /* Loads r on dev (loader_lock held); 0 or -errno. */
 static int load(struct sim_image *r, int dev)
 {
-	uint64_t span = hipsvm_codeobj_image_size(r->co);
-	unsigned n = hipsvm_codeobj_count(r->co);
+	uint64_t span;
+	unsigned n;
 	struct hipsvm_context *c;
 	struct sim_alloc *a;
 	uint64_t gen;
 	uint8_t *p;
 	int err;
 
-	if (r->base[dev] && r->pid[dev] == getpid())
+	if (r->base[dev] && r->pid[dev] == sim.pid)
 		return 0;
-	if (r->err[dev] && r->pid[dev] == getpid())
+	if (r->err[dev] && r->pid[dev] == sim.pid)
 		return r->err[dev];
-	if (r->pid[dev] != getpid()) {	/* a fork child: the parent's are gone */
+	if (r->pid[dev] != sim.pid) {	/* a fork child: the parent's are gone */
+		sim_isa_forget(r->gen[dev]);
+		r->gen[dev] = 0;
 		free(r->kinfo[dev]);
 		r->kinfo[dev] = NULL;
 		r->base[dev] = 0;
 	}
-	r->pid[dev] = getpid();
+	r->pid[dev] = sim.pid;
 	r->err[dev] = -ENOENT;
+	/* read here, not on every launch: the size walks the program headers */
+	span = hipsvm_codeobj_image_size(r->co);
+	n = hipsvm_codeobj_count(r->co);
 	if (!span || span > SIZE_MAX)
 		return r->err[dev];
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC, dev);
@@ -169,6 +181,7 @@ static int load(struct sim_image *r, int dev)
 			k->gen = gen;
 		}
 	}
+	r->gen[dev] = gen;
 	r->base[dev] = a->base;
 	r->err[dev] = 0;
 	return 0;

@@ -10,7 +10,8 @@
  * A kernel is prepared (decoded whole, checked against what the semantics
  * implement) at its first launch and kept in a cache keyed by its code's
  * generation (below): the cache owns a copy of the descriptor and code, so
- * unloading the module that held them cannot leave a dangling entry. A launch then builds the kernarg segment (the explicit
+ * a dispatch still queued when its module is unloaded runs on; the entries
+ * of unloaded code are freed once no dispatch holds them. A launch then builds the kernarg segment (the explicit
  * arguments at their metadata offsets, hidden arguments zero: no global
  * offsets, no hostcall buffer, no multigrid) and the dispatch packet, and
  * queues a stream operation that runs every workgroup.
@@ -29,6 +30,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* One copy of a generation's code, shared by its kernels (the whole text
+ * section of a code object is copied once, not once per kernel). */
+struct ktext {
+	struct ktext *next;
+	uint64_t gen, vaddr;
+	size_t size;
+	uint8_t *code;
+	unsigned users;			/* kcache entries */
+};
+
 /*
  * A prepared kernel, found by its code's generation (info->gen: one number
  * per copy or placement of code, so a module unloaded and another loaded at
@@ -39,6 +50,9 @@
 struct kcache {
 	struct kcache *next;
 	uint64_t gen;
+	unsigned refs;			/* queued dispatches running its program */
+	bool dead;			/* its code was unloaded: freed at refs 0 */
+	struct ktext *text;		/* its code's shared copy; NULL: its own */
 	uint8_t kd[64];
 	uint8_t *code;
 	size_t code_size, entry;
@@ -46,15 +60,6 @@ struct kcache {
 	struct isa_kernel k;
 	bool ok;
 	char why[128];
-};
-
-/* One copy of a generation's code, shared by its kernels (the whole text
- * section of a code object is copied once, not once per kernel). */
-struct ktext {
-	struct ktext *next;
-	uint64_t gen, vaddr;
-	size_t size;
-	uint8_t *code;
 };
 
 #define KCACHE_BUCKETS 256
@@ -80,25 +85,85 @@ static unsigned kcache_bucket(uint64_t gen, uint64_t vaddr, size_t entry)
 	return (unsigned)(h >> 56) % KCACHE_BUCKETS;
 }
 
-/* The cache's copy of code (cache_lock held): a generation's shared one,
- * or a new one; NULL when out of memory. */
-static uint8_t *code_copy(uint64_t gen, const uint8_t *code, size_t size, uint64_t vaddr)
+/* c's copy of its code (cache_lock held): its generation's shared one, or
+ * a new one; false when out of memory. */
+static bool code_copy(struct kcache *c, const uint8_t *code)
 {
 	struct ktext *t;
 	uint8_t *p;
 
-	for (t = texts; gen && t; t = t->next)
-		if (t->gen == gen && t->vaddr == vaddr && t->size == size)
-			return t->code;
-	p = malloc(size ? size : 1);
+	for (t = texts; c->gen && t; t = t->next)
+		if (t->gen == c->gen && t->vaddr == c->code_vaddr && t->size == c->code_size) {
+			t->users++;
+			c->text = t;
+			c->code = t->code;
+			return true;
+		}
+	p = malloc(c->code_size ? c->code_size : 1);
 	if (!p)
-		return NULL;
-	memcpy(p, code, size);
-	if (gen && (t = malloc(sizeof(*t))) != NULL) {
-		*t = (struct ktext){ texts, gen, vaddr, size, p };
+		return false;
+	memcpy(p, code, c->code_size);
+	c->code = p;
+	if (c->gen && (t = malloc(sizeof(*t))) != NULL) {
+		*t = (struct ktext){ texts, c->gen, c->code_vaddr, c->code_size, p, 1 };
 		texts = t;
+		c->text = t;
 	}
-	return p;
+	return true;
+}
+
+/* Frees c, no longer in the cache nor run (cache_lock held). */
+static void kcache_free(struct kcache *c)
+{
+	struct ktext **tp, *t = c->text;
+
+	isa_kernel_release(&c->k);
+	if (!t) {
+		free(c->code);
+	} else if (--t->users == 0) {
+		for (tp = &texts; *tp && *tp != t; tp = &(*tp)->next)
+			;
+		if (*tp)
+			*tp = t->next;
+		free(t->code);
+		free(t);
+	}
+	free(c);
+}
+
+static void kcache_put(struct kcache *c)
+{
+	pthread_mutex_lock(&cache_lock);
+	if (--c->refs == 0 && c->dead)
+		kcache_free(c);
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/*
+ * Code of generation gen is gone (its module unloaded, or a fork child's
+ * parent's image): its entries could never be found again, so they go,
+ * each when the last dispatch running it ends.
+ */
+void sim_isa_forget(uint64_t gen)
+{
+	if (!gen)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	for (unsigned b = 0; b < KCACHE_BUCKETS; b++) {
+		struct kcache **pp = &cache[b], *c;
+
+		while ((c = *pp) != NULL) {
+			if (c->gen != gen) {
+				pp = &c->next;
+				continue;
+			}
+			*pp = c->next;
+			c->dead = true;
+			if (!c->refs)
+				kcache_free(c);
+		}
+	}
+	pthread_mutex_unlock(&cache_lock);
 }
 
 /*
@@ -106,7 +171,7 @@ static uint8_t *code_copy(uint64_t gen, const uint8_t *code, size_t size, uint64
  * object when known (the functions it calls are there), entered at the
  * kernel's entry; otherwise its own function.
  */
-static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
+static struct kcache *prepare(const struct hipsvm_kernel_info *info)
 {
 	const uint8_t *code = info->code;
 	size_t size = info->code_size, entry = 0;
@@ -133,22 +198,24 @@ static const struct kcache *prepare(const struct hipsvm_kernel_info *info)
 			break;
 		}
 	if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
-		c->code = code_copy(gen, code, size, vaddr);
-		if (!c->code) {
+		c->gen = gen;
+		c->code_size = size;
+		c->code_vaddr = vaddr;
+		c->entry = entry;
+		if (!code_copy(c, code)) {
 			free(c);
 			c = NULL;
 		} else {
-			c->gen = gen;
 			memcpy(c->kd, info->kd, 64);
-			c->code_size = size;
-			c->code_vaddr = vaddr;
-			c->entry = entry;
 			c->ok = isa_kernel_prepare_at(&c->k, c->kd, c->code, c->code_size, c->code_vaddr,
 						      entry, c->why, sizeof(c->why)) == 0;
 			c->next = *head;
 			*head = c;
 		}
 	}
+	/* the caller's reference, for the dispatch it queues */
+	if (c && c->ok)
+		c->refs++;
 	pthread_mutex_unlock(&cache_lock);
 	return c;
 }
@@ -159,6 +226,7 @@ struct isa_op {
 	int dev;
 	struct isa_dispatch d;
 	struct isa_kernel k;		/* a copy: the cache entry's program */
+	struct kcache *c;		/* that entry, held until the dispatch ends */
 	uint8_t *kernarg;
 	size_t kernarg_len;
 	/* 16-byte aligned, as calloc gives: the kernel reads them with
@@ -200,6 +268,7 @@ static void isa_run(struct sim_op *op)
 	if (!g) {
 		sim_stream_set_error(o->s, hipErrorInvalidDevice);
 		free(o->kernarg);
+		kcache_put(o->c);
 		return;
 	}
 	sim_isa_mem_init(&mem, g, &o->d.stop);
@@ -232,6 +301,7 @@ static void isa_run(struct sim_op *op)
 		sim_stream_set_error(o->s, hipErrorLaunchFailure);
 	}
 	free(o->kernarg);
+	kcache_put(o->c);
 }
 
 static bool say_fallback(const struct hipsvm_kernel_info *info, const char *name, const char *why)
@@ -263,7 +333,7 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	void **args = l->args;
 	const void *kernarg = l->kernarg;
 	size_t kernarg_size = l->kernarg_size;
-	const struct kcache *c;
+	struct kcache *c;
 	struct isa_op *o;
 	size_t len;
 
@@ -279,8 +349,10 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	/* the group limit was checked at the launch's entry point
 	 * (sim_exec_check_block), in ROCm's order */
 	o = calloc(1, sizeof(*o));
-	if (!o)
+	if (!o) {
+		kcache_put(c);
 		return say_fallback(info, name, "out of memory");
+	}
 	len = info->kernarg_size > c->k.kernarg_size ? info->kernarg_size : c->k.kernarg_size;
 	if (kernarg && kernarg_size > len)
 		len = kernarg_size;
@@ -288,6 +360,7 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	o->kernarg = aligned_alloc(64, (o->kernarg_len + 63) & ~(size_t)63);
 	if (!o->kernarg) {
 		free(o);
+		kcache_put(c);
 		return say_fallback(info, name, "out of memory");
 	}
 	memset(o->kernarg, 0, o->kernarg_len);
@@ -301,7 +374,8 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	} else if (kernarg) {
 		memcpy(o->kernarg, kernarg, kernarg_size < len ? kernarg_size : len);
 	}
-	o->k = c->k;	/* the program stays in the cache, which is never freed */
+	o->k = c->k;	/* the program stays while o holds c */
+	o->c = c;
 	o->d.k = &o->k;
 	memcpy(o->d.grid, dims->grid, sizeof(o->d.grid));
 	memcpy(o->d.block, dims->block, sizeof(o->d.block));
@@ -323,7 +397,13 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	o->op.fn = isa_run;
 	o->s = s;
 	o->dev = sim_stream_device(s);
-	snprintf(o->name, sizeof(o->name), "%s", name);
+	{
+		/* the name as snprintf would cut it, without its format parsing */
+		size_t n = strnlen(name, sizeof(o->name) - 1);
+
+		memcpy(o->name, name, n);
+		o->name[n] = 0;
+	}
 	__atomic_fetch_add(&st_dispatches, 1, __ATOMIC_RELAXED);
 	sim_stream_enqueue(s, &o->op);
 	return true;

@@ -46,6 +46,10 @@ void sim_isa_mem_internal(struct sim_isa_mem *m, const void *p, size_t n);
 void sim_isa_guard_unblock(sigset_t *saved);
 void sim_isa_guard_restore(const sigset_t *saved);
 
+/* Code of generation gen (hipsvm_kernel_info.gen) is gone: the prepared
+ * kernels made from it are freed once no dispatch runs them (loader.c). */
+void sim_isa_forget(uint64_t gen);
+
 /* The interpreter's helper threads, kept between dispatches (pool.c):
  * isa_dispatch's spawn and join. */
 int sim_isa_pool_spawn(void **job, void *(*fn)(void *), void *arg);

@@ -70,6 +70,9 @@ static void atfork_child(void)
 			if (st->abandon)
 				st->abandon();
 	pthread_mutex_init(&init_lock, NULL);
+	/* read before the child's init too: its exit unloads code objects,
+	 * which must not take the parent's mappings for its own */
+	sim.pid = (int)getpid();
 	__atomic_store_n(&sim_inited, 0, __ATOMIC_RELEASE);
 }
 
@@ -155,6 +158,7 @@ static void do_init(void)
 	sim.apu = sim.opt.num[HIPSVM_SIM_O_APU] != 0;
 	sim.ts_start = sim.opt.num[HIPSVM_SIM_O_TS_START] & HIPSVM_TS_MASK;
 	sim.quiet = sim.opt.num[HIPSVM_SIM_O_QUIET] != 0;
+	sim.pid = (int)getpid();	/* a system call: read once, not per launch */
 	sim.ring_size = ring_size_option();
 	fgs = sim.opt.num[HIPSVM_SIM_O_FGS_MASK];
 

@@ -56,6 +56,7 @@ struct sim_state {
 	char socket_name[HIPSVM_OPT_STR_MAX + 32];
 	bool quiet;
 	uint32_t kernel_notice;
+	int pid;	/* getpid() at sim_init (a fork child's own: it inits again) */
 };
 extern struct sim_state sim;
 

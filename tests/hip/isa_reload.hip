@@ -8,7 +8,8 @@
 //    out addresses back to back, so the program first takes that range
 //    itself (PROT_NONE, as a program's own fixed mapping may): the images
 //    then go where the kernel puts them, which is where the one unloaded
-//    before was, and at least one such reuse is required.
+//    before was, and at least one such reuse is required. Then modules
+//    unloaded with launches still queued: those run their own code.
 //  - The helper threads (HIPSVM_SIM_EXEC_THREADS=4, set by the test): after
 //    launches they stay, named hipsvm-isa, and the same ones run the next
 //    launches (none made per dispatch); a fork child runs kernels with its
@@ -126,6 +127,25 @@ static int reload(const char *a, const char *b, int *d)
 		printf("FAIL reload: no image was loaded where the one before had been\n");
 		return 2;
 	}
+	// unloaded while its launches may still be queued: they run to the end
+	// on the program they were queued with (the cache lets it go after)
+	for (int k = 0; k < 4; k++) {
+		int v = k % 2 ? 2 : 1;
+		hipModule_t m;
+		hipFunction_t f;
+		void *args[] = { &d };
+
+		CHECK(hipModuleLoad(&m, k % 2 ? b : a));
+		CHECK(hipModuleGetFunction(&f, m, "put_plain"));
+		for (int j = 0; j < 3; j++)
+			CHECK(hipModuleLaunchKernel(f, GROUPS, 1, 1, 64, 1, 1, 0, 0, args, NULL));
+		CHECK(hipModuleUnload(m));
+		CHECK(hipDeviceSynchronize());
+		CHECK(hipMemcpy(h, d, sizeof(h), hipMemcpyDeviceToHost));
+		if (check(h, v * 1000, "launched, then unloaded"))
+			return 2;
+	}
+	printf("ok reload: launches queued before an unload ran their own code\n");
 	return 0;
 }
 

@@ -9,3 +9,9 @@ extern "C" __global__ void put(int *out)
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	out[i] = RELOAD_VALUE * 1000 + i + marker[0];
 }
+// no access to the image's variables: it can run after its module is gone
+extern "C" __global__ void put_plain(int *out)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	out[i] = RELOAD_VALUE * 1000 + i;
+}
