@@ -105,8 +105,10 @@ struct pk_src {
 
 static const uint32_t zero_lanes[ISA_LANES];
 
-static void pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n,
-		       struct pk_src *s, uint32_t (*buf)[2][ISA_LANES])
+/* inlined, so that its broadcasts are the handler's wide loops */
+static inline __attribute__((always_inline)) void
+pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n, struct pk_src *s,
+	   uint32_t (*buf)[2][ISA_LANES])
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned src = in->src[i];
@@ -210,10 +212,14 @@ ISA_WIDE HANDLER(carry)
 				co[l] = A[l] < B[l];
 			}
 	} else {
-		uint8_t ci[ISA_LANES];
+		/* the carry-in bits as lanes: 32-bit shifts, which vectorise
+		 * (a 64-bit mask shifted into bytes does not) */
+		uint32_t ci[ISA_LANES], c0 = (uint32_t)cin, c1 = (uint32_t)(cin >> 32);
 
-		for (unsigned l = 0; l < ISA_LANES; l++)
-			ci[l] = cin >> l & 1;
+		for (unsigned l = 0; l < ISA_LANES / 2; l++) {
+			ci[l] = c0 >> l & 1;
+			ci[l + ISA_LANES / 2] = c1 >> l & 1;
+		}
 		if (op == 0x11c)
 			for (unsigned l = 0; l < ISA_LANES; l++) {
 				uint32_t t = A[l] + B[l];
