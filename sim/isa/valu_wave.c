@@ -252,9 +252,12 @@ ISA_WIDE HANDLER(cndmask)
 		return isa_h_valu32(w, env, in);
 	A = src32(w, in, 0, ba);
 	B = src32(w, in, 1, bb);
+	uint32_t mk[ISA_LANES];
+
 	m = mask_src(w, in);
+	lane_masks(m, mk);
 	for (unsigned l = 0; l < ISA_LANES; l++)
-		r[l] = m >> l & 1 ? B[l] : A[l];
+		r[l] = (B[l] & mk[l]) | (A[l] & ~mk[l]);
 	put32(w, vdst(in), isa_exec(w), r);
 	return 0;
 }
@@ -282,14 +285,52 @@ ISA_WIDE HANDLER(shift64)
 		L = bl;
 		H = bh;
 	}
-	for (unsigned l = 0; l < ISA_LANES; l++) {
-		uint64_t b = L[l] | (uint64_t)H[l] << 32, r;
-		unsigned sh = A[l] & 63;
+	if (in->src[0] < 256 && (A[0] & 31)) {
+		/* one amount for every lane (a constant, mostly), not a
+		 * multiple of 32: the two dwords with 32-bit shifts, one plain
+		 * loop per case (a choice inside a loop keeps it scalar) */
+		unsigned sh = A[0] & 63, k = sh & 31, kk = 32 - k;
 
-		r = in->op == 0x28f ? b << sh : in->op == 0x290 ? b >> sh : (uint64_t)((int64_t)b >> sh);
-		lo[l] = (uint32_t)r;
-		hi[l] = (uint32_t)(r >> 32);
+#define SHIFT64_EACH(elo, ehi) \
+	for (unsigned l = 0; l < ISA_LANES; l++) { \
+		uint32_t x = L[l], y = H[l]; \
+		(void)x; \
+		(void)y; \
+		lo[l] = (elo); \
+		hi[l] = (ehi); \
 	}
+		if (in->op == 0x28f && sh < 32)		/* lshl */
+			SHIFT64_EACH(x << k, y << k | x >> kk)
+		else if (in->op == 0x28f)
+			SHIFT64_EACH(0, x << k)
+		else if (in->op == 0x290 && sh < 32)	/* lshr */
+			SHIFT64_EACH(x >> k | y << kk, y >> k)
+		else if (in->op == 0x290)
+			SHIFT64_EACH(y >> k, 0)
+		else if (sh < 32)			/* ashr */
+			SHIFT64_EACH(x >> k | y << kk, (uint32_t)((int32_t)y >> k))
+		else
+			SHIFT64_EACH((uint32_t)((int32_t)y >> k), (uint32_t)((int32_t)y >> 31))
+#undef SHIFT64_EACH
+		goto put;
+	}
+	/* one loop per operation: a choice inside the loop keeps it scalar */
+#define SHIFT64_LOOP(expr) \
+	for (unsigned l = 0; l < ISA_LANES; l++) { \
+		uint64_t b = L[l] | (uint64_t)H[l] << 32, r; \
+		unsigned sh = A[l] & 63; \
+		r = (expr); \
+		lo[l] = (uint32_t)r; \
+		hi[l] = (uint32_t)(r >> 32); \
+	}
+	if (in->op == 0x28f)
+		SHIFT64_LOOP(b << sh)
+	else if (in->op == 0x290)
+		SHIFT64_LOOP(b >> sh)
+	else
+		SHIFT64_LOOP((uint64_t)((int64_t)b >> sh))
+#undef SHIFT64_LOOP
+put:
 	if (d + 1 >= ISA_NVGPR)
 		return 0;
 	put32(w, d + 256, ex, lo);
