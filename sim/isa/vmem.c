@@ -683,29 +683,42 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 	case 0x0d:	/* ds_write_b32: lane order, the last lane's value stays */
 		if (!lds_addrs(w, env, a, off16, 4, ad))
 			break;
-		for (unsigned l = 0; l < ISA_LANES; l++)
-			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
+		/* eight lanes a step, unrolled (a scatter has no wide form) */
+		for (unsigned l = 0; l < ISA_LANES; l += 8)
+			for (unsigned j = 0; j < 8; j++)
+				memcpy(env->lds + ad[l + j], &w->v[d0][l + j], 4);
 		return 0;
 	case 0x37: case 0x77: {	/* ds_read2_b32, ds_read2_b64 */
 		unsigned sz = op == 0x37 ? 4 : 8;
+		uint32_t f0 = (uint32_t)in->offset * sz, f1 = (uint32_t)in->offset1 * sz, hv = 0;
+		const uint32_t *av = w->v[a];
 
-		if (!lds_addrs(w, env, a, (uint32_t)in->offset * sz, sz, ad) ||
-		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * sz, sz, ad1))
+		/* one range check for both: the highest lane's address plus
+		 * the larger offset, without a 32-bit wrap (a lane that wraps,
+		 * or is out of range, takes the general form); the gathers
+		 * then take the lanes' addresses as they are, the offset in
+		 * their base */
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			hv = av[l] > hv ? av[l] : hv;
+		if ((uint64_t)hv + (f0 > f1 ? f0 : f1) + sz > env->lds_size)
 			break;
 		uint32_t *o0 = w->v[vd & 0xff], *o1 = w->v[(vd + 1) & 0xff];
 		uint32_t *o2 = w->v[(vd + 2) & 0xff], *o3 = w->v[(vd + 3) & 0xff];
-		/* straight into the destinations: the addresses are in ad and
-		 * ad1 already, so a destination that is the address register
-		 * changes nothing read after it */
+		/* straight into the destinations; the addresses copied first
+		 * when one of them is the address register */
+		if (((a - vd) & 0xff) < sz / 2) {
+			memcpy(ad, av, sizeof(ad));
+			av = ad;
+		}
 		if (sz == 4) {
-			gather_off(o0, lds_, ad);
-			gather_off(o1, lds_, ad1);
+			gather_off(o0, lds_ + f0, av);
+			gather_off(o1, lds_ + f1, av);
 		} else {
 			/* each 64-bit element as its two dwords (little-endian) */
-			gather_off(o0, lds_, ad);
-			gather_off(o1, lds_ + 4, ad);
-			gather_off(o2, lds_, ad1);
-			gather_off(o3, lds_ + 4, ad1);
+			gather_off(o0, lds_ + f0, av);
+			gather_off(o1, lds_ + f0 + 4, av);
+			gather_off(o2, lds_ + f1, av);
+			gather_off(o3, lds_ + f1 + 4, av);
 		}
 		return 0;
 	}
