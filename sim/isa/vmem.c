@@ -683,10 +683,21 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 	case 0x0d:	/* ds_write_b32: lane order, the last lane's value stays */
 		if (!lds_addrs(w, env, a, off16, 4, ad))
 			break;
-		/* eight lanes a step, unrolled (a scatter has no wide form) */
-		for (unsigned l = 0; l < ISA_LANES; l += 8)
-			for (unsigned j = 0; j < 8; j++)
-				memcpy(env->lds + ad[l + j], &w->v[d0][l + j], 4);
+		{
+			/* the pointers in locals: a byte store could be
+			 * env->lds itself, for all the compiler knows */
+			uint8_t *ld = env->lds;
+			const uint32_t *dv = w->v[d0];
+
+			/* four lanes a step, unrolled by hand (a scatter has
+			 * no wide form, and -O2 does not unroll) */
+			for (unsigned l = 0; l < ISA_LANES; l += 4) {
+				memcpy(ld + ad[l], &dv[l], 4);
+				memcpy(ld + ad[l + 1], &dv[l + 1], 4);
+				memcpy(ld + ad[l + 2], &dv[l + 2], 4);
+				memcpy(ld + ad[l + 3], &dv[l + 3], 4);
+			}
+		}
 		return 0;
 	case 0x37: case 0x77: {	/* ds_read2_b32, ds_read2_b64 */
 		unsigned sz = op == 0x37 ? 4 : 8;
@@ -726,9 +737,14 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 		if (!lds_addrs(w, env, a, (uint32_t)in->offset * 4, 4, ad) ||
 		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * 4, 4, ad1))
 			break;
-		for (unsigned l = 0; l < ISA_LANES; l++) {
-			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
-			memcpy(env->lds + ad1[l], &w->v[d1][l], 4);
+		{
+			uint8_t *ld = env->lds;
+			const uint32_t *dv0 = w->v[d0], *dv1 = w->v[d1];
+
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				memcpy(ld + ad[l], &dv0[l], 4);
+				memcpy(ld + ad1[l], &dv1[l], 4);
+			}
 		}
 		return 0;
 	}
