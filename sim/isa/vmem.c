@@ -361,12 +361,24 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 	}
 	/* any lane in the LDS or private aperture? (here, where the loop is
 	 * wide: a 32-bit OR of compares, which the compiler vectorises; a
-	 * bool accumulator it does not) */
-	{
+	 * bool accumulator it does not). A flat address's high dword from
+	 * the registers' dwords: 32-bit lanes, twice as many a step. */
+	if (in->seg == 1) {
+		ap = true;
+	} else if (sad) {
 		uint32_t any = 0;
 
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = (uint32_t)(b.addr[l] >> 32);
+
+			any |= (uint32_t)(h == ISA_PRIVATE_HI) | (uint32_t)(h == ISA_SHARED_HI);
+		}
+		ap = any != 0;
+	} else {
+		uint32_t any = 0, olo = (uint32_t)off, ohi = (uint32_t)((uint64_t)off >> 32);
+
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			uint32_t h = hi[l] + ohi + (uint32_t)(lo[l] + olo < lo[l]);
 
 			any |= (uint32_t)(h == ISA_PRIVATE_HI) | (uint32_t)(h == ISA_SHARED_HI);
 		}
