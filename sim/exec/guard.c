@@ -367,6 +367,27 @@ static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n,
 	return 0;
 }
 
+/* The lowest and highest of addr[0..n): a whole wave's loop has a fixed
+ * count, which the compiler vectorises. */
+static inline void span(const uint64_t *addr, unsigned n, uint64_t *lo_, uint64_t *hi_)
+{
+	uint64_t lo = ~0ull, hi = 0;
+
+	if (n == ISA_LANES) {
+		for (unsigned i = 0; i < ISA_LANES; i++) {
+			lo = addr[i] < lo ? addr[i] : lo;
+			hi = addr[i] > hi ? addr[i] : hi;
+		}
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			lo = addr[i] < lo ? addr[i] : lo;
+			hi = addr[i] > hi ? addr[i] : hi;
+		}
+	}
+	*lo_ = lo;
+	*hi_ = hi;
+}
+
 ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size,
 			       bool write, void *buf)
 {
@@ -379,22 +400,27 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 	if (n > ISA_LANES || !n)
 		return n ? -ISA_E_FAULT : 0;
 	/* the bounds, once per instruction: consecutive lanes have theirs at
-	 * the ends (counted in an integer, which the compiler vectorises) */
-	{
+	 * the ends. A whole wave's loops have a fixed count, which the
+	 * compiler vectorises (-O2 leaves a loop of unknown count scalar). */
+	if (n == ISA_LANES) {
+		uint64_t gaps = 0;
+
+		for (unsigned i = 0; i < ISA_LANES; i++)
+			gaps |= addr[i] ^ (addr[0] + (uint64_t)(i * size));
+		run = gaps == 0;
+	} else {
 		unsigned gaps = 0;
 
 		for (unsigned i = 1; i < n; i++)
 			gaps += addr[i] - addr[i - 1] != size;
-		run = gaps == 0 && addr[n - 1] >= addr[0];	/* not wrapped */
+		run = gaps == 0;
 	}
+	run &= addr[n - 1] >= addr[0];	/* not wrapped */
 	if (run) {
 		lo = addr[0];
 		hi = addr[n - 1];
 	} else {
-		for (unsigned i = 0; i < n; i++) {
-			lo = addr[i] < lo ? addr[i] : lo;
-			hi = addr[i] > hi ? addr[i] : hi;
-		}
+		span(addr, n, &lo, &hi);
 	}
 	if (hi + size < hi)
 		return -ISA_E_FAULT;
@@ -504,24 +530,25 @@ static int guarded_rmw(const uint64_t *addr, unsigned n, unsigned size, int op,
 	return 0;
 }
 
-static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size, int op,
-		      const uint64_t *src, const uint64_t *cmp, uint64_t *old)
+ISA_WIDE static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigned n, unsigned size,
+			       int op, const uint64_t *src, const uint64_t *cmp, uint64_t *old)
 {
 	struct sim_isa_mem *m = (struct sim_isa_mem *)im;
-
-	uint64_t lo = ~0ull, hi = 0, mis = 0;
+	uint64_t lo, hi, mis = 0;
 
 	if (n > ISA_LANES)
 		return -ISA_E_FAULT;
-	/* misaligned atomics fault on the hardware too; the dispatch's own
-	 * buffers are not for atomics: lane by lane only when the lanes' span
-	 * meets one of them */
-	for (unsigned i = 0; i < n; i++) {
-		mis |= addr[i] % size;
-		lo = addr[i] < lo ? addr[i] : lo;
-		hi = addr[i] > hi ? addr[i] : hi;
-	}
-	if (mis)
+	/* misaligned atomics fault on the hardware too (size is 4 or 8, so
+	 * the lanes' OR tells); the dispatch's own buffers are not for
+	 * atomics: lane by lane only when the lanes' span meets one of them */
+	if (n == ISA_LANES)
+		for (unsigned i = 0; i < ISA_LANES; i++)
+			mis |= addr[i];
+	else
+		for (unsigned i = 0; i < n; i++)
+			mis |= addr[i];
+	span(addr, n, &lo, &hi);
+	if (mis % size)
 		return -ISA_E_FAULT;
 	for (unsigned r = 0; n && r < m->ninternal; r++)
 		if (lo < m->hi[r] && hi + size > m->lo[r]) {

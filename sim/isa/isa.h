@@ -270,11 +270,46 @@ int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct is
 
 /* operand.c: scalar operand access: a 32/64-bit source (inline constants
  * as the operand size wants them; 64-bit float constants are doubles when
- * f64 is set), and SGPR writes (out of range: dropped). */
-uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in, unsigned src);
-uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64);
-void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v);
-void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v);
+ * f64 is set), and SGPR writes (out of range: dropped). The _any forms
+ * take every source; the inline ones below answer SGPRs, inline integers
+ * and the literal in place (every instruction reads some) and call them
+ * for the rest. */
+uint32_t isa_sreg32_any(const struct isa_wave *w, const struct isa_insn *in, unsigned src);
+uint64_t isa_sreg64_any(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64);
+
+static inline uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in,
+				  unsigned src)
+{
+	if (src < ISA_NSGPR)
+		return w->s[src];
+	if (src <= 192)
+		return src - 128;	/* 128..192: the integers 0..64 */
+	if (src == 255)
+		return in->lit;
+	return isa_sreg32_any(w, in, src);
+}
+
+static inline uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in,
+				  unsigned src, bool f64)
+{
+	if (src < ISA_NSGPR - 1)
+		return (uint64_t)w->s[src] | (uint64_t)w->s[src + 1] << 32;
+	return isa_sreg64_any(w, in, src, f64);
+}
+
+static inline void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v)
+{
+	if (dst < ISA_NSGPR)
+		w->s[dst] = v;
+}
+
+static inline void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v)
+{
+	if (dst < ISA_NSGPR - 1) {
+		w->s[dst] = (uint32_t)v;
+		w->s[dst + 1] = (uint32_t)(v >> 32);
+	}
+}
 
 /* x86-64 with AVX2 (and FMA, where the row's one operation is an fma)
  * runs the loops 8 lanes at a time; chosen once, when the library loads.

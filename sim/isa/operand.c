@@ -17,7 +17,7 @@ static const uint64_t fconst64[] = {
 	0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull,
 };
 
-uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in, unsigned src)
+uint32_t isa_sreg32_any(const struct isa_wave *w, const struct isa_insn *in, unsigned src)
 {
 	if (src < ISA_NSGPR)
 		return w->s[src];
@@ -40,12 +40,12 @@ uint32_t isa_sreg32(const struct isa_wave *w, const struct isa_insn *in, unsigne
 	return 0;
 }
 
-uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64)
+uint64_t isa_sreg64_any(const struct isa_wave *w, const struct isa_insn *in, unsigned src, bool f64)
 {
 	if (src < ISA_NSGPR - 1)
 		return (uint64_t)w->s[src] | (uint64_t)w->s[src + 1] << 32;
 	if (src >= 129 && src <= 208)
-		return (uint64_t)(int64_t)(int32_t)isa_sreg32(w, in, src);
+		return (uint64_t)(int64_t)(int32_t)isa_sreg32_any(w, in, src);
 	/* a float inline constant is a double in every 64-bit operand, integer
 	 * ones too (s_mov_b64 s[6:7], 1.0 is how -O0 code makes 1.0); only a
 	 * literal depends on the operand's type */
@@ -54,21 +54,6 @@ uint64_t isa_sreg64(const struct isa_wave *w, const struct isa_insn *in, unsigne
 	if (src == 255)
 		return f64 ? (uint64_t)in->lit << 32 : in->lit;
 	if (src == 235 || src == 237)	/* apertures: a 64-bit base */
-		return (uint64_t)isa_sreg32(w, in, src) << 32;
-	return isa_sreg32(w, in, src);
+		return (uint64_t)isa_sreg32_any(w, in, src) << 32;
+	return isa_sreg32_any(w, in, src);
 }
-
-void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v)
-{
-	if (dst < ISA_NSGPR)
-		w->s[dst] = v;
-}
-
-void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v)
-{
-	if (dst < ISA_NSGPR - 1) {
-		w->s[dst] = (uint32_t)v;
-		w->s[dst + 1] = (uint32_t)(v >> 32);
-	}
-}
-

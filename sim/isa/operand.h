@@ -164,21 +164,39 @@ static inline uint64_t pack_mask(const uint8_t *c)
 	return m;
 }
 
+/* 8 lanes as one value: the whole-wave copies below in 32-byte moves
+ * (memcpy of 256 bytes is 16-byte moves at -O2) */
+typedef uint32_t isa_lanes8 __attribute__((vector_size(32), aligned(4), may_alias));
+
+/* Lane l's bit of ex as an all-ones or zero lane: 32-bit shifts, which
+ * vectorise. */
+static inline void lane_masks(uint64_t ex, uint32_t *m)
+{
+	uint32_t e0 = (uint32_t)ex, e1 = (uint32_t)(ex >> 32);
+
+	for (unsigned l = 0; l < ISA_LANES / 2; l++) {
+		m[l] = 0u - (e0 >> l & 1);
+		m[l + ISA_LANES / 2] = 0u - (e1 >> l & 1);
+	}
+}
+
 /* Writes r to the lanes of ex of the destination VGPR (out of range:
- * dropped): a plain copy when every lane is on. */
+ * dropped): a plain copy when every lane is on, a blend otherwise. */
 static inline void put32(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t *r)
 {
-	uint32_t *d;
+	uint32_t *d, m[ISA_LANES];
 
 	if (dst < 256 || dst - 256 >= ISA_NVGPR + ISA_VTMP)
 		return;
 	d = w->v[dst - 256];
 	if (ex == ~0ull) {
-		memcpy(d, r, sizeof(w->v[0]));
+		for (unsigned c = 0; c < ISA_LANES / 8; c++)
+			((isa_lanes8 *)(void *)d)[c] = ((const isa_lanes8 *)(const void *)r)[c];
 		return;
 	}
+	lane_masks(ex, m);
 	for (unsigned l = 0; l < ISA_LANES; l++)
-		d[l] = ex >> l & 1 ? r[l] : d[l];
+		d[l] = (r[l] & m[l]) | (d[l] & ~m[l]);
 }
 
 /* valu16.c: half precision and 16-bit integer operations (isa_h_valu32

@@ -18,12 +18,31 @@ static void set_exec(struct isa_wave *w, uint64_t v)
 	isa_swrite64(w, ISA_EXEC_LO, v);
 }
 
-int isa_h_sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+/* s_setpc_b64 / s_swappc_b64: jumps within the code object */
+static int setpc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		 unsigned op)
+{
+	uint64_t t = isa_sreg64(w, in, in->src[0], false);
+
+	if (op == 0x1e)
+		isa_swrite64(w, in->dst, env->code_vaddr + w->pc);
+	if (t < env->code_vaddr)
+		return -ISA_E_PC;
+	w->pc = t - env->code_vaddr;
+	return 0;
+}
+
+/* The families' bodies, each inlined into its rows' handlers (the end of
+ * the file) with op a constant. */
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE int sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		unsigned op)
 {
 	uint32_t a = isa_sreg32(w, in, in->src[0]);
 	uint64_t a64 = isa_sreg64(w, in, in->src[0], false), ex = isa_exec(w), r;
 
-	switch (in->op) {
+	switch (op) {
 	case 0x00: isa_swrite32(w, in->dst, a); break;			/* s_mov_b32 */
 	case 0x01: isa_swrite64(w, in->dst, a64); break;		/* s_mov_b64 */
 	case 0x02: if (w->scc) isa_swrite32(w, in->dst, a); break;	/* s_cmov_b32 */
@@ -46,9 +65,10 @@ int isa_h_sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	case 0x16: isa_swrite32(w, in->dst, (uint32_t)(int32_t)(int8_t)a); break;
 	case 0x17: isa_swrite32(w, in->dst, (uint32_t)(int32_t)(int16_t)a); break;
 	case 0x1c: isa_swrite64(w, in->dst, env->code_vaddr + w->pc); break;	/* s_getpc_b64 */
+	case 0x1d: case 0x1e: return setpc(w, env, in, op);
 	case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0x27:
 	case 0x33: case 0x34: {						/* s_*_saveexec_b64 */
-		switch (in->op) {
+		switch (op) {
 		case 0x20: r = a64 & ex; break;
 		case 0x21: r = a64 | ex; break;
 		case 0x22: r = a64 ^ ex; break;
@@ -79,11 +99,11 @@ int isa_h_sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	return 0;
 }
 
-int isa_h_sop2(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+INLINE int sop2(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		unsigned op)
 {
 	uint32_t a = isa_sreg32(w, in, in->src[0]), b = isa_sreg32(w, in, in->src[1]), r;
 	uint64_t a64, b64, r64;
-	unsigned op = in->op;
 	bool wide = op == 0x0b || op == 0x0d || op == 0x0f || op == 0x11 || op == 0x13 ||
 		    op == 0x15 || op == 0x17 || op == 0x19 || op == 0x1b;
 
@@ -208,12 +228,13 @@ int isa_h_sop2(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	return 0;
 }
 
-int isa_h_sopc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+INLINE int sopc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		unsigned op)
 {
 	uint32_t a = isa_sreg32(w, in, in->src[0]), b = isa_sreg32(w, in, in->src[1]);
 	int32_t sa = (int32_t)a, sb = (int32_t)b;
 
-	switch (in->op) {
+	switch (op) {
 	case 0x00: w->scc = sa == sb; break;
 	case 0x01: w->scc = sa != sb; break;
 	case 0x02: w->scc = sa > sb; break;
@@ -232,7 +253,7 @@ int isa_h_sopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 		uint64_t a64 = isa_sreg64(w, in, in->src[0], false);
 		uint64_t b64 = isa_sreg64(w, in, in->src[1], false);
 
-		w->scc = in->op == 0x12 ? a64 == b64 : a64 != b64;
+		w->scc = op == 0x12 ? a64 == b64 : a64 != b64;
 		break;
 	}
 	default:
@@ -241,13 +262,14 @@ int isa_h_sopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	return 0;
 }
 
-int isa_h_sopk(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
+INLINE int sopk(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		unsigned op)
 {
 	uint32_t k = (uint32_t)in->offset, d = in->dst < ISA_NSGPR ? w->s[in->dst] : 0;
 	int32_t sd = (int32_t)d, sk = in->offset;
 	uint32_t uk = k & 0xffff;
 
-	switch (in->op) {
+	switch (op) {
 	case 0x00: isa_swrite32(w, in->dst, k); break;			/* s_movk_i32 */
 	case 0x01: if (w->scc) isa_swrite32(w, in->dst, k); break;
 	case 0x02: w->scc = sd == sk; break;
@@ -363,19 +385,6 @@ int isa_h_branch(struct isa_wave *w, const struct isa_env *env, const struct isa
 	return 0;
 }
 
-/* s_setpc_b64 / s_swappc_b64: jumps within the code object */
-int isa_h_setpc(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
-{
-	uint64_t t = isa_sreg64(w, in, in->src[0], false);
-
-	if (in->op == 0x1e)
-		isa_swrite64(w, in->dst, env->code_vaddr + w->pc);
-	if (t < env->code_vaddr)
-		return -ISA_E_PC;
-	w->pc = t - env->code_vaddr;
-	return 0;
-}
-
 int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	uint64_t base = isa_sreg64(w, in, in->addr, false) & 0xffffffffffffull, addr[16];
@@ -413,3 +422,25 @@ int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 		isa_swrite32(w, in->dst + i, buf[i]);
 	return 0;
 }
+
+/* One handler per SOP1/SOP2/SOPC/SOPK row of the table (ops.def), its
+ * family's body with the opcode fixed. */
+#define SALU_HANDLER(h, body, op) \
+	int isa_h_##h(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in) \
+	{ \
+		return body(w, env, in, op); \
+	}
+#define ROW(fmt, op, name, ty, fl, h) ROW_##fmt(op, h)
+#define ROW_SOP1(op, h) SALU_HANDLER(h, sop1, op)
+#define ROW_SOP2(op, h) SALU_HANDLER(h, sop2, op)
+#define ROW_SOPC(op, h) SALU_HANDLER(h, sopc, op)
+#define ROW_SOPK(op, h) SALU_HANDLER(h, sopk, op)
+#define ROW_SOPP(op, h)
+#define ROW_SMEM(op, h)
+#define ROW_VOP(op, h)
+#define ROW_VOP3P(op, h)
+#define ROW_FLAT(op, h)
+#define ROW_MUBUF(op, h)
+#define ROW_DS(op, h)
+#include "ops.def"
+#undef ROW

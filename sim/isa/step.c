@@ -23,38 +23,41 @@ int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct is
 int isa_run_wave(struct isa_wave *w, const struct isa_env *env, uint64_t budget)
 {
 	const struct isa_insn *prog = env->prog;
+	uint64_t i = 0, ran = 0;	/* ran: counted here, added to w->insns once */
+	int err = 0;
 
-	for (uint64_t i = 0; i < budget && w->state == W_RUN && !w->yield; i++) {
+	if (!prog) {
+		for (; i < budget && w->state == W_RUN && !w->yield; i++)
+			if ((err = isa_step(w, env)))
+				return err;
+		return 0;
+	}
+	for (; i < budget && w->state == W_RUN && !w->yield; i++) {
 		uint64_t pc = w->pc;
 		const struct isa_insn *in;
-		int err;
 
-		if (!prog) {
-			err = isa_step(w, env);
-			if (err)
-				return err;
-			continue;
+		if ((pc >= env->code_size) | (pc % 4 != 0)) {
+			err = -ISA_E_PC;
+			break;
 		}
-		if (pc >= env->code_size || pc % 4)
-			return -ISA_E_PC;
 		in = &prog[pc / 4];
 		if (!in->fn) {
 			/* a slot preparation did not reach (code entered through
 			 * a function pointer): decoded where it runs */
-			err = isa_step(w, env);
-			if (err)
-				return err;
+			if ((err = isa_step(w, env)))
+				break;
 			continue;
 		}
-		w->insns++;
+		ran++;
 		w->pc = pc + 4u * in->words;
 		err = in->fn(w, env, in);
 		if (err) {
 			w->pc = pc;
-			return err;
+			break;
 		}
 	}
-	return 0;
+	w->insns += ran;
+	return err;
 }
 
 int isa_step(struct isa_wave *w, const struct isa_env *env)

@@ -17,32 +17,57 @@
 #define HANDLER(name) \
 	int isa_h_##name(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 
+/*
+ * The lane loop, for every lane on: eight lanes a step into a local the
+ * compiler keeps in one vector register, stored straight into the
+ * destination (a destination that is a source is read, eight lanes, before
+ * those lanes are written); otherwise all lanes into r and the lanes of
+ * EXEC written. `body` computes r8[j] for lane l = c + j.
+ */
+#define LANE_LOOP(body) \
+	do { \
+		uint64_t ex_ = isa_exec(w); \
+		unsigned d_ = vdst(in); \
+		if (ex_ == ~0ull && d_ >= 256 && d_ - 256 < ISA_NVGPR + ISA_VTMP) { \
+			uint32_t *D_ = w->v[d_ - 256]; \
+			for (unsigned c = 0; c < ISA_LANES; c += 8) { \
+				uint32_t r8[8]; \
+				for (unsigned j = 0; j < 8; j++) { \
+					unsigned l = c + j; \
+					body; \
+				} \
+				*(isa_lanes8 *)(void *)(D_ + c) = *(const isa_lanes8 *)(const void *)r8; \
+			} \
+		} else { \
+			uint32_t r[ISA_LANES]; \
+			for (unsigned c = 0; c < ISA_LANES; c += 8) \
+				for (unsigned j = 0; j < 8; j++) { \
+					unsigned l = c + j; \
+					uint32_t *r8 = r + c; \
+					body; \
+				} \
+			put32(w, d_, ex_, r); \
+		} \
+	} while (0)
+
 /* one, two, three 32-bit sources; F: a float row (modifiers: the general form) */
 #define WAVE1(name, expr) \
 	ISA_WIDE HANDLER(name) \
 	{ \
-		uint32_t ba[ISA_LANES], r[ISA_LANES]; \
+		uint32_t ba[ISA_LANES]; \
 		const uint32_t *A = src32(w, in, 0, ba); \
 		(void)env; \
-		for (unsigned l = 0; l < ISA_LANES; l++) { \
-			uint32_t a = A[l]; \
-			r[l] = (expr); \
-		} \
-		put32(w, vdst(in), isa_exec(w), r); \
+		LANE_LOOP(uint32_t a = A[l]; r8[j] = (expr)); \
 		return 0; \
 	}
 #define WAVE2_(name, attr, pre, expr) \
 	attr HANDLER(name) \
 	{ \
-		uint32_t ba[ISA_LANES], bb[ISA_LANES], r[ISA_LANES]; \
+		uint32_t ba[ISA_LANES], bb[ISA_LANES]; \
 		pre; \
 		const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb); \
 		(void)env; \
-		for (unsigned l = 0; l < ISA_LANES; l++) { \
-			uint32_t a = A[l], b = B[l]; \
-			r[l] = (expr); \
-		} \
-		put32(w, vdst(in), isa_exec(w), r); \
+		LANE_LOOP(uint32_t a = A[l]; uint32_t b = B[l]; r8[j] = (expr)); \
 		return 0; \
 	}
 #define WAVE2(name, expr) WAVE2_(name, ISA_WIDE, (void)0, expr)
@@ -50,16 +75,13 @@
 #define WAVE3F(name, expr) \
 	ISA_WIDE_FMA HANDLER(name) \
 	{ \
-		uint32_t ba[ISA_LANES], bb[ISA_LANES], bc[ISA_LANES], r[ISA_LANES]; \
+		uint32_t ba[ISA_LANES], bb[ISA_LANES], bc[ISA_LANES]; \
 		if (in->mods) \
 			return isa_h_valu32(w, env, in); \
 		const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb); \
 		const uint32_t *C = src32(w, in, 2, bc); \
-		for (unsigned l = 0; l < ISA_LANES; l++) { \
-			uint32_t a = A[l], b = B[l], c = C[l]; \
-			r[l] = (expr); \
-		} \
-		put32(w, vdst(in), isa_exec(w), r); \
+		LANE_LOOP(uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c_ = C[l]; \
+			  r8[j] = (expr)); \
 		return 0; \
 	}
 
@@ -67,7 +89,7 @@ WAVE2F(add_f32, u32(f32(a) + f32(b)))
 WAVE2F(sub_f32, u32(f32(a) - f32(b)))
 WAVE2F(subrev_f32, u32(f32(b) - f32(a)))
 WAVE2F(mul_f32, u32(f32(a) * f32(b)))
-WAVE3F(fma_f32, u32(__builtin_fmaf(f32(a), f32(b), f32(c))))
+WAVE3F(fma_f32, u32(__builtin_fmaf(f32(a), f32(b), f32(c_))))
 /* d = a * b + d: the destination is the third source */
 WAVE2_(fmac_f32, ISA_WIDE_FMA, if (in->mods) return isa_h_valu32(w, env, in);
 		 const uint32_t *D = w->v[(vdst(in) - 256) & 0xff],
@@ -105,8 +127,10 @@ struct pk_src {
 
 static const uint32_t zero_lanes[ISA_LANES];
 
-static void pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n,
-		       struct pk_src *s, uint32_t (*buf)[2][ISA_LANES])
+/* inlined, so that its broadcasts are the handler's wide loops */
+static inline __attribute__((always_inline)) void
+pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n, struct pk_src *s,
+	   uint32_t (*buf)[2][ISA_LANES])
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned src = in->src[i];
@@ -152,20 +176,40 @@ static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t
 		uint32_t buf[nsrc][2][ISA_LANES], lo[ISA_LANES], hi[ISA_LANES]; \
 		struct pk_src s[3]; \
 		(void)env; \
+		uint64_t ex = isa_exec(w); \
+		unsigned d = in->dst - 256u; \
 		pk_sources(w, in, nsrc, s, buf); \
-		for (unsigned l = 0; l < ISA_LANES; l++) { \
-			float a = f32(s[0].lo[l] ^ s[0].xlo), b = f32(s[1].lo[l] ^ s[1].xlo); \
-			float c = nsrc > 2 ? f32(s[nsrc - 1].lo[l] ^ s[nsrc - 1].xlo) : 0.0f; \
-			lo[l] = u32(expr); \
-			a = f32(s[0].hi[l] ^ s[0].xhi); \
-			b = f32(s[1].hi[l] ^ s[1].xhi); \
-			c = nsrc > 2 ? f32(s[nsrc - 1].hi[l] ^ s[nsrc - 1].xhi) : 0.0f; \
-			hi[l] = u32(expr); \
-			(void)c; \
+		if (ex == ~0ull && in->dst >= 256 && d + 1 < ISA_NVGPR) { \
+			/* every lane on: eight lanes a step straight into the \
+			 * pair (each step reads its lanes of every source, \
+			 * the destination's too, before it writes them) */ \
+			uint32_t *D0 = w->v[d], *D1 = w->v[d + 1]; \
+			for (unsigned c8 = 0; c8 < ISA_LANES; c8 += 8) { \
+				uint32_t lo8[8], hi8[8]; \
+				for (unsigned j = 0; j < 8; j++) \
+					PK_LANE(c8 + j, lo8[j], hi8[j], nsrc, expr); \
+				*(isa_lanes8 *)(void *)(D0 + c8) = *(const isa_lanes8 *)(const void *)lo8; \
+				*(isa_lanes8 *)(void *)(D1 + c8) = *(const isa_lanes8 *)(const void *)hi8; \
+			} \
+			return 0; \
 		} \
-		pk_put(w, in->dst, isa_exec(w), lo, hi); \
+		for (unsigned l = 0; l < ISA_LANES; l++) \
+			PK_LANE(l, lo[l], hi[l], nsrc, expr); \
+		pk_put(w, in->dst, ex, lo, hi); \
 		return 0; \
 	}
+/* lane l's two results of a packed operation */
+#define PK_LANE(l, rlo, rhi, nsrc, expr) \
+	do { \
+		float a = f32(s[0].lo[l] ^ s[0].xlo), b = f32(s[1].lo[l] ^ s[1].xlo); \
+		float c = nsrc > 2 ? f32(s[nsrc - 1].lo[l] ^ s[nsrc - 1].xlo) : 0.0f; \
+		rlo = u32(expr); \
+		a = f32(s[0].hi[l] ^ s[0].xhi); \
+		b = f32(s[1].hi[l] ^ s[1].xhi); \
+		c = nsrc > 2 ? f32(s[nsrc - 1].hi[l] ^ s[nsrc - 1].xhi) : 0.0f; \
+		rhi = u32(expr); \
+		(void)c; \
+	} while (0)
 
 PK_HANDLER(pk_fma_f32, 3, __builtin_fmaf(a, b, c))
 PK_HANDLER(pk_mul_f32, 2, a * b)
@@ -210,10 +254,14 @@ ISA_WIDE HANDLER(carry)
 				co[l] = A[l] < B[l];
 			}
 	} else {
-		uint8_t ci[ISA_LANES];
+		/* the carry-in bits as lanes: 32-bit shifts, which vectorise
+		 * (a 64-bit mask shifted into bytes does not) */
+		uint32_t ci[ISA_LANES], c0 = (uint32_t)cin, c1 = (uint32_t)(cin >> 32);
 
-		for (unsigned l = 0; l < ISA_LANES; l++)
-			ci[l] = cin >> l & 1;
+		for (unsigned l = 0; l < ISA_LANES / 2; l++) {
+			ci[l] = c0 >> l & 1;
+			ci[l + ISA_LANES / 2] = c1 >> l & 1;
+		}
 		if (op == 0x11c)
 			for (unsigned l = 0; l < ISA_LANES; l++) {
 				uint32_t t = A[l] + B[l];
@@ -246,9 +294,12 @@ ISA_WIDE HANDLER(cndmask)
 		return isa_h_valu32(w, env, in);
 	A = src32(w, in, 0, ba);
 	B = src32(w, in, 1, bb);
+	uint32_t mk[ISA_LANES];
+
 	m = mask_src(w, in);
+	lane_masks(m, mk);
 	for (unsigned l = 0; l < ISA_LANES; l++)
-		r[l] = m >> l & 1 ? B[l] : A[l];
+		r[l] = (B[l] & mk[l]) | (A[l] & ~mk[l]);
 	put32(w, vdst(in), isa_exec(w), r);
 	return 0;
 }
@@ -276,14 +327,52 @@ ISA_WIDE HANDLER(shift64)
 		L = bl;
 		H = bh;
 	}
-	for (unsigned l = 0; l < ISA_LANES; l++) {
-		uint64_t b = L[l] | (uint64_t)H[l] << 32, r;
-		unsigned sh = A[l] & 63;
+	if (in->src[0] < 256 && (A[0] & 31)) {
+		/* one amount for every lane (a constant, mostly), not a
+		 * multiple of 32: the two dwords with 32-bit shifts, one plain
+		 * loop per case (a choice inside a loop keeps it scalar) */
+		unsigned sh = A[0] & 63, k = sh & 31, kk = 32 - k;
 
-		r = in->op == 0x28f ? b << sh : in->op == 0x290 ? b >> sh : (uint64_t)((int64_t)b >> sh);
-		lo[l] = (uint32_t)r;
-		hi[l] = (uint32_t)(r >> 32);
+#define SHIFT64_EACH(elo, ehi) \
+	for (unsigned l = 0; l < ISA_LANES; l++) { \
+		uint32_t x = L[l], y = H[l]; \
+		(void)x; \
+		(void)y; \
+		lo[l] = (elo); \
+		hi[l] = (ehi); \
 	}
+		if (in->op == 0x28f && sh < 32)		/* lshl */
+			SHIFT64_EACH(x << k, y << k | x >> kk)
+		else if (in->op == 0x28f)
+			SHIFT64_EACH(0, x << k)
+		else if (in->op == 0x290 && sh < 32)	/* lshr */
+			SHIFT64_EACH(x >> k | y << kk, y >> k)
+		else if (in->op == 0x290)
+			SHIFT64_EACH(y >> k, 0)
+		else if (sh < 32)			/* ashr */
+			SHIFT64_EACH(x >> k | y << kk, (uint32_t)((int32_t)y >> k))
+		else
+			SHIFT64_EACH((uint32_t)((int32_t)y >> k), (uint32_t)((int32_t)y >> 31))
+#undef SHIFT64_EACH
+		goto put;
+	}
+	/* one loop per operation: a choice inside the loop keeps it scalar */
+#define SHIFT64_LOOP(expr) \
+	for (unsigned l = 0; l < ISA_LANES; l++) { \
+		uint64_t b = L[l] | (uint64_t)H[l] << 32, r; \
+		unsigned sh = A[l] & 63; \
+		r = (expr); \
+		lo[l] = (uint32_t)r; \
+		hi[l] = (uint32_t)(r >> 32); \
+	}
+	if (in->op == 0x28f)
+		SHIFT64_LOOP(b << sh)
+	else if (in->op == 0x290)
+		SHIFT64_LOOP(b >> sh)
+	else
+		SHIFT64_LOOP((uint64_t)((int64_t)b >> sh))
+#undef SHIFT64_LOOP
+put:
 	if (d + 1 >= ISA_NVGPR)
 		return 0;
 	put32(w, d + 256, ex, lo);

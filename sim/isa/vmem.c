@@ -361,12 +361,24 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 	}
 	/* any lane in the LDS or private aperture? (here, where the loop is
 	 * wide: a 32-bit OR of compares, which the compiler vectorises; a
-	 * bool accumulator it does not) */
-	{
+	 * bool accumulator it does not). A flat address's high dword from
+	 * the registers' dwords: 32-bit lanes, twice as many a step. */
+	if (in->seg == 1) {
+		ap = true;
+	} else if (sad) {
 		uint32_t any = 0;
 
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = (uint32_t)(b.addr[l] >> 32);
+
+			any |= (uint32_t)(h == ISA_PRIVATE_HI) | (uint32_t)(h == ISA_SHARED_HI);
+		}
+		ap = any != 0;
+	} else {
+		uint32_t any = 0, olo = (uint32_t)off, ohi = (uint32_t)((uint64_t)off >> 32);
+
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			uint32_t h = hi[l] + ohi + (uint32_t)(lo[l] + olo < lo[l]);
 
 			any |= (uint32_t)(h == ISA_PRIVATE_HI) | (uint32_t)(h == ISA_SHARED_HI);
 		}
@@ -683,29 +695,53 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 	case 0x0d:	/* ds_write_b32: lane order, the last lane's value stays */
 		if (!lds_addrs(w, env, a, off16, 4, ad))
 			break;
-		for (unsigned l = 0; l < ISA_LANES; l++)
-			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
+		{
+			/* the pointers in locals: a byte store could be
+			 * env->lds itself, for all the compiler knows */
+			uint8_t *ld = env->lds;
+			const uint32_t *dv = w->v[d0];
+
+			/* four lanes a step, unrolled by hand (a scatter has
+			 * no wide form, and -O2 does not unroll) */
+			for (unsigned l = 0; l < ISA_LANES; l += 4) {
+				memcpy(ld + ad[l], &dv[l], 4);
+				memcpy(ld + ad[l + 1], &dv[l + 1], 4);
+				memcpy(ld + ad[l + 2], &dv[l + 2], 4);
+				memcpy(ld + ad[l + 3], &dv[l + 3], 4);
+			}
+		}
 		return 0;
 	case 0x37: case 0x77: {	/* ds_read2_b32, ds_read2_b64 */
 		unsigned sz = op == 0x37 ? 4 : 8;
+		uint32_t f0 = (uint32_t)in->offset * sz, f1 = (uint32_t)in->offset1 * sz, hv = 0;
+		const uint32_t *av = w->v[a];
 
-		if (!lds_addrs(w, env, a, (uint32_t)in->offset * sz, sz, ad) ||
-		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * sz, sz, ad1))
+		/* one range check for both: the highest lane's address plus
+		 * the larger offset, without a 32-bit wrap (a lane that wraps,
+		 * or is out of range, takes the general form); the gathers
+		 * then take the lanes' addresses as they are, the offset in
+		 * their base */
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			hv = av[l] > hv ? av[l] : hv;
+		if ((uint64_t)hv + (f0 > f1 ? f0 : f1) + sz > env->lds_size)
 			break;
 		uint32_t *o0 = w->v[vd & 0xff], *o1 = w->v[(vd + 1) & 0xff];
 		uint32_t *o2 = w->v[(vd + 2) & 0xff], *o3 = w->v[(vd + 3) & 0xff];
-		/* straight into the destinations: the addresses are in ad and
-		 * ad1 already, so a destination that is the address register
-		 * changes nothing read after it */
+		/* straight into the destinations; the addresses copied first
+		 * when one of them is the address register */
+		if (((a - vd) & 0xff) < sz / 2) {
+			memcpy(ad, av, sizeof(ad));
+			av = ad;
+		}
 		if (sz == 4) {
-			gather_off(o0, lds_, ad);
-			gather_off(o1, lds_, ad1);
+			gather_off(o0, lds_ + f0, av);
+			gather_off(o1, lds_ + f1, av);
 		} else {
 			/* each 64-bit element as its two dwords (little-endian) */
-			gather_off(o0, lds_, ad);
-			gather_off(o1, lds_ + 4, ad);
-			gather_off(o2, lds_, ad1);
-			gather_off(o3, lds_ + 4, ad1);
+			gather_off(o0, lds_ + f0, av);
+			gather_off(o1, lds_ + f0 + 4, av);
+			gather_off(o2, lds_ + f1, av);
+			gather_off(o3, lds_ + f1 + 4, av);
 		}
 		return 0;
 	}
@@ -713,9 +749,14 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 		if (!lds_addrs(w, env, a, (uint32_t)in->offset * 4, 4, ad) ||
 		    !lds_addrs(w, env, a, (uint32_t)in->offset1 * 4, 4, ad1))
 			break;
-		for (unsigned l = 0; l < ISA_LANES; l++) {
-			memcpy(env->lds + ad[l], &w->v[d0][l], 4);
-			memcpy(env->lds + ad1[l], &w->v[d1][l], 4);
+		{
+			uint8_t *ld = env->lds;
+			const uint32_t *dv0 = w->v[d0], *dv1 = w->v[d1];
+
+			for (unsigned l = 0; l < ISA_LANES; l++) {
+				memcpy(ld + ad[l], &dv0[l], 4);
+				memcpy(ld + ad1[l], &dv1[l], 4);
+			}
 		}
 		return 0;
 	}
