@@ -72,6 +72,10 @@ struct hipsvm_devmap {
 	uint64_t sampled[HIPSVM_DEVMAP_GENS];	/* atomic: entries in sampled slots */
 	unsigned log2cap;
 	unsigned ngens;		/* how many generations may be mapped at most */
+	/* atomic: the generations mapped, 0 to top - 1, raised (release) after
+	 * the one it counts is published; a search reads these only */
+	unsigned top;
+	uint32_t open;		/* atomic: bit i while generation i is at most half full */
 };
 
 /* The first generation has 2^log2cap slots (4..30); at most ngens
