@@ -55,7 +55,7 @@ static bool advise(struct hipsvm_shim *s, void *p, size_t n, int advice, int dev
 	return false;
 }
 
-static int current_device(struct hipsvm_shim *s)
+static inline __attribute__((always_inline)) int current_device(struct hipsvm_shim *s)
 {
 	int dev = -1;
 
@@ -67,7 +67,8 @@ static int current_device(struct hipsvm_shim *s)
 
 /* The device the call allocates on: the one it names, the one the wrapper
  * said was current, or (after a successful call) the current one. */
-static int call_device(struct hipsvm_shim *s, const struct hipsvm_call *c)
+static inline __attribute__((always_inline)) int call_device(struct hipsvm_shim *s,
+	const struct hipsvm_call *c)
 {
 	if (c->on_device > 0 && c->on_device <= HIPSVM_MAX_GPUS)
 		return c->on_device - 1;
@@ -188,16 +189,57 @@ enum hipsvm_verdict hipsvm_alloc_begin(struct hipsvm_shim *s, struct hipsvm_call
 	return HIPSVM_GO;
 }
 
+/* What the general path below does for the commonest call, written out:
+ * device memory that succeeded, in the primary context of the device it
+ * was made on, under a policy that routes nothing, with no trace, kept in
+ * the device table. False when any of that does not hold (nothing done:
+ * the general path takes the call). */
+static inline __attribute__((always_inline)) bool end_plain_device(struct hipsvm_shim *s,
+	struct hipsvm_call *c, const struct hipsvm_api_row *row, void *p, size_t size)
+{
+	struct hipsvm_devmap *dm;
+	struct hipsvm_alloc a;
+	int dev;
+
+	if (c->decided || c->managed || c->keyed || !p || !size || row->kind != HIPSVM_KIND_DEVICE ||
+	    row->rule != HIPSVM_RULE_PRIMARY_CURRENT || !plain(&s->policy) || s->trace_fd >= 0)
+		return false;
+	dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
+	dev = call_device(s, c);
+	if (!dm || dev < 0 || dev >= HIPSVM_POLICY_MAX_DEV)
+		return false;
+	hipsvm_shim_hook_resolve(s);
+	/* every field written: no memset */
+	a.start = a.origin = (uintptr_t)p;
+	a.last = a.start + size - 1;
+	a.origin_size = size;
+	a.kind = HIPSVM_KIND_DEVICE;
+	a.ctx = a.device = dev;
+	a.flags = c->flags;
+	a.route = HIPSVM_ROUTE_AS_HIP;
+	a.api = c->api;
+	if (hipsvm_devmap_insert(dm, &a))
+		return false;
+	memset(&c->rt, 0, sizeof(c->rt));
+	c->rt.ctx = dev;
+	hipsvm_stats_alloc_dev(&s->stats, dev, size, c->api);
+	return true;
+}
+
 enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
 				     void *p, size_t size)
 {
 	const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
-	enum hipsvm_kind kind = row ? row->kind : HIPSVM_KIND_DEVICE;
-	int dev = c->decided ? c->dev : -1, ndev, d;
+	enum hipsvm_kind kind;
+	int dev, ndev, d;
 
 	c->rc = rc;
 	if (!row)
 		return HIPSVM_DONE;
+	if (__builtin_expect(rc == HIPSVM_HIP_SUCCESS, 1) && end_plain_device(s, c, row, p, size))
+		return HIPSVM_DONE;
+	kind = row->kind;
+	dev = c->decided ? c->dev : -1;
 	if (c->managed) {
 		/* the managed memory of an oversubscription */
 		if (rc != HIPSVM_HIP_SUCCESS) {
@@ -246,6 +288,8 @@ enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *
 	} else if (hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &c->rt)) {
 		return HIPSVM_DONE;
 	}
+	/* (asked here also for its side effect: the device count is what a
+	 * coordinated unmap of this memory will name) */
 	ndev = hipsvm_shim_ndev(s);
 	hipsvm_shim_hook_resolve(s);
 	if (c->rt.advise_preferred && dev >= 0)
@@ -306,6 +350,16 @@ void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm
 void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
 {
 	struct hipsvm_alloc *a = &f->a;
+
+	/* The commonest free, written out: device memory of the device table
+	 * (never SVM, so begin left the thread's marker alone), made in its
+	 * device's primary context, no quota, no trace. */
+	if (__builtin_expect(rc == HIPSVM_HIP_SUCCESS && f->from_devmap && !f->ipc &&
+			     a->ctx == a->device && (unsigned)a->ctx < HIPSVM_STATS_MAX_DEV &&
+			     !s->policy.quota_mask && s->trace_fd < 0, 1)) {
+		hipsvm_stats_free_dev(&s->stats, a->ctx, f->bytes, (unsigned)f->api);
+		return;
+	}
 
 	if (f->ipc)
 		hipsvm_unmap_end(s, &f->u, rc == HIPSVM_HIP_SUCCESS, 0, 0);

@@ -114,7 +114,9 @@ static __attribute__((noinline)) void count_sampled(struct hipsvm_devmap *m, uns
 static inline void count(struct hipsvm_devmap *m, unsigned i, const struct hipsvm_devmap_slot *s,
 			 int d)
 {
-	if (((size_t)(s - m->gen[i]) & (SAMPLE - 1)) == 0)
+	/* (s - gen) % SAMPLE == 0, read off the address: a generation starts
+	 * on a page, and SAMPLE slots are 512 bytes) */
+	if (((uintptr_t)s & (SAMPLE * sizeof(*s) - 1)) == 0)
 		count_sampled(m, i, d);
 }
 
