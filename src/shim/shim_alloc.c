@@ -55,26 +55,9 @@ static bool advise(struct hipsvm_shim *s, void *p, size_t n, int advice, int dev
 	return false;
 }
 
-static inline __attribute__((always_inline)) int current_device(struct hipsvm_shim *s)
+static int call_device(struct hipsvm_shim *s, const struct hipsvm_call *c)
 {
-	int dev = -1;
-
-	if (!s->ops.get_device || s->ops.get_device(&dev) != HIPSVM_HIP_SUCCESS || dev < 0 ||
-	    dev >= HIPSVM_MAX_GPUS)
-		return -1;
-	return dev;
-}
-
-/* The device the call allocates on: the one it names, the one the wrapper
- * said was current, or (after a successful call) the current one. */
-static inline __attribute__((always_inline)) int call_device(struct hipsvm_shim *s,
-	const struct hipsvm_call *c)
-{
-	if (c->on_device > 0 && c->on_device <= HIPSVM_MAX_GPUS)
-		return c->on_device - 1;
-	if (c->asked)
-		return c->dev >= 0 && c->dev < HIPSVM_MAX_GPUS ? c->dev : -1;
-	return current_device(s);
+	return hipsvm_call_device(s, c);
 }
 
 /* (inline: its one caller is end, and every allocation comes by) */
@@ -189,45 +172,8 @@ enum hipsvm_verdict hipsvm_alloc_begin(struct hipsvm_shim *s, struct hipsvm_call
 	return HIPSVM_GO;
 }
 
-/* What the general path below does for the commonest call, written out:
- * device memory that succeeded, in the primary context of the device it
- * was made on, under a policy that routes nothing, with no trace, kept in
- * the device table. False when any of that does not hold (nothing done:
- * the general path takes the call). */
-static inline __attribute__((always_inline)) bool end_plain_device(struct hipsvm_shim *s,
-	struct hipsvm_call *c, const struct hipsvm_api_row *row, void *p, size_t size)
-{
-	struct hipsvm_devmap *dm;
-	struct hipsvm_alloc a;
-	int dev;
-
-	if (c->decided || c->managed || c->keyed || !p || !size || row->kind != HIPSVM_KIND_DEVICE ||
-	    row->rule != HIPSVM_RULE_PRIMARY_CURRENT || !plain(&s->policy) || s->trace_fd >= 0)
-		return false;
-	dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
-	dev = call_device(s, c);
-	if (!dm || dev < 0 || dev >= HIPSVM_POLICY_MAX_DEV)
-		return false;
-	hipsvm_shim_hook_resolve(s);
-	/* every field written: no memset */
-	a.start = a.origin = (uintptr_t)p;
-	a.last = a.start + size - 1;
-	a.origin_size = size;
-	a.kind = HIPSVM_KIND_DEVICE;
-	a.ctx = a.device = dev;
-	a.flags = c->flags;
-	a.route = HIPSVM_ROUTE_AS_HIP;
-	a.api = c->api;
-	if (hipsvm_devmap_insert(dm, &a))
-		return false;
-	memset(&c->rt, 0, sizeof(c->rt));
-	c->rt.ctx = dev;
-	hipsvm_stats_alloc_dev(&s->stats, dev, size, c->api);
-	return true;
-}
-
-enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
-				     void *p, size_t size)
+enum hipsvm_verdict hipsvm_alloc_end_any(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
+					 void *p, size_t size)
 {
 	const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
 	enum hipsvm_kind kind;
@@ -235,8 +181,6 @@ enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *
 
 	c->rc = rc;
 	if (!row)
-		return HIPSVM_DONE;
-	if (__builtin_expect(rc == HIPSVM_HIP_SUCCESS, 1) && end_plain_device(s, c, row, p, size))
 		return HIPSVM_DONE;
 	kind = row->kind;
 	dev = c->decided ? c->dev : -1;
@@ -306,7 +250,8 @@ enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *
 	return HIPSVM_DONE;
 }
 
-void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api, void *p)
+void hipsvm_free_begin_any(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api,
+			   void *p)
 {
 	struct hipsvm_devmap *dm;
 	int rc;
@@ -347,19 +292,9 @@ void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm
 						 hipsvm_shim_ctx_gpus(s, f->a.ctx));
 }
 
-void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
+void hipsvm_free_end_any(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
 {
 	struct hipsvm_alloc *a = &f->a;
-
-	/* The commonest free, written out: device memory of the device table
-	 * (never SVM, so begin left the thread's marker alone), made in its
-	 * device's primary context, no quota, no trace. */
-	if (__builtin_expect(rc == HIPSVM_HIP_SUCCESS && f->from_devmap && !f->ipc &&
-			     a->ctx == a->device && (unsigned)a->ctx < HIPSVM_STATS_MAX_DEV &&
-			     !s->policy.quota_mask && s->trace_fd < 0, 1)) {
-		hipsvm_stats_free_dev(&s->stats, a->ctx, f->bytes, (unsigned)f->api);
-		return;
-	}
 
 	if (f->ipc)
 		hipsvm_unmap_end(s, &f->u, rc == HIPSVM_HIP_SUCCESS, 0, 0);

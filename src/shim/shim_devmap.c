@@ -66,7 +66,7 @@ unsigned hipsvm_devmap_gens(const struct hipsvm_devmap *m)
  * two slots below its home in generation i times two. */
 static uint64_t page_hash(uintptr_t p)
 {
-	return (uint64_t)(p >> 12) * UINT64_C(0x9e3779b97f4a7c15);
+	return hipsvm_devmap_hash(p);
 }
 
 static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)
@@ -85,14 +85,14 @@ static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)
  * load to within a few percent, and the shared count is written by one
  * insert or removal in SAMPLE, not by every one (threads that each write
  * it at every pair would pass its cache line between them). */
-#define SAMPLE 16
+#define SAMPLE HIPSVM_DEVMAP_SAMPLE
 
 /* Bit i of open says whether generation i is at most half full; it is
  * rewritten here, where the sampled count changes, so that an insert reads
  * one word for every generation. Each writer reads the count again after
  * its write and writes again if it moved, so that the last write matches
  * the count once the count stops moving, whatever the interleaving. */
-static __attribute__((noinline)) void count_sampled(struct hipsvm_devmap *m, unsigned i, int d)
+void hipsvm_devmap_count_sampled(struct hipsvm_devmap *m, unsigned i, int d)
 {
 	uint64_t c, cap = UINT64_C(1) << (m->log2cap + i);
 
@@ -117,7 +117,7 @@ static inline void count(struct hipsvm_devmap *m, unsigned i, const struct hipsv
 	/* (s - gen) % SAMPLE == 0, read off the address: a generation starts
 	 * on a page, and SAMPLE slots are 512 bytes) */
 	if (((uintptr_t)s & (SAMPLE * sizeof(*s) - 1)) == 0)
-		count_sampled(m, i, d);
+		hipsvm_devmap_count_sampled(m, i, d);
 }
 
 /* Generation n mapped (unless another thread did) and counted in top:
@@ -226,7 +226,7 @@ claim:
  * top counts the generations: an insert into generation i saw top > i (it
  * raised top itself after mapping one), so a take that comes after it sees
  * that too. */
-int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out)
+int hipsvm_devmap_take_any(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out)
 {
 	uint64_t h, key = p;
 	unsigned i, n = __atomic_load_n(&m->top, __ATOMIC_ACQUIRE);
