@@ -110,6 +110,8 @@ int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const
 	strncpy(s->hook_opt, hook_opt ? hook_opt : "auto", sizeof(s->hook_opt) - 1);
 	s->drain_timeout_ms = drain_timeout_ms;
 	s->trace_fd = trace_fd;
+	s->plain = !p->quota_mask && !p->managed_local && !p->map_all && !p->oversubscribe &&
+		   trace_fd < 0;
 	s->pid = pid;
 	s->gen = 1;
 	s->start_ns = hipsvm_now_ns();

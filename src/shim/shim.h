@@ -99,6 +99,10 @@ struct hipsvm_shim {
 	uint32_t drain_timeout_ms;
 	int ndev;			/* device count; 0 until known; atomic */
 	int trace_fd;			/* -1: no trace */
+	/* set once by init: a policy that routes nothing and no trace, so
+	 * that end's common case asks one flag (trace_fd only goes from set to
+	 * unset after init, in a child whose trace could not be opened) */
+	bool plain;
 	int pid;
 	uint32_t gen;			/* bumped in every fork child */
 	uint64_t start_ns;
@@ -269,15 +273,13 @@ static inline enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct
 						   int rc, void *p, size_t size)
 {
 	const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
-	const struct hipsvm_policy *pol = &s->policy;
 	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
 	struct hipsvm_alloc a;
 	int dev;
 
-	if (!(rc == HIPSVM_HIP_SUCCESS && row && dm && p && size && !c->decided && !c->managed &&
-	      !c->keyed && row->kind == HIPSVM_KIND_DEVICE &&
-	      row->rule == HIPSVM_RULE_PRIMARY_CURRENT && !pol->quota_mask &&
-	      !pol->managed_local && !pol->map_all && !pol->oversubscribe && s->trace_fd < 0))
+	if (!(rc == HIPSVM_HIP_SUCCESS && s->plain && row && dm && p && size && !c->decided &&
+	      !c->managed && !c->keyed && row->kind == HIPSVM_KIND_DEVICE &&
+	      row->rule == HIPSVM_RULE_PRIMARY_CURRENT))
 		return hipsvm_alloc_end_any(s, c, rc, p, size);
 	dev = hipsvm_call_device(s, c);
 	if (__builtin_expect(dev < 0 || dev >= HIPSVM_POLICY_MAX_DEV, 0))
@@ -506,8 +508,7 @@ static inline void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f,
 {
 	if (__builtin_expect(rc == HIPSVM_HIP_SUCCESS && f->from_devmap && !f->ipc &&
 			     f->a.ctx == f->a.device &&
-			     (unsigned)f->a.ctx < HIPSVM_STATS_MAX_DEV &&
-			     !s->policy.quota_mask && s->trace_fd < 0, 1)) {
+			     (unsigned)f->a.ctx < HIPSVM_STATS_MAX_DEV && s->plain, 1)) {
 		hipsvm_stats_free_dev(&s->stats, f->a.ctx, f->bytes, (unsigned)f->api);
 		return;
 	}

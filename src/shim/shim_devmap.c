@@ -155,7 +155,9 @@ int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
 		struct hipsvm_devmap_slot *free_slot = NULL, *s;
 		uint64_t free_key = EMPTY, k;
 		unsigned i, gi = 0, n = __atomic_load_n(&m->top, __ATOMIC_ACQUIRE);
-		uint32_t open = __atomic_load_n(&m->open, __ATOMIC_RELAXED);
+		unsigned sh = 64 - m->log2cap;	/* the home's shift in generation i */
+		/* bit 0: generation i may take the entry (open, none found yet) */
+		uint32_t want = __atomic_load_n(&m->open, __ATOMIC_RELAXED);
 
 		/* Every mapped generation's window: an entry of the same
 		 * address is replaced where it is (there is at most one); else
@@ -163,13 +165,12 @@ int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
 		 * half full. The window's index is worked out once per
 		 * generation: the loops below are what every insert runs once
 		 * per generation. */
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++, sh--, want >>= 1) {
 			struct hipsvm_devmap_slot *end;
 
-			s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) +
-			    (h >> (64 - m->log2cap - i));
+			s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) + (h >> sh);
 			end = s + HIPSVM_DEVMAP_PROBE;
-			if (!free_slot && (open >> i & 1)) {
+			if (want & 1) {
 				/* the first free slot, unless the address is here first */
 				for (; s < end; s++) {
 					k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
@@ -181,6 +182,7 @@ int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
 						free_slot = s;
 						free_key = k;
 						gi = i;
+						want = 0;
 						break;
 					}
 				}
