@@ -272,14 +272,12 @@ static inline __attribute__((always_inline)) int hipsvm_call_device(struct hipsv
 static inline enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c,
 						   int rc, void *p, size_t size)
 {
-	const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
 	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
 	struct hipsvm_alloc a;
 	int dev;
 
-	if (!(rc == HIPSVM_HIP_SUCCESS && s->plain && row && dm && p && size && !c->decided &&
-	      !c->managed && !c->keyed && row->kind == HIPSVM_KIND_DEVICE &&
-	      row->rule == HIPSVM_RULE_PRIMARY_CURRENT))
+	if (!(rc == HIPSVM_HIP_SUCCESS && s->plain && dm && p && size && !c->decided &&
+	      !c->managed && !c->keyed && hipsvm_api_makes_device(c->api)))
 		return hipsvm_alloc_end_any(s, c, rc, p, size);
 	dev = hipsvm_call_device(s, c);
 	if (__builtin_expect(dev < 0 || dev >= HIPSVM_POLICY_MAX_DEV, 0))
@@ -296,9 +294,7 @@ static inline enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct
 	a.api = c->api;
 	if (__builtin_expect(hipsvm_devmap_insert(dm, &a) != 0, 0))
 		return hipsvm_alloc_end_any(s, c, rc, p, size);
-	c->rc = rc;
-	memset(&c->rt, 0, sizeof(c->rt));
-	c->rt.ctx = dev;
+	c->rc = rc;	/* (c->rt is not read after DONE) */
 	hipsvm_stats_alloc_dev(&s->stats, dev, size, c->api);
 	return HIPSVM_DONE;
 }

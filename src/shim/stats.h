@@ -55,6 +55,10 @@ struct hipsvm_mem_part {
 	uint64_t live;		/* bytes allocated minus released here, not yet in the total */
 	uint64_t base;		/* the total as this stripe last added to it */
 	uint64_t peak;		/* highest base + live seen here */
+	/* signed: how high live may go before the general update must run,
+	 * min(HIPSVM_STATS_BATCH - 1, peak - base), so that an allocation
+	 * below both the batch and this stripe's peak is one compare */
+	uint64_t room;
 };
 
 struct hipsvm_stats_stripe {
@@ -202,18 +206,18 @@ static inline void hipsvm_stats_mem_up(struct hipsvm_stats *s, struct hipsvm_sta
 				       int i, uint64_t bytes)
 {
 	struct hipsvm_mem_part *m = &st->mem[i];
-	int64_t d, total;
+	int64_t d;
 
 	d = (int64_t)__atomic_add_fetch(&m->live, bytes, __ATOMIC_RELAXED);
-	if (__builtin_expect(hipsvm_stats_past_batch(d, bytes), 0)) {
+	/* within room: below the batch, and base + live within this stripe's
+	 * peak, so neither a hand-over nor a new peak */
+	if (__builtin_expect((d > (int64_t)__atomic_load_n(&m->room, __ATOMIC_RELAXED)) |
+			     (bytes >> 63), 0)) {
 		__atomic_sub_fetch(&m->live, bytes, __ATOMIC_RELAXED);
 		hipsvm_stats_mem_slow(s, st, i, (int64_t)bytes, true, false);
 		return;
 	}
 	__atomic_fetch_add(&m->allocations, 1, __ATOMIC_RELAXED);
-	total = (int64_t)__atomic_load_n(&m->base, __ATOMIC_RELAXED) + d;
-	if (total > (int64_t)__atomic_load_n(&m->peak, __ATOMIC_RELAXED))
-		hipsvm_stats_raise_peak(&m->peak, (uint64_t)total);
 }
 
 static inline void hipsvm_stats_mem_down(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st,
