@@ -269,8 +269,8 @@ static inline __attribute__((always_inline)) int hipsvm_call_device(struct hipsv
  * on, under a policy that routes nothing, no trace, kept in the device
  * table; what the general end (shim_alloc.c) does for it, written out.
  * Anything else goes to the general end. */
-static inline enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c,
-						   int rc, void *p, size_t size)
+static inline __attribute__((always_inline)) enum hipsvm_verdict hipsvm_alloc_end(
+	struct hipsvm_shim *s, struct hipsvm_call *c, int rc, void *p, size_t size)
 {
 	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
 	struct hipsvm_alloc a;
@@ -482,8 +482,8 @@ void hipsvm_free_end_any(struct hipsvm_shim *s, struct hipsvm_free *f, int rc);
  * context, no quota, no trace, the real free succeeded. Never SVM memory,
  * so the thread's freeing marker stays as it was. Anything else goes to
  * the general begin and end (shim_alloc.c), which do the same for it. */
-static inline void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f,
-				     enum hipsvm_api api, void *p)
+static inline __attribute__((always_inline)) void hipsvm_free_begin(struct hipsvm_shim *s,
+	struct hipsvm_free *f, enum hipsvm_api api, void *p)
 {
 	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
 
@@ -500,7 +500,8 @@ static inline void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *
 	hipsvm_free_begin_any(s, f, api, p);
 }
 
-static inline void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
+static inline __attribute__((always_inline)) void hipsvm_free_end(struct hipsvm_shim *s,
+	struct hipsvm_free *f, int rc)
 {
 	if (__builtin_expect(rc == HIPSVM_HIP_SUCCESS && f->from_devmap && !f->ipc &&
 			     f->a.ctx == f->a.device &&

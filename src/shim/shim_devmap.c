@@ -39,6 +39,17 @@ int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned nge
 	p = hipsvm_sysmem_map(gen_bytes(m, 0));
 	if (!p)
 		return -ENOMEM;
+	if (gen_bytes(m, 0) >= HIPSVM_SYSMEM_HUGE_MIN) {
+		/* The first generation is the one nearly every program uses: a
+		 * few entries spread by the hash over megabytes. Small pages,
+		 * so that an entry costs 4 KiB, not 2 MiB (sysmem asks for
+		 * huge ones at this size; the later generations, from a
+		 * quarter million live on, keep them). */
+		int saved = errno;
+
+		syscall(SYS_madvise, p, gen_bytes(m, 0), MADV_NOHUGEPAGE);
+		errno = saved;
+	}
 	m->gen[0] = p;
 	m->top = 1;
 	m->open = (1u << ngens) - 1;	/* (ngens <= 16) */

@@ -106,8 +106,8 @@ static inline uint64_t hipsvm_devmap_hash(uintptr_t p)
 
 /* The same, inline where the entry usually is (every hipFree comes by):
  * the home slot of the newest generation; anywhere else out of line. */
-static inline int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p,
-				     struct hipsvm_alloc *out)
+static inline __attribute__((always_inline)) int hipsvm_devmap_take(struct hipsvm_devmap *m,
+	uintptr_t p, struct hipsvm_alloc *out)
 {
 	unsigned n = __atomic_load_n(&m->top, __ATOMIC_ACQUIRE), i = n - 1;
 	struct hipsvm_devmap_slot *s;
