@@ -176,7 +176,10 @@ HIPSVM_EXPORT int munmap(void *addr, size_t len)
 	return munmap_slow(addr, len);
 }
 
-static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+/* Everything but a plain mmap outside the shim (MAP_FIXED, or the guard
+ * held, or libc's mmap not resolved yet), out of line. */
+static __attribute__((noinline)) void *mmap_other(void *addr, size_t len, int prot, int flags,
+						  int fd, off_t off)
 {
 	/* Only MAP_FIXED replaces what is there (MAP_FIXED_NOREPLACE fails
 	 * instead). */
@@ -184,9 +187,23 @@ static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 				       .takes = (flags & MAP_FIXED) != 0, .addr = addr, .len = len,
 				       .prot = prot, .flags = flags, .fd = fd, .off = off };
 
-	if (LIKELY(!c.takes ? !hipsvm_tls.guard : hipsvm_unmap_untracked(addr, len)))
+	if (!c.takes ? !hipsvm_tls.guard : hipsvm_unmap_untracked(addr, len))
 		return real_mmap(addr, len, prot, flags, fd, off);
 	return (void *)hipsvm_unmap_call_run(&c);
+}
+
+/* Every hipMalloc of the runtime maps through here: a plain mmap is two
+ * tests and a tail call. */
+static inline void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (LIKELY(!(flags & MAP_FIXED) && !hipsvm_tls.guard)) {
+		mmap_fn f = (mmap_fn)__atomic_load_n(&hipsvm_rows[HIPSVM_ROW_mmap].real,
+						     __ATOMIC_ACQUIRE);
+
+		if (LIKELY(f != NULL))
+			return f(addr, len, prot, flags, fd, off);
+	}
+	return mmap_other(addr, len, prot, flags, fd, off);
 }
 
 HIPSVM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

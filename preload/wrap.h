@@ -39,8 +39,8 @@
 /* HOOK(name, (parameters), (arguments)) { body } */
 #define HOOK(name, params, args)						\
 	typedef hipError_t (*name##_fn) params;					\
-	static hipError_t name##_shim(struct hipsvm_shim *s, name##_fn real,	\
-				      HIPSVM_UNPAREN params);			\
+	static inline __attribute__((always_inline)) hipError_t		\
+	name##_shim(struct hipsvm_shim *s, name##_fn real, HIPSVM_UNPAREN params); \
 	HIPSVM_EXPORT hipError_t name params;					\
 	HIPSVM_EXPORT hipError_t name params					\
 	{									\
@@ -55,8 +55,8 @@
 		HIPSVM_IN_HIP();						\
 		return name##_shim(s, real, HIPSVM_UNPAREN args);		\
 	}									\
-	static hipError_t name##_shim(struct hipsvm_shim *s, name##_fn real,	\
-				      HIPSVM_UNPAREN params)
+	static inline hipError_t name##_shim(struct hipsvm_shim *s, name##_fn real, \
+					     HIPSVM_UNPAREN params)
 
 /* The real function of a row that the shim needs but does not hook. */
 #define REAL(name, type) ((type)hipsvm_real(HIPSVM_ROW_##name))

@@ -11,6 +11,7 @@
 #define HIPSVM_API_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #define HIPSVM_CTX_HOST (-1)	/* context id of host_context; >= 0: primary of device N */
@@ -91,6 +92,20 @@ struct hipsvm_api_row {
 	bool remembers_device;		/* hipMallocManaged remembers the current device */
 };
 extern const struct hipsvm_api_row hipsvm_api_table[HIPSVM_API_COUNT];
+
+/* Bit i set when api i makes device memory in the current (or named)
+ * device's primary context: the calls whose end has an inline common case
+ * (shim.h), told from the table's own rows. */
+#define HIPSVM_API_DEVICE_BIT(id, name, rule, kind, remembers)			\
+	| (HIPSVM_RULE_##rule == HIPSVM_RULE_PRIMARY_CURRENT &&			\
+	   HIPSVM_KIND_##kind == HIPSVM_KIND_DEVICE ? UINT64_C(1) << HIPSVM_API_##id : 0)
+#define HIPSVM_API_DEVICE_MASK (0 HIPSVM_API_ROWS(HIPSVM_API_DEVICE_BIT))
+_Static_assert(HIPSVM_API_COUNT <= 64, "HIPSVM_API_DEVICE_MASK is one word");
+
+static inline bool hipsvm_api_makes_device(enum hipsvm_api api)
+{
+	return (unsigned)api < HIPSVM_API_COUNT && (HIPSVM_API_DEVICE_MASK >> api & 1);
+}
 
 /* The row of api; NULL for an api out of range. Inline: every allocation
  * and free asks. */

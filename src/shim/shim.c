@@ -110,6 +110,8 @@ int hipsvm_shim_init(struct hipsvm_shim *s, const struct hipsvm_policy *p, const
 	strncpy(s->hook_opt, hook_opt ? hook_opt : "auto", sizeof(s->hook_opt) - 1);
 	s->drain_timeout_ms = drain_timeout_ms;
 	s->trace_fd = trace_fd;
+	s->plain = !p->quota_mask && !p->managed_local && !p->map_all && !p->oversubscribe &&
+		   trace_fd < 0;
 	s->pid = pid;
 	s->gen = 1;
 	s->start_ns = hipsvm_now_ns();
@@ -163,11 +165,15 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 	hipsvm_vmm_init(&s->vmm);
 }
 
-/* The first generation: 2^16 slots of 32 bytes, 2 MiB, touched where used;
- * 16 generations hold about 2^30 live device allocations before a program
- * goes on in the registry. */
-#define DEVMAP_LOG2 16
-#define DEVMAP_GENS 16
+/* The first generation: 2^19 slots of 32 bytes, 16 MiB of address space
+ * in small pages, touched where used (a page per entry up to about 4K
+ * entries); it takes 256K live before the second is mapped, and a million
+ * live take 3 generations (2^16 first took 6, and every insert reads one
+ * window per generation: at 1M live +598 instructions per pair, +622 with
+ * 2^18 first). 15 generations hold about 2^33 live device allocations
+ * before a program goes on in the registry. */
+#define DEVMAP_LOG2 19
+#define DEVMAP_GENS 15
 
 struct hipsvm_devmap *hipsvm_shim_devmap_make(struct hipsvm_shim *s)
 {

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "shim/api.h"
@@ -98,6 +99,10 @@ struct hipsvm_shim {
 	uint32_t drain_timeout_ms;
 	int ndev;			/* device count; 0 until known; atomic */
 	int trace_fd;			/* -1: no trace */
+	/* set once by init: a policy that routes nothing and no trace, so
+	 * that end's common case asks one flag (trace_fd only goes from set to
+	 * unset after init, in a child whose trace could not be opened) */
+	bool plain;
 	int pid;
 	uint32_t gen;			/* bumped in every fork child */
 	uint64_t start_ns;
@@ -238,8 +243,61 @@ enum hipsvm_verdict hipsvm_alloc_begin(struct hipsvm_shim *s, struct hipsvm_call
  * range's size; ignored unless rc is hipSuccess). Attribution on success,
  * nothing recorded on error; c->rc is rc, unchanged, or the managed
  * fallback's. */
-enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
-				     void *p, size_t size);
+enum hipsvm_verdict hipsvm_alloc_end_any(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
+					 void *p, size_t size);
+
+/* The device the call allocates on: the one it names, the one the wrapper
+ * said was current, or (after a successful call) the current one; -1 when
+ * none is known. */
+static inline __attribute__((always_inline)) int hipsvm_call_device(struct hipsvm_shim *s,
+	const struct hipsvm_call *c)
+{
+	int dev = -1;
+
+	if (c->on_device > 0 && c->on_device <= HIPSVM_MAX_GPUS)
+		return c->on_device - 1;
+	if (c->asked)
+		return c->dev >= 0 && c->dev < HIPSVM_MAX_GPUS ? c->dev : -1;
+	if (!s->ops.get_device || s->ops.get_device(&dev) != HIPSVM_HIP_SUCCESS || dev < 0 ||
+	    dev >= HIPSVM_MAX_GPUS)
+		return -1;
+	return dev;
+}
+
+/* end, inline for the commonest call (every hipMalloc comes by): device
+ * memory that succeeded, in the primary context of the device it was made
+ * on, under a policy that routes nothing, no trace, kept in the device
+ * table; what the general end (shim_alloc.c) does for it, written out.
+ * Anything else goes to the general end. */
+static inline __attribute__((always_inline)) enum hipsvm_verdict hipsvm_alloc_end(
+	struct hipsvm_shim *s, struct hipsvm_call *c, int rc, void *p, size_t size)
+{
+	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
+	struct hipsvm_alloc a;
+	int dev;
+
+	if (!(rc == HIPSVM_HIP_SUCCESS && s->plain && dm && p && size && !c->decided &&
+	      !c->managed && !c->keyed && hipsvm_api_makes_device(c->api)))
+		return hipsvm_alloc_end_any(s, c, rc, p, size);
+	dev = hipsvm_call_device(s, c);
+	if (__builtin_expect(dev < 0 || dev >= HIPSVM_POLICY_MAX_DEV, 0))
+		return hipsvm_alloc_end_any(s, c, rc, p, size);
+	hipsvm_shim_hook_resolve(s);
+	/* every field written: no memset */
+	a.start = a.origin = (uintptr_t)p;
+	a.last = a.start + size - 1;
+	a.origin_size = size;
+	a.kind = HIPSVM_KIND_DEVICE;
+	a.ctx = a.device = dev;
+	a.flags = c->flags;
+	a.route = HIPSVM_ROUTE_AS_HIP;
+	a.api = c->api;
+	if (__builtin_expect(hipsvm_devmap_insert(dm, &a) != 0, 0))
+		return hipsvm_alloc_end_any(s, c, rc, p, size);
+	c->rc = rc;	/* (c->rt is not read after DONE) */
+	hipsvm_stats_alloc_dev(&s->stats, dev, size, c->api);
+	return HIPSVM_DONE;
+}
 
 /* Per-thread state; preload/ reads the guard, the core the rest.
  * guard and in_hip are depths, changed only through the scopes below; busy
@@ -415,9 +473,44 @@ struct hipsvm_free {
 	struct hipsvm_alloc a;
 	struct hipsvm_unmap u;	/* when the free unmaps (ipc) */
 };
-void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api,
-		       void *p);
-void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc);
+void hipsvm_free_begin_any(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api,
+			   void *p);
+void hipsvm_free_end_any(struct hipsvm_shim *s, struct hipsvm_free *f, int rc);
+
+/* begin and end, inline for the commonest free (every hipFree of device
+ * memory comes by): an entry of the device table, in its device's primary
+ * context, no quota, no trace, the real free succeeded. Never SVM memory,
+ * so the thread's freeing marker stays as it was. Anything else goes to
+ * the general begin and end (shim_alloc.c), which do the same for it. */
+static inline __attribute__((always_inline)) void hipsvm_free_begin(struct hipsvm_shim *s,
+	struct hipsvm_free *f, enum hipsvm_api api, void *p)
+{
+	struct hipsvm_devmap *dm = __atomic_load_n(&s->devmap, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(p && dm && api != HIPSVM_API_IPC_CLOSE &&
+			     hipsvm_devmap_take(dm, (uintptr_t)p, &f->a) == 0, 1)) {
+		f->api = api;
+		f->p = p;
+		f->mine = f->from_devmap = true;
+		f->unmapped = f->ipc = false;
+		f->bytes = f->a.origin_size;
+		f->prev = hipsvm_tls.freeing;
+		return;
+	}
+	hipsvm_free_begin_any(s, f, api, p);
+}
+
+static inline __attribute__((always_inline)) void hipsvm_free_end(struct hipsvm_shim *s,
+	struct hipsvm_free *f, int rc)
+{
+	if (__builtin_expect(rc == HIPSVM_HIP_SUCCESS && f->from_devmap && !f->ipc &&
+			     f->a.ctx == f->a.device &&
+			     (unsigned)f->a.ctx < HIPSVM_STATS_MAX_DEV && s->plain, 1)) {
+		hipsvm_stats_free_dev(&s->stats, f->a.ctx, f->bytes, (unsigned)f->api);
+		return;
+	}
+	hipsvm_free_end_any(s, f, rc);
+}
 
 /* Pools and the virtual memory API (preload/mem_wrap.c), after the real
  * call succeeded: a pool event ("pool_trim", "pool_destroy", "pool_export")

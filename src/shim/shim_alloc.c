@@ -55,25 +55,9 @@ static bool advise(struct hipsvm_shim *s, void *p, size_t n, int advice, int dev
 	return false;
 }
 
-static int current_device(struct hipsvm_shim *s)
-{
-	int dev = -1;
-
-	if (!s->ops.get_device || s->ops.get_device(&dev) != HIPSVM_HIP_SUCCESS || dev < 0 ||
-	    dev >= HIPSVM_MAX_GPUS)
-		return -1;
-	return dev;
-}
-
-/* The device the call allocates on: the one it names, the one the wrapper
- * said was current, or (after a successful call) the current one. */
 static int call_device(struct hipsvm_shim *s, const struct hipsvm_call *c)
 {
-	if (c->on_device > 0 && c->on_device <= HIPSVM_MAX_GPUS)
-		return c->on_device - 1;
-	if (c->asked)
-		return c->dev >= 0 && c->dev < HIPSVM_MAX_GPUS ? c->dev : -1;
-	return current_device(s);
+	return hipsvm_call_device(s, c);
 }
 
 /* (inline: its one caller is end, and every allocation comes by) */
@@ -188,16 +172,18 @@ enum hipsvm_verdict hipsvm_alloc_begin(struct hipsvm_shim *s, struct hipsvm_call
 	return HIPSVM_GO;
 }
 
-enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
-				     void *p, size_t size)
+enum hipsvm_verdict hipsvm_alloc_end_any(struct hipsvm_shim *s, struct hipsvm_call *c, int rc,
+					 void *p, size_t size)
 {
 	const struct hipsvm_api_row *row = hipsvm_api_row(c->api);
-	enum hipsvm_kind kind = row ? row->kind : HIPSVM_KIND_DEVICE;
-	int dev = c->decided ? c->dev : -1, ndev, d;
+	enum hipsvm_kind kind;
+	int dev, ndev, d;
 
 	c->rc = rc;
 	if (!row)
 		return HIPSVM_DONE;
+	kind = row->kind;
+	dev = c->decided ? c->dev : -1;
 	if (c->managed) {
 		/* the managed memory of an oversubscription */
 		if (rc != HIPSVM_HIP_SUCCESS) {
@@ -246,6 +232,8 @@ enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *
 	} else if (hipsvm_route_decide(&s->policy, c->api, dev < 0 ? 0 : dev, &c->rt)) {
 		return HIPSVM_DONE;
 	}
+	/* (asked here also for its side effect: the device count is what a
+	 * coordinated unmap of this memory will name) */
 	ndev = hipsvm_shim_ndev(s);
 	hipsvm_shim_hook_resolve(s);
 	if (c->rt.advise_preferred && dev >= 0)
@@ -262,7 +250,8 @@ enum hipsvm_verdict hipsvm_alloc_end(struct hipsvm_shim *s, struct hipsvm_call *
 	return HIPSVM_DONE;
 }
 
-void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api, void *p)
+void hipsvm_free_begin_any(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm_api api,
+			   void *p)
 {
 	struct hipsvm_devmap *dm;
 	int rc;
@@ -303,7 +292,7 @@ void hipsvm_free_begin(struct hipsvm_shim *s, struct hipsvm_free *f, enum hipsvm
 						 hipsvm_shim_ctx_gpus(s, f->a.ctx));
 }
 
-void hipsvm_free_end(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
+void hipsvm_free_end_any(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
 {
 	struct hipsvm_alloc *a = &f->a;
 

@@ -17,9 +17,13 @@
 #define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
+/* A generation's 2^(log2cap + i) slots and HIPSVM_DEVMAP_PROBE - 1 more
+ * past the end: the windows of the last homes run on into those instead of
+ * wrapping round, so a window is a run of slots with no index arithmetic. */
 static size_t gen_bytes(const struct hipsvm_devmap *m, unsigned i)
 {
-	return sizeof(struct hipsvm_devmap_slot) << (m->log2cap + i);
+	return sizeof(struct hipsvm_devmap_slot) *
+	       ((UINT64_C(1) << (m->log2cap + i)) + HIPSVM_DEVMAP_PROBE - 1);
 }
 
 int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned ngens)
@@ -35,7 +39,20 @@ int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned nge
 	p = hipsvm_sysmem_map(gen_bytes(m, 0));
 	if (!p)
 		return -ENOMEM;
+	if (gen_bytes(m, 0) >= HIPSVM_SYSMEM_HUGE_MIN) {
+		/* The first generation is the one nearly every program uses: a
+		 * few entries spread by the hash over megabytes. Small pages,
+		 * so that an entry costs 4 KiB, not 2 MiB (sysmem asks for
+		 * huge ones at this size; the later generations, from a
+		 * quarter million live on, keep them). */
+		int saved = errno;
+
+		syscall(SYS_madvise, p, gen_bytes(m, 0), MADV_NOHUGEPAGE);
+		errno = saved;
+	}
 	m->gen[0] = p;
+	m->top = 1;
+	m->open = (1u << ngens) - 1;	/* (ngens <= 16) */
 	return 0;
 }
 
@@ -52,11 +69,7 @@ void hipsvm_devmap_destroy(struct hipsvm_devmap *m)
 
 unsigned hipsvm_devmap_gens(const struct hipsvm_devmap *m)
 {
-	unsigned i = 0;
-
-	while (i < m->ngens && __atomic_load_n(&m->gen[i], __ATOMIC_ACQUIRE))
-		i++;
-	return i;
+	return __atomic_load_n(&m->top, __ATOMIC_ACQUIRE);
 }
 
 /* The page number times 2^64/phi: its top bits are the home in a table of
@@ -64,16 +77,7 @@ unsigned hipsvm_devmap_gens(const struct hipsvm_devmap *m)
  * two slots below its home in generation i times two. */
 static uint64_t page_hash(uintptr_t p)
 {
-	return (uint64_t)(p >> 12) * UINT64_C(0x9e3779b97f4a7c15);
-}
-
-static struct hipsvm_devmap_slot *window(const struct hipsvm_devmap *m, unsigned i,
-					 struct hipsvm_devmap_slot *gen, uint64_t h, uint64_t k)
-{
-	unsigned bits = m->log2cap + i;
-	uint64_t mask = (UINT64_C(1) << bits) - 1;
-
-	return &gen[((h >> (64 - bits)) + k) & mask];
+	return hipsvm_devmap_hash(p);
 }
 
 static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)
@@ -92,27 +96,62 @@ static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)
  * load to within a few percent, and the shared count is written by one
  * insert or removal in SAMPLE, not by every one (threads that each write
  * it at every pair would pass its cache line between them). */
-#define SAMPLE 16
+#define SAMPLE HIPSVM_DEVMAP_SAMPLE
 
-static void count(struct hipsvm_devmap *m, unsigned i, const struct hipsvm_devmap_slot *s, int d)
+/* Bit i of open says whether generation i is at most half full; it is
+ * rewritten here, where the sampled count changes, so that an insert reads
+ * one word for every generation. Each writer reads the count again after
+ * its write and writes again if it moved, so that the last write matches
+ * the count once the count stops moving, whatever the interleaving. */
+void hipsvm_devmap_count_sampled(struct hipsvm_devmap *m, unsigned i, int d)
 {
-	if (((size_t)(s - m->gen[i]) & (SAMPLE - 1)) == 0)
-		__atomic_fetch_add(&m->sampled[i], (uint64_t)(int64_t)d, __ATOMIC_RELAXED);
+	uint64_t c, cap = UINT64_C(1) << (m->log2cap + i);
+
+	c = __atomic_add_fetch(&m->sampled[i], (uint64_t)(int64_t)d, __ATOMIC_RELAXED);
+	for (;;) {
+		uint64_t again;
+
+		if (c * SAMPLE * 2 < cap)
+			__atomic_fetch_or(&m->open, 1u << i, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(&m->open, ~(1u << i), __ATOMIC_RELAXED);
+		again = __atomic_load_n(&m->sampled[i], __ATOMIC_RELAXED);
+		if (again == c)
+			return;
+		c = again;
+	}
 }
 
-/* Maps generation i unless another thread did: true if it is there now. */
-static bool grow(struct hipsvm_devmap *m, unsigned i)
+static inline void count(struct hipsvm_devmap *m, unsigned i, const struct hipsvm_devmap_slot *s,
+			 int d)
+{
+	/* (s - gen) % SAMPLE == 0, read off the address: a generation starts
+	 * on a page, and SAMPLE slots are 512 bytes) */
+	if (((uintptr_t)s & (SAMPLE * sizeof(*s) - 1)) == 0)
+		hipsvm_devmap_count_sampled(m, i, d);
+}
+
+/* Generation n mapped (unless another thread did) and counted in top:
+ * false when there is none to map. */
+static bool extend(struct hipsvm_devmap *m, unsigned n)
 {
 	struct hipsvm_devmap_slot *none = NULL, *p;
+	unsigned t;
 
-	if (i >= m->ngens)
+	if (n >= m->ngens)
 		return false;
-	p = hipsvm_sysmem_map(gen_bytes(m, i));
-	if (!p)
-		return false;
-	if (!__atomic_compare_exchange_n(&m->gen[i], &none, p, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		hipsvm_sysmem_unmap(p, gen_bytes(m, i));
+	if (!__atomic_load_n(&m->gen[n], __ATOMIC_ACQUIRE)) {
+		p = hipsvm_sysmem_map(gen_bytes(m, n));
+		if (!p)
+			return false;
+		if (!__atomic_compare_exchange_n(&m->gen[n], &none, p, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			hipsvm_sysmem_unmap(p, gen_bytes(m, n));
+	}
+	t = __atomic_load_n(&m->top, __ATOMIC_RELAXED);
+	while (t < n + 1 && !__atomic_compare_exchange_n(&m->top, &t, n + 1, true,
+							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 	return true;
 }
 
@@ -124,40 +163,57 @@ int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
 		return -EINVAL;
 	h = page_hash(a->start);
 	for (;;) {
-		struct hipsvm_devmap_slot *free_slot = NULL, *s = NULL;
-		uint64_t free_key = EMPTY, k = EMPTY;
-		unsigned i, j, gi = 0;
+		struct hipsvm_devmap_slot *free_slot = NULL, *s;
+		uint64_t free_key = EMPTY, k;
+		unsigned i, gi = 0, n = __atomic_load_n(&m->top, __ATOMIC_ACQUIRE);
+		unsigned sh = 64 - m->log2cap;	/* the home's shift in generation i */
+		/* bit 0: generation i may take the entry (open, none found yet) */
+		uint32_t want = __atomic_load_n(&m->open, __ATOMIC_RELAXED);
 
 		/* Every mapped generation's window: an entry of the same
 		 * address is replaced where it is (there is at most one); else
 		 * the first free slot of the oldest generation that is at most
-		 * half full. */
-		for (i = 0; i < m->ngens; i++) {
-			struct hipsvm_devmap_slot *g = __atomic_load_n(&m->gen[i], __ATOMIC_ACQUIRE);
-			bool open;
+		 * half full. The window's index is worked out once per
+		 * generation: the loops below are what every insert runs once
+		 * per generation. */
+		for (i = 0; i < n; i++, sh--, want >>= 1) {
+			struct hipsvm_devmap_slot *end;
 
-			if (!g)
-				break;
-			open = !free_slot && __atomic_load_n(&m->sampled[i], __ATOMIC_RELAXED) *
-							     SAMPLE * 2 < (UINT64_C(1) << (m->log2cap + i));
-			for (j = 0; j < HIPSVM_DEVMAP_PROBE; j++) {
-				s = window(m, i, g, h, j);
+			s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) + (h >> sh);
+			end = s + HIPSVM_DEVMAP_PROBE;
+			if (want & 1) {
+				/* the first free slot, unless the address is here first */
+				for (; s < end; s++) {
+					k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+					if (k == key) {
+						gi = ~0u;	/* a replacement: the count stays */
+						goto claim;
+					}
+					if (k <= TOMB) {
+						free_slot = s;
+						free_key = k;
+						gi = i;
+						want = 0;
+						break;
+					}
+				}
+				if (s < end && free_key == EMPTY)
+					continue;	/* the window ends there */
+				s++;
+			}
+			/* the rest of the window: the address, if it is here */
+			for (; s < end; s++) {
 				k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 				if (k == key) {
-					gi = ~0u;	/* a replacement: the count stays */
+					gi = ~0u;
 					goto claim;
-				}
-				if ((k == EMPTY || k == TOMB) && open && !free_slot) {
-					free_slot = s;
-					free_key = k;
-					gi = i;
 				}
 				if (k == EMPTY)
 					break;
 			}
 		}
 		if (!free_slot) {
-			if (!grow(m, i))
+			if (!extend(m, n))
 				return -ENOSPC;
 			continue;
 		}
@@ -176,29 +232,37 @@ claim:
 	}
 }
 
-int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out)
+/* Newest generation first: once the old ones are past half full, new
+ * entries go to the newest, and most frees are of recent allocations, so a
+ * take at a million live usually stops in the first window it reads. (An
+ * address is in one generation at most: the order only changes the cost.)
+ * top counts the generations: an insert into generation i saw top > i (it
+ * raised top itself after mapping one), so a take that comes after it sees
+ * that too. */
+int hipsvm_devmap_take_any(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out)
 {
 	uint64_t h, key = p;
-	unsigned i, j;
+	unsigned i, n = __atomic_load_n(&m->top, __ATOMIC_ACQUIRE);
 
 	if (!m->gen[0] || key <= BUSY)
 		return -ENOENT;
 	h = page_hash(p);
-	for (i = 0; i < m->ngens; i++) {
-		struct hipsvm_devmap_slot *g = __atomic_load_n(&m->gen[i], __ATOMIC_ACQUIRE);
+	for (i = n; i-- > 0;) {
+		struct hipsvm_devmap_slot *s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) +
+					       (h >> (64 - m->log2cap - i));
+		struct hipsvm_devmap_slot *end = s + HIPSVM_DEVMAP_PROBE;
 
-		if (!g)
-			break;
-		for (j = 0; j < HIPSVM_DEVMAP_PROBE; j++) {
-			struct hipsvm_devmap_slot *s = window(m, i, g, h, j);
+		while (s < end) {
 			uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 			struct hipsvm_alloc a;
 
 			if (k == EMPTY)
 				break;
-			if (k != key)
+			if (k != key) {
+				s++;
 				continue;
-			memset(&a, 0, sizeof(a));
+			}
+			/* every field written: no memset */
 			a.start = a.origin = p;
 			a.origin_size = LD(s->size);
 			a.last = p + a.origin_size - 1;
@@ -215,7 +279,6 @@ int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc
 				return 0;
 			}
 			/* someone else changed the slot under us: look at it again */
-			j--;
 		}
 	}
 	return -ENOENT;

@@ -50,12 +50,15 @@
 #ifndef HIPSVM_SHIM_DEVMAP_H
 #define HIPSVM_SHIM_DEVMAP_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "shim/registry.h"
 
 #define HIPSVM_DEVMAP_PROBE 16
 #define HIPSVM_DEVMAP_GENS 16
+/* the fill of a generation is counted on one slot in this many */
+#define HIPSVM_DEVMAP_SAMPLE 16
 
 struct hipsvm_devmap_slot {
 	uint64_t key;
@@ -72,6 +75,10 @@ struct hipsvm_devmap {
 	uint64_t sampled[HIPSVM_DEVMAP_GENS];	/* atomic: entries in sampled slots */
 	unsigned log2cap;
 	unsigned ngens;		/* how many generations may be mapped at most */
+	/* atomic: the generations mapped, 0 to top - 1, raised (release) after
+	 * the one it counts is published; a search reads these only */
+	unsigned top;
+	uint32_t open;		/* atomic: bit i while generation i is at most half full */
 };
 
 /* The first generation has 2^log2cap slots (4..30); at most ngens
@@ -87,9 +94,51 @@ void hipsvm_devmap_destroy(struct hipsvm_devmap *m);
  * -ENOMEM from a failed mapping is reported as -ENOSPC too). */
 int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a);
 
-/* Removes the allocation at p into *out (untouched on failure). 0, or
- * -ENOENT. */
-int hipsvm_devmap_take(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out);
+/* Removes the allocation at p into *out (which may be written also when
+ * the answer is -ENOENT). 0, or -ENOENT. */
+int hipsvm_devmap_take_any(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_alloc *out);
+void hipsvm_devmap_count_sampled(struct hipsvm_devmap *m, unsigned i, int d);
+
+static inline uint64_t hipsvm_devmap_hash(uintptr_t p)
+{
+	return (uint64_t)(p >> 12) * UINT64_C(0x9e3779b97f4a7c15);
+}
+
+/* The same, inline where the entry usually is (every hipFree comes by):
+ * the home slot of the newest generation; anywhere else out of line. */
+static inline __attribute__((always_inline)) int hipsvm_devmap_take(struct hipsvm_devmap *m,
+	uintptr_t p, struct hipsvm_alloc *out)
+{
+	unsigned n = __atomic_load_n(&m->top, __ATOMIC_ACQUIRE), i = n - 1;
+	struct hipsvm_devmap_slot *s;
+	uint64_t k;
+
+	if (__builtin_expect(!n || p <= 2, 0))
+		return -ENOENT;
+	s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) +
+	    (hipsvm_devmap_hash(p) >> (64 - m->log2cap - i));
+	k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(k == p, 1)) {
+		uint64_t size = __atomic_load_n(&s->size, __ATOMIC_RELAXED);
+
+		out->start = out->origin = p;
+		out->origin_size = size;
+		out->last = p + size - 1;
+		out->ctx = __atomic_load_n(&s->ctx, __ATOMIC_RELAXED);
+		out->device = __atomic_load_n(&s->device, __ATOMIC_RELAXED);
+		out->flags = __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
+		out->route = __atomic_load_n(&s->route, __ATOMIC_RELAXED);
+		out->api = __atomic_load_n(&s->api, __ATOMIC_RELAXED);
+		out->kind = __atomic_load_n(&s->kind, __ATOMIC_RELAXED);
+		if (__builtin_expect(__atomic_compare_exchange_n(&s->key, &k, UINT64_C(1), false,
+								 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED), 1)) {
+			if (((uintptr_t)s & (HIPSVM_DEVMAP_SAMPLE * sizeof(*s) - 1)) == 0)
+				hipsvm_devmap_count_sampled(m, i, -1);
+			return 0;
+		}
+	}
+	return hipsvm_devmap_take_any(m, p, out);
+}
 
 /* How many generations are mapped now (for tests and figures). */
 unsigned hipsvm_devmap_gens(const struct hipsvm_devmap *m);

@@ -92,6 +92,26 @@ static int dev_index(int dev)
 	return hipsvm_stats_dev_index(dev);
 }
 
+/* The part's room (stats.h) from its peak and base. Written again while
+ * either moved under the write (threads past HIPSVM_STATS_STRIPES share a
+ * stripe), so that the room left matches the last peak and base: a room
+ * too high would let an allocation past the peak go unseen. */
+static void set_room(struct hipsvm_mem_part *m)
+{
+	for (;;) {
+		uint64_t peak = __atomic_load_n(&m->peak, __ATOMIC_RELAXED);
+		uint64_t base = __atomic_load_n(&m->base, __ATOMIC_RELAXED);
+		int64_t room = (int64_t)(peak - base);
+
+		if (room > (int64_t)HIPSVM_STATS_BATCH - 1)
+			room = (int64_t)HIPSVM_STATS_BATCH - 1;
+		__atomic_store_n(&m->room, (uint64_t)room, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&m->peak, __ATOMIC_RELAXED) == peak &&
+		    __atomic_load_n(&m->base, __ATOMIC_RELAXED) == base)
+			return;
+	}
+}
+
 /* delta bytes (signed) on counter i of this thread's stripe. Past a batch
  * the stripe's bytes go to the total, and the total seen then is the base
  * of this stripe's peak estimate until its next hand-over. */
@@ -116,6 +136,7 @@ static void mem_change_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st
 		__atomic_store_n(&m->base, (uint64_t)total, __ATOMIC_RELAXED);
 		if (total > 0)
 			raise_max(&s->mem_total[i].peak, (uint64_t)total);
+		set_room(m);
 		return;
 	}
 	if (delta > 0) {
@@ -123,6 +144,7 @@ static void mem_change_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st
 		if (total > 0)
 			raise_max(&m->peak, (uint64_t)total);
 	}
+	set_room(m);
 }
 
 static void alloc_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int ctx, int dev,

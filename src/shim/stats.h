@@ -55,6 +55,10 @@ struct hipsvm_mem_part {
 	uint64_t live;		/* bytes allocated minus released here, not yet in the total */
 	uint64_t base;		/* the total as this stripe last added to it */
 	uint64_t peak;		/* highest base + live seen here */
+	/* signed: how high live may go before the general update must run,
+	 * min(HIPSVM_STATS_BATCH - 1, peak - base), so that an allocation
+	 * below both the batch and this stripe's peak is one compare */
+	uint64_t room;
 };
 
 struct hipsvm_stats_stripe {
@@ -188,25 +192,32 @@ static inline void hipsvm_stats_api_in(struct hipsvm_stats_stripe *st, unsigned 
 		__atomic_fetch_add(&st->api[api].bytes, bytes, __ATOMIC_RELAXED);
 }
 
+/* d at or past a batch either way (|d| >= HIPSVM_STATS_BATCH), or bytes too
+ * big to be a signed delta: one unsigned compare and one shift. */
+static inline bool hipsvm_stats_past_batch(int64_t d, uint64_t bytes)
+{
+	return ((uint64_t)d + (HIPSVM_STATS_BATCH - 1) > 2 * (HIPSVM_STATS_BATCH - 1)) |
+	       (bytes >> 63);
+}
+
 /* One counter part up by bytes (an allocation) or down (a free): the
  * common case here, a batch's hand-over by the general update. */
 static inline void hipsvm_stats_mem_up(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st,
 				       int i, uint64_t bytes)
 {
 	struct hipsvm_mem_part *m = &st->mem[i];
-	int64_t d, total;
+	int64_t d;
 
 	d = (int64_t)__atomic_add_fetch(&m->live, bytes, __ATOMIC_RELAXED);
-	if (__builtin_expect(d >= (int64_t)HIPSVM_STATS_BATCH || d <= -(int64_t)HIPSVM_STATS_BATCH ||
-			     (int64_t)bytes < 0, 0)) {
+	/* within room: below the batch, and base + live within this stripe's
+	 * peak, so neither a hand-over nor a new peak */
+	if (__builtin_expect((d > (int64_t)__atomic_load_n(&m->room, __ATOMIC_RELAXED)) |
+			     (bytes >> 63), 0)) {
 		__atomic_sub_fetch(&m->live, bytes, __ATOMIC_RELAXED);
 		hipsvm_stats_mem_slow(s, st, i, (int64_t)bytes, true, false);
 		return;
 	}
 	__atomic_fetch_add(&m->allocations, 1, __ATOMIC_RELAXED);
-	total = (int64_t)__atomic_load_n(&m->base, __ATOMIC_RELAXED) + d;
-	if (total > (int64_t)__atomic_load_n(&m->peak, __ATOMIC_RELAXED))
-		hipsvm_stats_raise_peak(&m->peak, (uint64_t)total);
 }
 
 static inline void hipsvm_stats_mem_down(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st,
@@ -216,8 +227,7 @@ static inline void hipsvm_stats_mem_down(struct hipsvm_stats *s, struct hipsvm_s
 	int64_t d;
 
 	d = (int64_t)__atomic_sub_fetch(&m->live, bytes, __ATOMIC_RELAXED);
-	if (__builtin_expect(d >= (int64_t)HIPSVM_STATS_BATCH || d <= -(int64_t)HIPSVM_STATS_BATCH ||
-			     (int64_t)bytes < 0, 0)) {
+	if (__builtin_expect(hipsvm_stats_past_batch(d, bytes), 0)) {
 		__atomic_add_fetch(&m->live, bytes, __ATOMIC_RELAXED);
 		hipsvm_stats_mem_slow(s, st, i, -(int64_t)bytes, false, true);
 		return;
@@ -241,6 +251,34 @@ static inline void hipsvm_stats_alloc_call(struct hipsvm_stats *s, int ctx, int 
 	if ((uint64_t)dev + 1 > seen || (uint64_t)ctx + 1 > seen)
 		hipsvm_stats_seen_slow(s, ctx, dev);
 	hipsvm_stats_api_in(st, api, bytes);
+}
+
+/* hipsvm_stats_alloc_call for device memory in device dev's primary
+ * context (ctx == dev, 0 <= dev < HIPSVM_STATS_MAX_DEV), routed as HIP: the
+ * same counters, without the index checks. */
+static inline __attribute__((always_inline)) void hipsvm_stats_alloc_dev(struct hipsvm_stats *s,
+	int dev, uint64_t bytes, unsigned api)
+{
+	struct hipsvm_stats_stripe *st = hipsvm_stats_my_stripe(s);
+
+	hipsvm_stats_mem_up(s, st, HIPSVM_STATS_MEM_CTX(dev), bytes);
+	hipsvm_stats_mem_up(s, st, HIPSVM_STATS_MEM_DEV(dev), bytes);
+	__atomic_fetch_add(&st->route[HIPSVM_ROUTE_AS_HIP], 1, __ATOMIC_RELAXED);
+	if ((uint32_t)dev >= __atomic_load_n(&s->max_dev_seen, __ATOMIC_RELAXED))
+		hipsvm_stats_seen_slow(s, dev, dev);
+	hipsvm_stats_api_in(st, api, bytes);
+}
+
+/* hipsvm_stats_free_call for an allocation counted by
+ * hipsvm_stats_alloc_dev. */
+static inline __attribute__((always_inline)) void hipsvm_stats_free_dev(struct hipsvm_stats *s,
+	int dev, uint64_t bytes, unsigned api)
+{
+	struct hipsvm_stats_stripe *st = hipsvm_stats_my_stripe(s);
+
+	hipsvm_stats_mem_down(s, st, HIPSVM_STATS_MEM_CTX(dev), bytes);
+	hipsvm_stats_mem_down(s, st, HIPSVM_STATS_MEM_DEV(dev), bytes);
+	hipsvm_stats_api_in(st, api, 0);
 }
 
 static inline void hipsvm_stats_free_call(struct hipsvm_stats *s, int ctx, int dev,
