@@ -284,3 +284,21 @@ Test(mem_alloc, hipHostAlloc_checks_no_flags)
 	cr_expect_eq(hipHostAlloc(&p, 0, 0), hipSuccess);
 	cr_expect_null(p);
 }
+
+/* ihipHostRegister reads no flag (hip_memory.cpp:1001-1033): unknown bits
+ * are taken, and the registered memory's flags are its memory object's,
+ * which carry none of the caller's (getMemFlags() >> 16 is 0). */
+Test(mem_alloc, hipHostRegister_reads_no_flags)
+{
+	char *buf = aligned_alloc(4096, 4096);
+	unsigned fl = 9;
+
+	cr_assert_not_null(buf);
+	cr_expect_eq(hipHostRegister(buf, 4096, 0xF0), hipSuccess);
+	cr_expect_eq(hipHostGetFlags(&fl, buf), hipSuccess);
+	cr_expect_eq(fl, 0);
+	cr_expect_eq(hipHostUnregister(buf), hipSuccess);
+	cr_expect_eq(hipHostRegister(buf, 4096, 0xFFFFFFFFu), hipSuccess);
+	cr_expect_eq(hipHostUnregister(buf), hipSuccess);
+	free(buf);
+}
