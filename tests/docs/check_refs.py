@@ -24,7 +24,9 @@ PATH = re.compile(r"(?<![\w./@-])((?:%s)/[\w./+-]*[\w+-])" % "|".join(DIRS))
 TEXT = (".c", ".h", ".md", ".sh", ".py", ".build", ".hip", ".pml", ".txt", "")
 # paths of the Linux tree that the kernel docs name (not this repository's)
 OTHER_TREES = ("include/uapi/", "include/linux/", "scripts/config", "scripts/sign-file",
-               "drivers/", "mm/")
+               "drivers/", "mm/",
+               # and of ROCm's hip-tests, which bench/hiptests builds from a checkout
+               "tests/catch")
 
 
 def files():
