@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""check_layers.py SRCDIR [TREE]: the layering is what docs/design.md says.
+"""check_layers.py SRCDIR [TREE | --planted | --tree ROLE OUT]: the layering is what docs/design.md says.
 
 The table under "Layering" in docs/design.md is the one list of which role
 (a folder of src/ or sim/) may include which: this reads it as data and
@@ -14,6 +14,10 @@ fails (TAP) when
   2. the table has a circle (a role that reaches itself through others);
   3. a folder of src/ or sim/ holding sources has no row, or a row names a
      folder or file that does not exist.
+
+With --tree ROLE OUT it makes the include tree the build gives ROLE's
+library (sim/meson.build, src/meson.build): links to the folders and files
+the table lets it reach, so that a mistake is a compile error there too.
 
 TREE (default SRCDIR) is the tree whose sources are checked. With
 --planted, it checks itself instead: in a copy of src/, sim/ and the design
@@ -29,7 +33,7 @@ import sys
 import tempfile
 
 TOP = sys.argv[1] if len(sys.argv) > 1 else "."
-TREE = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] != "--planted" else TOP
+TREE = sys.argv[2] if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else TOP
 ROOTS = ("src", "sim")		# where qualified includes start
 SOURCES = (".c", ".h", ".def")
 GENERATED = {"hipsvm_config.h"}	# build/src, made by src/meson.build
@@ -181,9 +185,40 @@ def planted():
     return 1 if missed else 0
 
 
+def tree(role, out):
+    """The include tree of a role's library: links in out to what its row
+    names and, since a header includes what its own row lets it, what those
+    rows name in turn. The role's own folder is there too (qualified
+    includes of its own headers)."""
+    rows = table()
+    if rows is None or role not in rows:
+        sys.stderr.write("check_layers: no row for %s in docs/design.md\n" % role)
+        return 1
+    seen, todo = set(), [role]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if os.path.isdir(os.path.join(TOP, name)):
+            todo.extend(rows.get(name, ()))
+    if os.path.lexists(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    for name in sorted(seen):
+        if name in ROOTS:
+            continue		# the top of sim/: only its files are named
+        link = os.path.join(out, name.split("/", 1)[1])
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(os.path.abspath(os.path.join(TOP, name)), link)
+    return 0
+
+
 def main():
     if len(sys.argv) > 2 and sys.argv[2] == "--planted":
         return planted()
+    if len(sys.argv) > 4 and sys.argv[2] == "--tree":
+        return tree(sys.argv[3], sys.argv[4])
     rows = table()
     print("1..3")
     if rows is None:
