@@ -283,7 +283,6 @@ void sim_stream_set_error(struct sim_stream *s, hipError_t e)
 static void *worker_main(void *arg)
 {
 	struct sim_stream *s = arg;
-	bool idle;
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
@@ -302,16 +301,9 @@ static void *worker_main(void *arg)
 		free(op);
 		pthread_mutex_lock(&s->lock);
 		s->completed++;
-		idle = --s->pending == 0;
-		/* The waiters are woken with the lock released: woken under it,
-		 * a synchronize blocked on the lock at once and had to be woken
-		 * again (three more futex calls a launch). s outlives this:
-		 * stream_free joins this thread first. */
-		pthread_mutex_unlock(&s->lock);
 		pthread_cond_broadcast(&s->progress);
-		if (idle)
+		if (--s->pending == 0)
 			pthread_cond_broadcast(&s->idle);
-		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
