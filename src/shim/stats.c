@@ -141,10 +141,11 @@ static void mem_change_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st
 	}
 	if (delta > 0) {
 		total = (int64_t)__atomic_load_n(&m->base, __ATOMIC_RELAXED) + d;
-		if (total > 0)
+		if (total > 0 && (uint64_t)total > __atomic_load_n(&m->peak, __ATOMIC_RELAXED)) {
 			raise_max(&m->peak, (uint64_t)total);
+			set_room(m);
+		}
 	}
-	set_room(m);
 }
 
 static void alloc_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int ctx, int dev,
