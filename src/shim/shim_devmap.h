@@ -20,10 +20,12 @@
  * generations filled to their windows' ends made it read whole windows.
  * The fill is counted on a sample of the slots (shim_devmap.c), so that
  * threads seldom write the count. An insert that finds no free slot near
- * its home in a generation that takes entries maps the next one. Nothing moves once written, so a reader never
- * sees an entry in flight between two tables; a lookup looks at each
- * generation's window in turn (and stops early in each at an empty slot).
- * Generations are mapped on demand (MAP_NORESERVE, touched where used) and
+ * its home in a generation that takes entries maps the next one (and
+ * counts it in top). Nothing moves once written, so a reader never sees an
+ * entry in flight between two tables; an insert looks at every
+ * generation's window, a take at the newest generation's first (inline:
+ * once the old ones are full, recent entries are there), each stopping
+ * early at an empty slot. Generations are mapped on demand (MAP_NORESERVE, touched where used) and
  * kept until destroy: a reader may still hold a pointer into one. -ENOSPC
  * only when every generation is mapped and full near the home: the caller
  * then uses the registry.
