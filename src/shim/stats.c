@@ -184,11 +184,6 @@ void hipsvm_stats_mem_slow(struct hipsvm_stats *s, struct hipsvm_stats_stripe *s
 	mem_change_in(s, st, i, delta, alloc, freed);
 }
 
-void hipsvm_stats_raise_peak(uint64_t *peak, uint64_t v)
-{
-	raise_max(peak, v);
-}
-
 void hipsvm_stats_seen_slow(struct hipsvm_stats *s, int ctx, int dev)
 {
 	seen_dev(s, dev);

@@ -157,7 +157,6 @@ unsigned hipsvm_stats_stripe_take(void);
 void hipsvm_stats_mem_slow(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
 			   int64_t delta, bool alloc, bool freed);
 void hipsvm_stats_seen_slow(struct hipsvm_stats *s, int ctx, int dev);
-void hipsvm_stats_raise_peak(uint64_t *peak, uint64_t v);
 
 static inline struct hipsvm_stats_stripe *hipsvm_stats_my_stripe(struct hipsvm_stats *s)
 {
