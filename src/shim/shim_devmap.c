@@ -98,12 +98,17 @@ void hipsvm_devmap_count_sampled(struct hipsvm_devmap *m, unsigned i, int d)
 
 	c = __atomic_add_fetch(&m->sampled[i], (uint64_t)(int64_t)d, __ATOMIC_RELAXED);
 	for (;;) {
+		bool open = c * SAMPLE * 2 < cap;
 		uint64_t again;
 
-		if (c * SAMPLE * 2 < cap)
-			__atomic_fetch_or(&m->open, 1u << i, __ATOMIC_RELAXED);
-		else
-			__atomic_fetch_and(&m->open, ~(1u << i), __ATOMIC_RELAXED);
+		/* written only when the bit changes: the word shares its line
+		 * with top and log2cap, which every insert and take reads */
+		if (((__atomic_load_n(&m->open, __ATOMIC_RELAXED) >> i) & 1) != open) {
+			if (open)
+				__atomic_fetch_or(&m->open, 1u << i, __ATOMIC_RELAXED);
+			else
+				__atomic_fetch_and(&m->open, ~(1u << i), __ATOMIC_RELAXED);
+		}
 		again = __atomic_load_n(&m->sampled[i], __ATOMIC_RELAXED);
 		if (again == c)
 			return;
