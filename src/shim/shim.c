@@ -165,15 +165,15 @@ void hipsvm_shim_atfork_child(struct hipsvm_shim *s, int pid)
 	hipsvm_vmm_init(&s->vmm);
 }
 
-/* The first generation: 2^19 slots of 32 bytes, 16 MiB of address space
- * in small pages, touched where used (a page per entry up to about 4K
- * entries); it takes 256K live before the second is mapped, and a million
- * live take 3 generations (2^16 first took 6, and every insert reads one
- * window per generation: at 1M live +598 instructions per pair, +622 with
- * 2^18 first). 15 generations hold about 2^33 live device allocations
- * before a program goes on in the registry. */
-#define DEVMAP_LOG2 19
-#define DEVMAP_GENS 15
+/* The first generation: 2^16 slots of 32 bytes, 2 MiB, touched where used
+ * (a 4 KiB page per entry until about 512 entries: a bigger first one
+ * cost every program its pages, the simulator's timed pair +3.9 us with
+ * 2^19 in small pages); the second 2^21 (64 MiB, shim_devmap.h), mapped
+ * past 32K live, so that a million live take 2 generations. 16
+ * generations hold about 2^34 live device allocations before a program
+ * goes on in the registry. */
+#define DEVMAP_LOG2 16
+#define DEVMAP_GENS 16
 
 struct hipsvm_devmap *hipsvm_shim_devmap_make(struct hipsvm_shim *s)
 {

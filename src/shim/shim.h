@@ -494,7 +494,8 @@ static inline __attribute__((always_inline)) void hipsvm_free_begin(struct hipsv
 		f->mine = f->from_devmap = true;
 		f->unmapped = f->ipc = false;
 		f->bytes = f->a.origin_size;
-		f->prev = hipsvm_tls.freeing;
+		/* (f->prev unset: not SVM, so the marker was not moved, and
+		 * the general end leaves it as it is for a device-table entry) */
 		return;
 	}
 	hipsvm_free_begin_any(s, f, api, p);

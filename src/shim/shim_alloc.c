@@ -298,7 +298,10 @@ void hipsvm_free_end_any(struct hipsvm_shim *s, struct hipsvm_free *f, int rc)
 
 	if (f->ipc)
 		hipsvm_unmap_end(s, &f->u, rc == HIPSVM_HIP_SUCCESS, 0, 0);
-	hipsvm_tls.freeing = f->prev;
+	/* a device-table entry is never SVM: begin left the marker alone (and
+	 * the inline begin does not save it) */
+	if (!f->from_devmap)
+		hipsvm_tls.freeing = f->prev;
 	if (rc != HIPSVM_HIP_SUCCESS) {
 		/* Still allocated: back into the registry. Of an allocation
 		 * that was partly unmapped only the first piece comes back

@@ -17,13 +17,13 @@
 #define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-/* A generation's 2^(log2cap + i) slots and HIPSVM_DEVMAP_PROBE - 1 more
+/* A generation's 2^hipsvm_devmap_bits(i) slots and HIPSVM_DEVMAP_PROBE - 1 more
  * past the end: the windows of the last homes run on into those instead of
  * wrapping round, so a window is a run of slots with no index arithmetic. */
 static size_t gen_bytes(const struct hipsvm_devmap *m, unsigned i)
 {
 	return sizeof(struct hipsvm_devmap_slot) *
-	       ((UINT64_C(1) << (m->log2cap + i)) + HIPSVM_DEVMAP_PROBE - 1);
+	       ((UINT64_C(1) << hipsvm_devmap_bits(m, i)) + HIPSVM_DEVMAP_PROBE - 1);
 }
 
 int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned ngens)
@@ -31,7 +31,7 @@ int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned nge
 	void *p;
 
 	if (log2cap < 4 || log2cap > 30 || ngens < 1 || ngens > HIPSVM_DEVMAP_GENS ||
-	    log2cap + ngens - 1 > 34)
+	    log2cap + ngens - 1 + (ngens > 1 ? HIPSVM_DEVMAP_JUMP : 0) > 35)
 		return -EINVAL;
 	memset(m, 0, sizeof(*m));
 	m->log2cap = log2cap;
@@ -39,17 +39,6 @@ int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned nge
 	p = hipsvm_sysmem_map(gen_bytes(m, 0));
 	if (!p)
 		return -ENOMEM;
-	if (gen_bytes(m, 0) >= HIPSVM_SYSMEM_HUGE_MIN) {
-		/* The first generation is the one nearly every program uses: a
-		 * few entries spread by the hash over megabytes. Small pages,
-		 * so that an entry costs 4 KiB, not 2 MiB (sysmem asks for
-		 * huge ones at this size; the later generations, from a
-		 * quarter million live on, keep them). */
-		int saved = errno;
-
-		syscall(SYS_madvise, p, gen_bytes(m, 0), MADV_NOHUGEPAGE);
-		errno = saved;
-	}
 	m->gen[0] = p;
 	m->top = 1;
 	m->open = (1u << ngens) - 1;	/* (ngens <= 16) */
@@ -105,16 +94,21 @@ static void fill(struct hipsvm_devmap_slot *s, const struct hipsvm_alloc *a)
  * the count once the count stops moving, whatever the interleaving. */
 void hipsvm_devmap_count_sampled(struct hipsvm_devmap *m, unsigned i, int d)
 {
-	uint64_t c, cap = UINT64_C(1) << (m->log2cap + i);
+	uint64_t c, cap = UINT64_C(1) << hipsvm_devmap_bits(m, i);
 
 	c = __atomic_add_fetch(&m->sampled[i], (uint64_t)(int64_t)d, __ATOMIC_RELAXED);
 	for (;;) {
+		bool open = c * SAMPLE * 2 < cap;
 		uint64_t again;
 
-		if (c * SAMPLE * 2 < cap)
-			__atomic_fetch_or(&m->open, 1u << i, __ATOMIC_RELAXED);
-		else
-			__atomic_fetch_and(&m->open, ~(1u << i), __ATOMIC_RELAXED);
+		/* written only when the bit changes: the word shares its line
+		 * with top and log2cap, which every insert and take reads */
+		if (((__atomic_load_n(&m->open, __ATOMIC_RELAXED) >> i) & 1) != open) {
+			if (open)
+				__atomic_fetch_or(&m->open, 1u << i, __ATOMIC_RELAXED);
+			else
+				__atomic_fetch_and(&m->open, ~(1u << i), __ATOMIC_RELAXED);
+		}
 		again = __atomic_load_n(&m->sampled[i], __ATOMIC_RELAXED);
 		if (again == c)
 			return;
@@ -176,7 +170,7 @@ int hipsvm_devmap_insert(struct hipsvm_devmap *m, const struct hipsvm_alloc *a)
 		 * half full. The window's index is worked out once per
 		 * generation: the loops below are what every insert runs once
 		 * per generation. */
-		for (i = 0; i < n; i++, sh--, want >>= 1) {
+		for (i = 0; i < n; sh -= i ? 1 : 1 + HIPSVM_DEVMAP_JUMP, i++, want >>= 1) {
 			struct hipsvm_devmap_slot *end;
 
 			s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) + (h >> sh);
@@ -249,7 +243,7 @@ int hipsvm_devmap_take_any(struct hipsvm_devmap *m, uintptr_t p, struct hipsvm_a
 	h = page_hash(p);
 	for (i = n; i-- > 0;) {
 		struct hipsvm_devmap_slot *s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) +
-					       (h >> (64 - m->log2cap - i));
+					       (h >> (64 - hipsvm_devmap_bits(m, i)));
 		struct hipsvm_devmap_slot *end = s + HIPSVM_DEVMAP_PROBE;
 
 		while (s < end) {

@@ -10,8 +10,13 @@
  * removal and no lock, so that allocation pairs stay cheap and threads do
  * not serialise.
  *
- * The table is a list of generations, each twice the size of the one before
- * (the first 2^log2cap slots, the last 2^(log2cap + HIPSVM_DEVMAP_GENS - 1)).
+ * The table is a list of generations: the first 2^log2cap slots, the second
+ * 2^HIPSVM_DEVMAP_JUMP times that, each later one twice the one before
+ * (hipsvm_devmap_bits). The first stays small because nearly every program
+ * lives in it and pays for its pages (touched where the hash sends an
+ * entry); a program past it has tens of thousands of live allocations, and
+ * the jump keeps the generations every insert reads few (a million live in
+ * 2 from 2^16, where doubling took 6).
  * An entry lives within HIPSVM_DEVMAP_PROBE slots of its home in one
  * generation. A generation takes new entries only while it is at most half
  * full: the search for an absent address, which every insert makes (an
@@ -20,10 +25,12 @@
  * generations filled to their windows' ends made it read whole windows.
  * The fill is counted on a sample of the slots (shim_devmap.c), so that
  * threads seldom write the count. An insert that finds no free slot near
- * its home in a generation that takes entries maps the next one. Nothing moves once written, so a reader never
- * sees an entry in flight between two tables; a lookup looks at each
- * generation's window in turn (and stops early in each at an empty slot).
- * Generations are mapped on demand (MAP_NORESERVE, touched where used) and
+ * its home in a generation that takes entries maps the next one (and
+ * counts it in top). Nothing moves once written, so a reader never sees an
+ * entry in flight between two tables; an insert looks at every
+ * generation's window, a take at the newest generation's first (inline:
+ * once the old ones are full, recent entries are there), each stopping
+ * early at an empty slot. Generations are mapped on demand (MAP_NORESERVE, touched where used) and
  * kept until destroy: a reader may still hold a pointer into one. -ENOSPC
  * only when every generation is mapped and full near the home: the caller
  * then uses the registry.
@@ -57,6 +64,9 @@
 
 #define HIPSVM_DEVMAP_PROBE 16
 #define HIPSVM_DEVMAP_GENS 16
+/* the second generation is 2^(1 + this) times the first: 2^21 slots after
+ * a first of 2^16, so that a million live fit in two */
+#define HIPSVM_DEVMAP_JUMP 4
 /* the fill of a generation is counted on one slot in this many */
 #define HIPSVM_DEVMAP_SAMPLE 16
 
@@ -70,7 +80,7 @@ struct hipsvm_devmap_slot {
 };
 
 struct hipsvm_devmap {
-	/* atomic; generation i has 2^(log2cap + i) slots, NULL until mapped */
+	/* atomic; generation i has 2^hipsvm_devmap_bits(i) slots, NULL until mapped */
 	struct hipsvm_devmap_slot *gen[HIPSVM_DEVMAP_GENS];
 	uint64_t sampled[HIPSVM_DEVMAP_GENS];	/* atomic: entries in sampled slots */
 	unsigned log2cap;
@@ -81,8 +91,15 @@ struct hipsvm_devmap {
 	uint32_t open;		/* atomic: bit i while generation i is at most half full */
 };
 
+/* log2 of generation i's slots */
+static inline unsigned hipsvm_devmap_bits(const struct hipsvm_devmap *m, unsigned i)
+{
+	return m->log2cap + i + (i ? HIPSVM_DEVMAP_JUMP : 0);
+}
+
 /* The first generation has 2^log2cap slots (4..30); at most ngens
- * generations (1..HIPSVM_DEVMAP_GENS, and log2cap + ngens - 1 <= 34).
+ * generations (1..HIPSVM_DEVMAP_GENS, and the last at most 2^35 slots: 1 TiB
+ * of address space, asked for only past 2^34 live entries).
  * Maps the first one. 0 or -ENOMEM / -EINVAL. */
 int hipsvm_devmap_create(struct hipsvm_devmap *m, unsigned log2cap, unsigned ngens);
 /* Unmaps every generation; no other thread may use m any more. */
@@ -116,7 +133,7 @@ static inline __attribute__((always_inline)) int hipsvm_devmap_take(struct hipsv
 	if (__builtin_expect(!n || p <= 2, 0))
 		return -ENOENT;
 	s = __atomic_load_n(&m->gen[i], __ATOMIC_RELAXED) +
-	    (hipsvm_devmap_hash(p) >> (64 - m->log2cap - i));
+	    (hipsvm_devmap_hash(p) >> (64 - hipsvm_devmap_bits(m, i)));
 	k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(k == p, 1)) {
 		uint64_t size = __atomic_load_n(&s->size, __ATOMIC_RELAXED);

@@ -141,10 +141,11 @@ static void mem_change_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st
 	}
 	if (delta > 0) {
 		total = (int64_t)__atomic_load_n(&m->base, __ATOMIC_RELAXED) + d;
-		if (total > 0)
+		if (total > 0 && (uint64_t)total > __atomic_load_n(&m->peak, __ATOMIC_RELAXED)) {
 			raise_max(&m->peak, (uint64_t)total);
+			set_room(m);
+		}
 	}
-	set_room(m);
 }
 
 static void alloc_in(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int ctx, int dev,
@@ -181,11 +182,6 @@ void hipsvm_stats_mem_slow(struct hipsvm_stats *s, struct hipsvm_stats_stripe *s
 			   int64_t delta, bool alloc, bool freed)
 {
 	mem_change_in(s, st, i, delta, alloc, freed);
-}
-
-void hipsvm_stats_raise_peak(uint64_t *peak, uint64_t v)
-{
-	raise_max(peak, v);
 }
 
 void hipsvm_stats_seen_slow(struct hipsvm_stats *s, int ctx, int dev)

@@ -157,7 +157,6 @@ unsigned hipsvm_stats_stripe_take(void);
 void hipsvm_stats_mem_slow(struct hipsvm_stats *s, struct hipsvm_stats_stripe *st, int i,
 			   int64_t delta, bool alloc, bool freed);
 void hipsvm_stats_seen_slow(struct hipsvm_stats *s, int ctx, int dev);
-void hipsvm_stats_raise_peak(uint64_t *peak, uint64_t v);
 
 static inline struct hipsvm_stats_stripe *hipsvm_stats_my_stripe(struct hipsvm_stats *s)
 {
@@ -254,8 +253,8 @@ static inline void hipsvm_stats_alloc_call(struct hipsvm_stats *s, int ctx, int 
 }
 
 /* hipsvm_stats_alloc_call for device memory in device dev's primary
- * context (ctx == dev, 0 <= dev < HIPSVM_STATS_MAX_DEV), routed as HIP: the
- * same counters, without the index checks. */
+ * context (ctx == dev, 0 <= dev < HIPSVM_STATS_MAX_DEV, bytes > 0), routed
+ * as HIP: the same counters, without the index checks. */
 static inline __attribute__((always_inline)) void hipsvm_stats_alloc_dev(struct hipsvm_stats *s,
 	int dev, uint64_t bytes, unsigned api)
 {
@@ -266,7 +265,11 @@ static inline __attribute__((always_inline)) void hipsvm_stats_alloc_dev(struct 
 	__atomic_fetch_add(&st->route[HIPSVM_ROUTE_AS_HIP], 1, __ATOMIC_RELAXED);
 	if ((uint32_t)dev >= __atomic_load_n(&s->max_dev_seen, __ATOMIC_RELAXED))
 		hipsvm_stats_seen_slow(s, dev, dev);
-	hipsvm_stats_api_in(st, api, bytes);
+	if (__builtin_expect(api < HIPSVM_API_COUNT, 1)) {
+		/* (bytes > 0: the caller's allocation is not empty) */
+		__atomic_fetch_add(&st->api[api].calls, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&st->api[api].bytes, bytes, __ATOMIC_RELAXED);
+	}
 }
 
 /* hipsvm_stats_free_call for an allocation counted by
