@@ -990,6 +990,14 @@ static hipError_t add_symbol(hipGraphNode_t *out, hipGraph_t graph, const hipGra
 	return node_add(node, graph, deps, n, out);
 }
 
+hipError_t sim_graph_add_symbol(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
+				size_t n, bool to, void *ptr, const void *symbol, size_t count,
+				size_t offset, int kind)
+{
+	return add_symbol(out, g, deps, n, ptr, symbol, count, offset, (hipMemcpyKind)kind,
+			  to ? hipGraphNodeTypeMemcpyToSymbol : hipGraphNodeTypeMemcpyFromSymbol);
+}
+
 /* hip_graph.cpp:1508-1509: this one checks pDependencies even when there are
  * none, so a root node cannot be added with it in 5.2.3. */
 SIM_API hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph,

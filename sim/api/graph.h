@@ -36,6 +36,12 @@ hipError_t sim_capture_memset(hipStream_t s, void *dst, int value, unsigned elem
 hipError_t sim_capture_memset2d(hipStream_t s, void *dst, size_t pitch, int value, size_t w,
 				size_t h);
 hipError_t sim_capture_memcpy3d(hipStream_t s, const hipMemcpy3DParms *p);
+hipError_t sim_capture_memcpy2d(hipStream_t s, void *dst, size_t dpitch, const void *src,
+				size_t spitch, size_t w, size_t h, int kind);
+/* to: hipMemcpyToSymbolAsync (ptr is the source), else From (ptr the
+ * destination) */
+hipError_t sim_capture_symbol(hipStream_t s, bool to, void *ptr, const void *symbol, size_t n,
+			      size_t offset, int kind);
 hipError_t sim_capture_event_record(hipStream_t s, hipEvent_t e);
 /* hipStreamWaitEvent on an event recorded in a capture: s joins it. */
 bool sim_event_in_capture_slow(hipEvent_t e);
@@ -64,6 +70,9 @@ hipError_t sim_graph_add_memcpy1d(hipGraphNode_t *out, hipGraph_t g, const hipGr
 				  size_t n, void *dst, const void *src, size_t count, int kind);
 hipError_t sim_graph_add_memset(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
 				size_t n, const hipMemsetParams *p);
+hipError_t sim_graph_add_symbol(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
+				size_t n, bool to, void *ptr, const void *symbol, size_t count,
+				size_t offset, int kind);
 hipError_t sim_graph_add_memcpy3d(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
 				  size_t n, const hipMemcpy3DParms *p);
 

@@ -41,6 +41,11 @@ void __hipRegisterFunction(void **handle, const void *host_fn, char *dev_fn, con
 			   unsigned int thread_limit, void *tid, void *bid, void *block,
 			   void *grid, int *wsize);
 void __hipUnregisterFatBinary(void **handle);
+void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext, size_t size,
+		      int constant, int global);
+
+/* The host shadow of graph_var (conf_kernels.hip), as hipcc makes one. */
+static int graph_var_shadow[4];
 
 static void *read_file(const char *path)
 {
@@ -75,6 +80,8 @@ static void setup(void)
 	cr_assert(fatbin);
 	__hipRegisterFunction(fatbin, (const void *)inc_stub, (char *)"inc", "inc", (unsigned)-1,
 			      NULL, NULL, NULL, NULL, NULL);
+	__hipRegisterVar(fatbin, graph_var_shadow, (char *)"graph_var", (char *)"graph_var", 0,
+			 sizeof(graph_var_shadow), 0, 0);
 }
 
 static void teardown(void)
@@ -418,6 +425,75 @@ Test(conf_graph, capture_fork_and_join)
 	ASSERT_OK(hipStreamDestroy(s2));
 	ASSERT_OK(hipFree(a));
 	ASSERT_OK(hipFree(b));
+}
+
+/* 5.2.3 also captures hipMemcpy2DAsync (a 3D copy node of depth 1,
+ * hip_graph.cpp:223) and the symbol copies (hip_graph.cpp:553, 579); a
+ * graph may name a symbol with hipGraphAddMemcpyNodeToSymbol as well. */
+Test(conf_graph, capture_2d_and_symbol_copies)
+{
+	int src[4] = { 7, 8, 9, 10 }, back[4] = { 0 }, rows[8] = { 0 }, *d;
+	hipGraphNode_t nodes[4], to;
+	hipGraphNodeType type[4];
+	hipStream_t s;
+	hipGraphExec_t x;
+	hipGraph_t g, g2;
+	size_t num = 4;
+
+	ASSERT_OK(hipMalloc((void **)&d, 8 * sizeof(int)));
+	ASSERT_OK(hipMemset(d, 0, 8 * sizeof(int)));
+	ASSERT_OK(hipStreamCreate(&s));
+	ASSERT_OK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+	ASSERT_OK(hipMemcpyToSymbolAsync(graph_var_shadow, src, sizeof(src), 0,
+					 hipMemcpyHostToDevice, s));
+	ASSERT_OK(hipMemcpyFromSymbolAsync(back, graph_var_shadow, sizeof(back), 0,
+					   hipMemcpyDeviceToHost, s));
+	/* two rows of two ints, pitch four ints on the device */
+	ASSERT_OK(hipMemcpy2DAsync(d, 4 * sizeof(int), src, 2 * sizeof(int), 2 * sizeof(int), 2,
+				   hipMemcpyHostToDevice, s));
+	EXPECT_HIP(hipMemcpyToSymbolAsync(&num, src, 4, 0, hipMemcpyHostToDevice, s),
+		   hipErrorInvalidSymbol);
+	ASSERT_OK(hipStreamEndCapture(s, &g));
+	cr_expect_eq(back[0], 0, "nothing ran while captured");
+	ASSERT_OK(hipGraphGetNodes(g, nodes, &num));
+	cr_assert_eq(num, 3);
+	for (size_t i = 0; i < 3; i++)
+		ASSERT_OK(hipGraphNodeGetType(nodes[i], &type[i]));
+	cr_expect_eq(type[0], hipGraphNodeTypeMemcpyToSymbol);
+	cr_expect_eq(type[1], hipGraphNodeTypeMemcpyFromSymbol);
+	cr_expect_eq(type[2], hipGraphNodeTypeMemcpy);
+	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
+	cr_expect(!memcmp(back, src, sizeof(src)), "back %d %d %d %d", back[0], back[1], back[2],
+		  back[3]);
+	ASSERT_OK(hipMemcpy(rows, d, sizeof(rows), hipMemcpyDeviceToHost));
+	cr_expect(rows[0] == 7 && rows[1] == 8 && rows[2] == 0 && rows[4] == 9 && rows[5] == 10,
+		  "rows %d %d %d %d %d", rows[0], rows[1], rows[2], rows[4], rows[5]);
+	ASSERT_OK(hipGraphExecDestroy(x));
+	ASSERT_OK(hipGraphDestroy(g));
+
+	/* added by hand; FromSymbol wants a dependency array even for none */
+	ASSERT_OK(hipGraphCreate(&g2, 0));
+	src[0] = 70;
+	ASSERT_OK(hipGraphAddMemcpyNodeToSymbol(&to, g2, NULL, 0, graph_var_shadow, src, sizeof(int),
+						0, hipMemcpyHostToDevice));
+	EXPECT_HIP(hipGraphAddMemcpyNodeFromSymbol(&nodes[0], g2, NULL, 0, back, graph_var_shadow,
+						   sizeof(int), 0, hipMemcpyDeviceToHost),
+		   hipErrorInvalidValue);
+	ASSERT_OK(hipGraphAddMemcpyNodeFromSymbol(&nodes[0], g2, &to, 1, back, graph_var_shadow,
+						  sizeof(int), 0, hipMemcpyDeviceToHost));
+	EXPECT_HIP(hipGraphAddMemcpyNodeToSymbol(&nodes[1], g2, NULL, 0, graph_var_shadow, src,
+						 sizeof(int), 16, hipMemcpyHostToDevice),
+		   hipErrorInvalidValue);
+	ASSERT_OK(hipGraphInstantiate(&x, g2, NULL, NULL, 0));
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
+	cr_expect_eq(back[0], 70);
+	ASSERT_OK(hipGraphExecDestroy(x));
+	ASSERT_OK(hipGraphDestroy(g2));
+	ASSERT_OK(hipStreamDestroy(s));
+	ASSERT_OK(hipFree(d));
 }
 
 /* ---- a random DAG of host nodes against a brute-force order model ---- */
