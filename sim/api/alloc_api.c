@@ -6,6 +6,7 @@
  * table (hipsvm_ctxset_for_api), so the simulator and the shim agree on it.
  */
 #include "sim.h"
+#include "api/graph.h"
 
 #include <unistd.h>
 
@@ -45,6 +46,7 @@ static hipError_t device_alloc(enum hipsvm_api api, void **ptr, size_t size, uns
 SIM_API hipError_t hipMalloc(void **ptr, size_t size)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(device_alloc(HIPSVM_API_MALLOC, ptr, size, 0));
 }
 
@@ -53,6 +55,7 @@ SIM_API hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_
 	size_t p;
 
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!ptr || !pitch)
 		SIM_RETURN(hipErrorInvalidValue);
 	if (width == 0 || height == 0) {
@@ -122,42 +125,49 @@ static hipError_t host_alloc(enum hipsvm_api api, void **ptr, size_t size, unsig
 SIM_API hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_HOST_MALLOC, ptr, size, flags));
 }
 
 SIM_API hipError_t hipMallocHost(void **ptr, size_t size)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
 }
 
 SIM_API hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_HOST_ALLOC, ptr, size, flags));
 }
 
 SIM_API hipError_t hipMemAllocHost(void **ptr, size_t size)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
 }
 
 SIM_API hipError_t hipFree(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(sim_free(ptr, true));
 }
 
 SIM_API hipError_t hipHostFree(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(sim_free(ptr, true));
 }
 
 SIM_API hipError_t hipFreeHost(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(sim_free(ptr, true));
 }
 
@@ -195,6 +205,7 @@ SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!ptr || size == 0 || (flags & ~(unsigned)HOST_REGISTER_FLAGS) ||
 	    (uintptr_t)ptr + size < (uintptr_t)ptr)
 		SIM_RETURN(hipErrorInvalidValue);
@@ -211,6 +222,7 @@ SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
 SIM_API hipError_t hipHostUnregister(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!ptr)
 		SIM_RETURN(hipErrorInvalidValue);
 	SIM_RETURN(sim_unregister(ptr));

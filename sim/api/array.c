@@ -11,6 +11,7 @@
  * family is not supported there, the hipMipmappedArray* driver family is.
  */
 #include "sim.h"
+#include "api/graph.h"
 
 #include <stdlib.h>
 
@@ -243,6 +244,7 @@ SIM_API hipError_t hipArrayCreate(hipArray **array, const HIP_ARRAY_DESCRIPTOR *
 	HIP_ARRAY3D_DESCRIPTOR d3;
 
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!d)
 		SIM_RETURN(hipErrorInvalidValue);
 	d3 = (HIP_ARRAY3D_DESCRIPTOR){ d->Width, d->Height, 0, d->Format, d->NumChannels,
@@ -253,6 +255,7 @@ SIM_API hipError_t hipArrayCreate(hipArray **array, const HIP_ARRAY_DESCRIPTOR *
 SIM_API hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *d)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(create_public(array, d));
 }
 
@@ -271,6 +274,7 @@ SIM_API hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *
 				  size_t height, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(from_desc(array, desc, width, height, 0, flags));
 }
 
@@ -278,6 +282,7 @@ SIM_API hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFor
 				    struct hipExtent extent, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(from_desc(array, desc, extent.width, extent.height, extent.depth, flags));
 }
 
@@ -305,12 +310,14 @@ static hipError_t array_destroy(hipArray *h)
 SIM_API hipError_t hipFreeArray(hipArray *array)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(array_destroy(array));
 }
 
 SIM_API hipError_t hipArrayDestroy(hipArray *array)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(array_destroy(array));
 }
 
@@ -353,6 +360,7 @@ SIM_API hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t 
 {
 	(void)elementSizeBytes;	/* ROCm: hipMallocPitch, the element size unused */
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(malloc_pitch(dptr, pitch, widthInBytes, height, 1));
 }
 
@@ -362,6 +370,7 @@ SIM_API hipError_t hipMalloc3D(hipPitchedPtr *pp, hipExtent extent)
 	hipError_t e;
 
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!pp)
 		SIM_RETURN(hipErrorInvalidValue);
 	e = malloc_pitch(&pp->ptr, &pitch, extent.width, extent.height, extent.depth);

@@ -114,6 +114,15 @@ bool sim_capture_active_slow(hipStream_t h)
 	return on;
 }
 
+bool sim_capture_unsupported_slow(void)
+{
+	if (capture_mode == hipStreamCaptureModeThreadLocal)
+		return thread_count != 0;
+	if (capture_mode == hipStreamCaptureModeGlobal)
+		return thread_count != 0 || __atomic_load_n(&global_count, __ATOMIC_RELAXED) != 0;
+	return false;
+}
+
 bool sim_capture_implicit(void)
 {
 	return __atomic_load_n(&global_count, __ATOMIC_RELAXED) != 0;

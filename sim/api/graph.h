@@ -51,6 +51,19 @@ static inline bool sim_event_in_capture(hipEvent_t e)
 	       sim_event_in_capture_slow(e);
 }
 hipError_t sim_capture_wait_event(hipStream_t s, hipEvent_t e, unsigned flags);
+/* CHECK_STREAM_CAPTURE_SUPPORTED (hip_internal.hpp:158), at the top of
+ * 5.2.3's allocation and free calls: while this thread has a capture in the
+ * global or thread-local mode (or, with the thread's mode global, any thread
+ * has a global capture) they answer hipErrorStreamCaptureUnsupported. The
+ * thread's mode is hipThreadExchangeStreamCaptureMode's. */
+bool sim_capture_unsupported_slow(void);
+#define SIM_CAPTURE_SUPPORTED()								\
+	do {										\
+		if (__atomic_load_n(&sim_capture_count, __ATOMIC_RELAXED) &&		\
+		    sim_capture_unsupported_slow())					\
+			SIM_RETURN(hipErrorStreamCaptureUnsupported);			\
+	} while (0)
+
 /* hipStreamDestroy: the stream leaves any capture it is in (a capture it
  * began ends, its graph freed). */
 void sim_capture_stream_gone(hipStream_t s);

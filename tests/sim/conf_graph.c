@@ -206,43 +206,54 @@ Test(conf_graph, memset_kernel_memcpy_host_computes)
 	free(h);
 }
 
-/* Unit_hipHostRegister_Graphs' use: a kernel node on registered host
- * memory through hipHostGetDevicePointer's pointer; the host sees the
- * kernel's increments after each launch. */
+/* Unit_hipHostRegister_Graphs' graph: a copy to registered host memory
+ * through hipHostGetDevicePointer's pointer, a kernel adding one there, a
+ * copy back, ordered with hipGraphAddDependencies; each launch adds one. */
 Test(conf_graph, kernel_node_on_registered_memory)
 {
-	unsigned char *a = malloc(N), *dp;
+	int *a = malloc(N * sizeof(int)), *b = malloc(N * sizeof(int)), *dp;
+	hipGraphNode_t h2d, k, d2h;
 	hipKernelNodeParams kp;
-	hipGraphNode_t k;
 	hipGraphExec_t x;
+	hipStream_t s;
 	hipGraph_t g;
 	unsigned n = N;
 	void *args[] = { &dp, &n };
 	size_t bad = 0;
 
-	cr_assert(a);
-	memset(a, 1, N);
-	ASSERT_OK(hipHostRegister(a, N, hipHostRegisterDefault));
-	ASSERT_OK(hipHostGetDevicePointer((void **)&dp, a, 0));
-	ASSERT_OK(hipGraphCreate(&g, 0));
-	kp = inc_params(f_inc8, args, N);
-	ASSERT_OK(hipGraphAddKernelNode(&k, g, NULL, 0, &kp));
-	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
-	ASSERT_OK(hipGraphLaunch(x, NULL));
-	ASSERT_OK(hipStreamSynchronize(NULL));
+	cr_assert(a && b);
 	for (unsigned i = 0; i < N; i++)
-		bad += a[i] != 2;
-	cr_expect_eq(bad, 0, "%zu bytes not 2 (a[0] = %d)", bad, a[0]);
-	ASSERT_OK(hipGraphLaunch(x, NULL));
-	ASSERT_OK(hipDeviceSynchronize());
+		b[i] = (int)i;
+	ASSERT_OK(hipHostRegister(a, N * sizeof(int), 0));
+	ASSERT_OK(hipHostGetDevicePointer((void **)&dp, a, 0));
+	ASSERT_OK(hipStreamCreate(&s));
+	ASSERT_OK(hipGraphCreate(&g, 0));
+	kp = inc_params(f_inc, args, N);
+	ASSERT_OK(hipGraphAddKernelNode(&k, g, NULL, 0, &kp));
+	ASSERT_OK(hipGraphAddMemcpyNode1D(&h2d, g, NULL, 0, dp, b, N * sizeof(int),
+					  hipMemcpyHostToDevice));
+	ASSERT_OK(hipGraphAddMemcpyNode1D(&d2h, g, NULL, 0, b, dp, N * sizeof(int),
+					  hipMemcpyDeviceToHost));
+	ASSERT_OK(hipGraphAddDependencies(g, &h2d, &k, 1));
+	ASSERT_OK(hipGraphAddDependencies(g, &k, &d2h, 1));
+	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
+	for (unsigned i = 0; i < N; i++)
+		bad += b[i] != (int)i + 1 || a[i] != (int)i + 1;
+	cr_expect_eq(bad, 0, "%zu elements not i + 1 (b[1] = %d, a[1] = %d)", bad, b[1], a[1]);
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
 	bad = 0;
 	for (unsigned i = 0; i < N; i++)
-		bad += a[i] != 3;
-	cr_expect_eq(bad, 0, "%zu bytes not 3", bad);
+		bad += b[i] != (int)i + 2;
+	cr_expect_eq(bad, 0, "%zu elements not i + 2", bad);
 	ASSERT_OK(hipGraphExecDestroy(x));
 	ASSERT_OK(hipGraphDestroy(g));
+	ASSERT_OK(hipStreamDestroy(s));
 	ASSERT_OK(hipHostUnregister(a));
 	free(a);
+	free(b);
 }
 
 /* hipGraphExecKernelNodeSetParams changes the executable graph only
@@ -829,7 +840,18 @@ Test(conf_graph, graph_argument_answers)
 struct end_arg {
 	hipStream_t s;
 	hipError_t got;
+	void *mem;
 };
+
+static void *malloc_elsewhere(void *p)
+{
+	struct end_arg *a = p;
+
+	a->got = hipMalloc(&a->mem, 64);
+	if (a->got == hipSuccess)
+		(void)hipFree(a->mem);
+	return NULL;
+}
 
 static void *end_elsewhere(void *p)
 {
@@ -866,7 +888,23 @@ Test(conf_graph, capture_answers)
 	EXPECT_HIP(hipMemset(d, 0, 16), hipErrorStreamCaptureImplicit);
 	EXPECT_HIP(hipMemset2DAsync(d, 16, 0, 16, 2, s), hipErrorInvalidValue);
 	EXPECT_HIP(hipStreamUpdateCaptureDependencies(s, NULL, 1, 0), hipErrorInvalidValue);
-	arg = (struct end_arg){ s, hipSuccess };
+	/* allocation calls: CHECK_STREAM_CAPTURE_SUPPORTED */
+	{
+		void *p = NULL;
+		int host[4];
+
+		EXPECT_HIP(hipMalloc(&p, 64), hipErrorStreamCaptureUnsupported);
+		EXPECT_HIP(hipHostMalloc(&p, 64, 0), hipErrorStreamCaptureUnsupported);
+		EXPECT_HIP(hipHostRegister(host, sizeof(host), 0), hipErrorStreamCaptureUnsupported);
+		EXPECT_HIP(hipFree(d), hipErrorStreamCaptureUnsupported);
+		/* another thread, its mode global: the global capture counts */
+		arg = (struct end_arg){ s, hipSuccess, NULL };
+		cr_assert_eq(pthread_create(&t, NULL, malloc_elsewhere, &arg), 0);
+		cr_assert_eq(pthread_join(t, NULL), 0);
+		cr_expect_eq(arg.got, hipErrorStreamCaptureUnsupported, "%s",
+			     hipGetErrorName(arg.got));
+	}
+	arg = (struct end_arg){ s, hipSuccess, NULL };
 	cr_assert_eq(pthread_create(&t, NULL, end_elsewhere, &arg), 0);
 	cr_assert_eq(pthread_join(t, NULL), 0);
 	cr_expect_eq(arg.got, hipErrorStreamCaptureWrongThread, "%s", hipGetErrorName(arg.got));
@@ -875,11 +913,31 @@ Test(conf_graph, capture_answers)
 	/* after it, synchronous copies work again */
 	ASSERT_OK(hipMemcpy(h, d, 16, hipMemcpyDeviceToHost));
 
+	/* a thread-local capture: this thread may not allocate, another may */
+	ASSERT_OK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+	{
+		void *p = NULL;
+
+		EXPECT_HIP(hipMalloc(&p, 64), hipErrorStreamCaptureUnsupported);
+	}
+	arg = (struct end_arg){ s, hipErrorUnknown, NULL };
+	cr_assert_eq(pthread_create(&t, NULL, malloc_elsewhere, &arg), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_expect_eq(arg.got, hipSuccess, "%s", hipGetErrorName(arg.got));
+	ASSERT_OK(hipStreamEndCapture(s, &g));
+	ASSERT_OK(hipGraphDestroy(g));
+
 	/* a relaxed capture may be ended by another thread; in it synchronous
 	 * copies work, and hipModuleLaunchKernel runs at once (5.2.3 captures
 	 * hipLaunchKernel only, hip_module.cpp:489) */
 	ASSERT_OK(hipStreamBeginCapture(s, hipStreamCaptureModeRelaxed));
 	ASSERT_OK(hipMemset(d, 0, 16));
+	{
+		void *p = NULL;
+
+		ASSERT_OK(hipMalloc(&p, 64));
+		ASSERT_OK(hipFree(p));
+	}
 	{
 		unsigned n = 4;
 		void *args[] = { &d, &n };
@@ -889,7 +947,7 @@ Test(conf_graph, capture_answers)
 	ASSERT_OK(hipStreamSynchronize(s));
 	ASSERT_OK(hipMemcpy(h, d, 16, hipMemcpyDeviceToHost));
 	cr_expect(h[0] == 1 && h[3] == 1, "the module launch ran: %d %d", h[0], h[3]);
-	arg = (struct end_arg){ s, hipErrorUnknown };
+	arg = (struct end_arg){ s, hipErrorUnknown, NULL };
 	cr_assert_eq(pthread_create(&t, NULL, end_elsewhere, &arg), 0);
 	cr_assert_eq(pthread_join(t, NULL), 0);
 	cr_expect_eq(arg.got, hipSuccess, "%s", hipGetErrorName(arg.got));
