@@ -1415,14 +1415,28 @@ SIM_API hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node,
 	SIM_RETURN(memcpy3d_set(NULL, node, pNodeParams));
 }
 
-static hipError_t memcpy1d_set(hipGraphExec_t x, hipGraphNode_t node, void *dst, const void *src, size_t count,
-			       hipMemcpyKind kind)
+static bool hip_memory(const void *p)
+{
+	struct sim_alloc a;
+
+	return p && sim_lookup(p, &a);
+}
+
+/* hipGraphMemcpyNode1D::ValidateParams (hip_graph_internal.cpp:56), which
+ * only the Set calls make: between HIP memory and other memory the kind
+ * must say which way. */
+static hipError_t memcpy1d_set(hipGraphExec_t x, hipGraphNode_t node, void *dst, const void *src,
+			       size_t count, hipMemcpyKind kind)
 {
 	struct hipGraphNode *n;
 	hipError_t e = sim_check_copy(dst, src, count, kind);
+	bool dh = hip_memory(dst), sh = hip_memory(src);
 
 	if (e != hipSuccess)
 		return e;
+	if ((!sh && dh && kind != hipMemcpyHostToDevice) ||
+	    (sh && !dh && kind != hipMemcpyDeviceToHost))
+		return hipErrorInvalidValue;
 	pthread_mutex_lock(&graph_lock);
 	n = pick(x, node, hipGraphNodeTypeMemcpy1D);
 	if (n) {
@@ -1445,18 +1459,45 @@ SIM_API hipError_t hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst,
 	SIM_RETURN(memcpy1d_set(NULL, node, dst, src, count, kind));
 }
 
-static hipError_t symbol_set(hipGraphExec_t x, hipGraphNode_t node, void *ptr, const void *symbol, size_t count,
-			     size_t offset, hipMemcpyKind kind, hipGraphNodeType type)
+/* Is p a registered symbol? Asked through hipGetSymbolSize, whose answer
+ * must not become the program's last error. */
+static bool is_symbol(const void *p)
+{
+	hipError_t before = sim_last_error(false);
+	size_t size;
+	bool yes = hipGetSymbolSize(&size, p) == hipSuccess;
+
+	if (before == hipSuccess)
+		sim_last_error(true);
+	else
+		sim_ret(before);
+	return yes;
+}
+
+static hipError_t symbol_set(hipGraphExec_t x, hipGraphNode_t node, void *ptr, const void *symbol,
+			     size_t count, size_t offset, hipMemcpyKind kind, hipGraphNodeType type)
 {
 	struct hipGraphNode *n;
 	size_t size = 0;
 	void *addr;
 
+	/* hipGraphMemcpyNodeFromSymbol::SetParams (hip_graph_internal.hpp:867):
+	 * a destination that is a symbol too is refused, and the direction
+	 * checks are 5.2.3's as written: a HIP destination wants
+	 * hipMemcpyDeviceToDevice, any other hipMemcpyHostToDevice */
+	if (type == hipGraphNodeTypeMemcpyFromSymbol) {
+		if (is_symbol(ptr))
+			return hipErrorInvalidValue;
+	}
 	if (hipGetSymbolSize(&size, symbol) != hipSuccess ||
 	    hipGetSymbolAddress(&addr, symbol) != hipSuccess)
 		return hipErrorInvalidSymbol;
 	if (offset > size || count > size - offset)
 		return hipErrorInvalidValue;
+	if (type == hipGraphNodeTypeMemcpyFromSymbol &&
+	    ((!hip_memory(ptr) && kind != hipMemcpyHostToDevice) ||
+	     (hip_memory(ptr) && kind != hipMemcpyDeviceToDevice)))
+		return hipErrorInvalidMemcpyDirection;
 	pthread_mutex_lock(&graph_lock);
 	n = pick(x, node, type);
 	if (n) {

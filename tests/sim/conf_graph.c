@@ -497,6 +497,25 @@ Test(conf_graph, capture_2d_and_symbol_copies)
 	EXPECT_HIP(hipGraphAddMemcpyNodeToSymbol(&nodes[1], g2, NULL, 0, graph_var_shadow, src,
 						 sizeof(int), 16, hipMemcpyHostToDevice),
 		   hipErrorInvalidValue);
+	/* hipGraphMemcpyNodeFromSymbol::SetParams (hip_graph_internal.hpp:867):
+	 * a symbol as destination, then 5.2.3's direction rule (memory that is
+	 * not HIP's takes hipMemcpyHostToDevice, as written there) */
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], graph_var_shadow,
+							 graph_var_shadow, 4, 0,
+							 hipMemcpyDeviceToDevice),
+		   hipErrorInvalidValue);
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow, 4, 0,
+							 hipMemcpyDeviceToHost),
+		   hipErrorInvalidMemcpyDirection);
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], d, graph_var_shadow, 4, 0,
+							 hipMemcpyDeviceToHost),
+		   hipErrorInvalidMemcpyDirection);
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow,
+							sizeof(int), 0, hipMemcpyHostToDevice));
+	(void)hipGetLastError();
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow,
+							sizeof(int), 0, hipMemcpyHostToDevice));
+	EXPECT_HIP(hipGetLastError(), hipSuccess);
 	ASSERT_OK(hipGraphInstantiate(&x, g2, NULL, NULL, 0));
 	ASSERT_OK(hipGraphLaunch(x, s));
 	ASSERT_OK(hipStreamSynchronize(s));
@@ -807,6 +826,18 @@ Test(conf_graph, graph_argument_answers)
 		   hipErrorInvalidValue);
 	EXPECT_HIP(hipGraphMemcpyNodeSetParams1D(node, d, d, 4, hipMemcpyDefault),
 		   hipErrorInvalidValue);
+	/* hipGraphMemcpyNode1D::ValidateParams (hip_graph_internal.cpp:56):
+	 * host to HIP memory must say hipMemcpyHostToDevice, and back */
+	{
+		int host[4];
+
+		EXPECT_HIP(hipGraphMemcpyNodeSetParams1D(node, d, host, 4, hipMemcpyDeviceToHost),
+			   hipErrorInvalidValue);
+		EXPECT_HIP(hipGraphMemcpyNodeSetParams1D(node, host, d, 4, hipMemcpyHostToDevice),
+			   hipErrorInvalidValue);
+		ASSERT_OK(hipGraphMemcpyNodeSetParams1D(node, host, d, 4, hipMemcpyDeviceToHost));
+		ASSERT_OK(hipGraphMemcpyNodeSetParams1D(node, d + 4, d, 4, hipMemcpyDefault));
+	}
 	/* dependencies: hip_graph.cpp:1181 */
 	ASSERT_OK(hipGraphAddDependencies(g, NULL, NULL, 0));
 	EXPECT_HIP(hipGraphAddDependencies(g, &e1, &e1, 1), hipErrorInvalidValue);
