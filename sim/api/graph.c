@@ -1498,6 +1498,13 @@ static hipError_t symbol_set(hipGraphExec_t x, hipGraphNode_t node, void *ptr, c
 	    ((!hip_memory(ptr) && kind != hipMemcpyHostToDevice) ||
 	     (hip_memory(ptr) && kind != hipMemcpyDeviceToDevice)))
 		return hipErrorInvalidMemcpyDirection;
+	/* hipGraphMemcpyNodeToSymbol::SetParams (hip_graph_internal.hpp:957):
+	 * the kind's two sides against the memory's (HIP memory counts as
+	 * device memory; the symbol's storage is device memory here) */
+	if (type == hipGraphNodeTypeMemcpyToSymbol && kind != hipMemcpyDefault &&
+	    (hip_memory(ptr) != (kind == hipMemcpyDeviceToDevice || kind == hipMemcpyDeviceToHost) ||
+	     (kind != hipMemcpyHostToDevice && kind != hipMemcpyDeviceToDevice)))
+		return hipErrorInvalidValue;
 	pthread_mutex_lock(&graph_lock);
 	n = pick(x, node, type);
 	if (n) {

@@ -512,6 +512,18 @@ Test(conf_graph, capture_2d_and_symbol_copies)
 		   hipErrorInvalidMemcpyDirection);
 	ASSERT_OK(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow,
 							sizeof(int), 0, hipMemcpyHostToDevice));
+	/* hipGraphMemcpyNodeToSymbol::SetParams (hip_graph_internal.hpp:957):
+	 * the kind's sides against the memory's */
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, graph_var_shadow, 4, 0,
+						       hipMemcpyDeviceToDevice),
+		   hipErrorInvalidValue);
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, src, 4, 0,
+						       hipMemcpyDeviceToDevice),
+		   hipErrorInvalidValue);
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, d, 4, 0,
+						      hipMemcpyDeviceToDevice));
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, src, sizeof(int), 0,
+						      hipMemcpyHostToDevice));
 	(void)hipGetLastError();
 	ASSERT_OK(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow,
 							sizeof(int), 0, hipMemcpyHostToDevice));
