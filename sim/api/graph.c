@@ -1635,7 +1635,8 @@ static hipError_t event_get(hipGraphNode_t node, hipEvent_t *out, hipGraphNodeTy
 	return n ? hipSuccess : hipErrorInvalidValue;
 }
 
-static hipError_t event_set(hipGraphExec_t x, hipGraphNode_t node, hipEvent_t ev, hipGraphNodeType type)
+static hipError_t event_set(hipGraphExec_t x, hipGraphNode_t node, hipEvent_t ev,
+			    hipGraphNodeType type)
 {
 	struct hipGraphNode *n;
 
