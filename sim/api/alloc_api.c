@@ -6,6 +6,7 @@
  * table (hipsvm_ctxset_for_api), so the simulator and the shim agree on it.
  */
 #include "api/api.h"
+#include "api/graph.h"
 #include "api/memory.h"
 #include "runtime/map.h"
 #include "runtime/stream.h"
@@ -46,6 +47,7 @@ static hipError_t device_alloc(enum hipsvm_api api, void **ptr, size_t size, uns
 SIM_API hipError_t hipMalloc(void **ptr, size_t size)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(device_alloc(HIPSVM_API_MALLOC, ptr, size, 0));
 }
 
@@ -54,6 +56,7 @@ SIM_API hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_
 	size_t p;
 
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!ptr || !pitch)
 		SIM_RETURN(hipErrorInvalidValue);
 	if (width == 0 || height == 0) {
@@ -124,12 +127,14 @@ static hipError_t host_alloc(enum hipsvm_api api, void **ptr, size_t size, unsig
 SIM_API hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_HOST_MALLOC, ptr, size, flags));
 }
 
 SIM_API hipError_t hipMallocHost(void **ptr, size_t size)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
 }
 
@@ -139,30 +144,35 @@ SIM_API hipError_t hipMallocHost(void **ptr, size_t size)
 SIM_API hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_HOST_ALLOC, ptr, size, flags));
 }
 
 SIM_API hipError_t hipMemAllocHost(void **ptr, size_t size)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(host_alloc(HIPSVM_API_MALLOC_HOST, ptr, size, 0));
 }
 
 SIM_API hipError_t hipFree(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(sim_free(ptr, true));
 }
 
 SIM_API hipError_t hipHostFree(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(sim_free(ptr, true));
 }
 
 SIM_API hipError_t hipFreeHost(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(sim_free(ptr, true));
 }
 
@@ -203,6 +213,7 @@ SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
 
 	SIM_INIT_API();
 	(void)flags;
+	SIM_CAPTURE_SUPPORTED();
 	if (!ptr || size == 0 || (uintptr_t)ptr + size < (uintptr_t)ptr)
 		SIM_RETURN(hipErrorInvalidValue);
 	if ((pages > 0 && psz > 0 && size / (size_t)psz > (size_t)pages) ||
@@ -218,6 +229,7 @@ SIM_API hipError_t hipHostRegister(void *ptr, size_t size, unsigned int flags)
 SIM_API hipError_t hipHostUnregister(void *ptr)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!ptr)
 		SIM_RETURN(hipErrorInvalidValue);
 	SIM_RETURN(sim_unregister(ptr));

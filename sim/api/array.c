@@ -11,6 +11,7 @@
  * family is not supported there, the hipMipmappedArray* driver family is.
  */
 #include "api/api.h"
+#include "api/graph.h"
 #include "api/memory.h"
 #include "runtime/map.h"
 #include "runtime/stream.h"
@@ -246,6 +247,7 @@ SIM_API hipError_t hipArrayCreate(hipArray **array, const HIP_ARRAY_DESCRIPTOR *
 	HIP_ARRAY3D_DESCRIPTOR d3;
 
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!d)
 		SIM_RETURN(hipErrorInvalidValue);
 	d3 = (HIP_ARRAY3D_DESCRIPTOR){ d->Width, d->Height, 0, d->Format, d->NumChannels,
@@ -256,6 +258,7 @@ SIM_API hipError_t hipArrayCreate(hipArray **array, const HIP_ARRAY_DESCRIPTOR *
 SIM_API hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *d)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(create_public(array, d));
 }
 
@@ -274,6 +277,7 @@ SIM_API hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *
 				  size_t height, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(from_desc(array, desc, width, height, 0, flags));
 }
 
@@ -281,6 +285,7 @@ SIM_API hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFor
 				    struct hipExtent extent, unsigned int flags)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(from_desc(array, desc, extent.width, extent.height, extent.depth, flags));
 }
 
@@ -308,12 +313,14 @@ static hipError_t array_destroy(hipArray *h)
 SIM_API hipError_t hipFreeArray(hipArray *array)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(array_destroy(array));
 }
 
 SIM_API hipError_t hipArrayDestroy(hipArray *array)
 {
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(array_destroy(array));
 }
 
@@ -356,6 +363,7 @@ SIM_API hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t 
 {
 	(void)elementSizeBytes;	/* ROCm: hipMallocPitch, the element size unused */
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	SIM_RETURN(malloc_pitch(dptr, pitch, widthInBytes, height, 1));
 }
 
@@ -365,6 +373,7 @@ SIM_API hipError_t hipMalloc3D(hipPitchedPtr *pp, hipExtent extent)
 	hipError_t e;
 
 	SIM_INIT_API();
+	SIM_CAPTURE_SUPPORTED();
 	if (!pp)
 		SIM_RETURN(hipErrorInvalidValue);
 	e = malloc_pitch(&pp->ptr, &pitch, extent.width, extent.height, extent.depth);

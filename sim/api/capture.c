@@ -114,6 +114,15 @@ bool sim_capture_active_slow(hipStream_t h)
 	return on;
 }
 
+bool sim_capture_unsupported_slow(void)
+{
+	if (capture_mode == hipStreamCaptureModeThreadLocal)
+		return thread_count != 0;
+	if (capture_mode == hipStreamCaptureModeGlobal)
+		return thread_count != 0 || __atomic_load_n(&global_count, __ATOMIC_RELAXED) != 0;
+	return false;
+}
+
 bool sim_capture_implicit(void)
 {
 	return __atomic_load_n(&global_count, __ATOMIC_RELAXED) != 0;
@@ -228,6 +237,50 @@ hipError_t sim_capture_memcpy3d(hipStream_t s, const hipMemcpy3DParms *p)
 		return hipErrorInvalidValue;
 	return captured(c, sim_graph_add_memcpy3d(&node, c->sess->graph, c->last, c->nlast, p),
 			&node);
+}
+
+/* capturehipMemcpy2DAsync (hip_graph.cpp:223): a 3D copy node of depth 1. */
+hipError_t sim_capture_memcpy2d(hipStream_t s, void *dst, size_t dpitch, const void *src,
+				size_t spitch, size_t w, size_t h, int kind)
+{
+	hipMemcpy3DParms p;
+	hipGraphNode_t node = NULL;
+	struct cap *c;
+
+	if (!dst || !src)
+		return hipErrorInvalidValue;
+	memset(&p, 0, sizeof(p));
+	p.kind = (hipMemcpyKind)kind;
+	p.srcPtr.ptr = (void *)src;
+	p.srcPtr.pitch = spitch;
+	p.dstPtr.ptr = dst;
+	p.dstPtr.pitch = dpitch;
+	p.extent = (hipExtent){ w, h, 1 };
+	c = cap_lock_of(s);
+	if (!c)
+		return hipErrorInvalidValue;
+	return captured(c, sim_graph_add_memcpy3d(&node, c->sess->graph, c->last, c->nlast, &p),
+			&node);
+}
+
+/* capturehipMemcpyTo/FromSymbolAsync (hip_graph.cpp:553, 579): a symbol
+ * that does not check out is recorded as the last error there (HIP_RETURN). */
+hipError_t sim_capture_symbol(hipStream_t s, bool to, void *ptr, const void *symbol, size_t n,
+			      size_t offset, int kind)
+{
+	hipGraphNode_t node = NULL;
+	struct cap *c = cap_lock_of(s);
+	hipError_t e;
+
+	if (!c)
+		return hipErrorInvalidValue;
+	e = sim_graph_add_symbol(&node, c->sess->graph, c->last, c->nlast, to, ptr, symbol, n,
+				 offset, kind);
+	if (e == hipErrorInvalidSymbol || (e == hipErrorInvalidValue && !node)) {
+		pthread_mutex_unlock(&cap_lock);
+		return sim_ret(e);
+	}
+	return captured(c, e, &node);
 }
 
 /* Caller holds cap_lock. */

@@ -995,6 +995,14 @@ static hipError_t add_symbol(hipGraphNode_t *out, hipGraph_t graph, const hipGra
 	return node_add(node, graph, deps, n, out);
 }
 
+hipError_t sim_graph_add_symbol(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
+				size_t n, bool to, void *ptr, const void *symbol, size_t count,
+				size_t offset, int kind)
+{
+	return add_symbol(out, g, deps, n, ptr, symbol, count, offset, (hipMemcpyKind)kind,
+			  to ? hipGraphNodeTypeMemcpyToSymbol : hipGraphNodeTypeMemcpyFromSymbol);
+}
+
 /* hip_graph.cpp:1508-1509: this one checks pDependencies even when there are
  * none, so a root node cannot be added with it in 5.2.3. */
 SIM_API hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph,
@@ -1412,14 +1420,28 @@ SIM_API hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node,
 	SIM_RETURN(memcpy3d_set(NULL, node, pNodeParams));
 }
 
-static hipError_t memcpy1d_set(hipGraphExec_t x, hipGraphNode_t node, void *dst, const void *src, size_t count,
-			       hipMemcpyKind kind)
+static bool hip_memory(const void *p)
+{
+	struct sim_alloc a;
+
+	return p && sim_lookup(p, &a);
+}
+
+/* hipGraphMemcpyNode1D::ValidateParams (hip_graph_internal.cpp:56), which
+ * only the Set calls make: between HIP memory and other memory the kind
+ * must say which way. */
+static hipError_t memcpy1d_set(hipGraphExec_t x, hipGraphNode_t node, void *dst, const void *src,
+			       size_t count, hipMemcpyKind kind)
 {
 	struct hipGraphNode *n;
 	hipError_t e = sim_check_copy(dst, src, count, kind);
+	bool dh = hip_memory(dst), sh = hip_memory(src);
 
 	if (e != hipSuccess)
 		return e;
+	if ((!sh && dh && kind != hipMemcpyHostToDevice) ||
+	    (sh && !dh && kind != hipMemcpyDeviceToHost))
+		return hipErrorInvalidValue;
 	pthread_mutex_lock(&graph_lock);
 	n = pick(x, node, hipGraphNodeTypeMemcpy1D);
 	if (n) {
@@ -1442,17 +1464,51 @@ SIM_API hipError_t hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst,
 	SIM_RETURN(memcpy1d_set(NULL, node, dst, src, count, kind));
 }
 
-static hipError_t symbol_set(hipGraphExec_t x, hipGraphNode_t node, void *ptr, const void *symbol, size_t count,
-			     size_t offset, hipMemcpyKind kind, hipGraphNodeType type)
+/* Is p a registered symbol? Asked through hipGetSymbolSize, whose answer
+ * must not become the program's last error. */
+static bool is_symbol(const void *p)
+{
+	hipError_t before = sim_last_error(false);
+	size_t size;
+	bool yes = hipGetSymbolSize(&size, p) == hipSuccess;
+
+	if (before == hipSuccess)
+		sim_last_error(true);
+	else
+		sim_ret(before);
+	return yes;
+}
+
+static hipError_t symbol_set(hipGraphExec_t x, hipGraphNode_t node, void *ptr, const void *symbol,
+			     size_t count, size_t offset, hipMemcpyKind kind, hipGraphNodeType type)
 {
 	struct hipGraphNode *n;
 	size_t size = 0;
 	void *addr;
 
+	/* hipGraphMemcpyNodeFromSymbol::SetParams (hip_graph_internal.hpp:867):
+	 * a destination that is a symbol too is refused, and the direction
+	 * checks are 5.2.3's as written: a HIP destination wants
+	 * hipMemcpyDeviceToDevice, any other hipMemcpyHostToDevice */
+	if (type == hipGraphNodeTypeMemcpyFromSymbol) {
+		if (is_symbol(ptr))
+			return hipErrorInvalidValue;
+	}
 	if (hipGetSymbolSize(&size, symbol) != hipSuccess ||
 	    hipGetSymbolAddress(&addr, symbol) != hipSuccess)
 		return hipErrorInvalidSymbol;
 	if (offset > size || count > size - offset)
+		return hipErrorInvalidValue;
+	if (type == hipGraphNodeTypeMemcpyFromSymbol &&
+	    ((!hip_memory(ptr) && kind != hipMemcpyHostToDevice) ||
+	     (hip_memory(ptr) && kind != hipMemcpyDeviceToDevice)))
+		return hipErrorInvalidMemcpyDirection;
+	/* hipGraphMemcpyNodeToSymbol::SetParams (hip_graph_internal.hpp:957):
+	 * the kind's two sides against the memory's (HIP memory counts as
+	 * device memory; the symbol's storage is device memory here) */
+	if (type == hipGraphNodeTypeMemcpyToSymbol && kind != hipMemcpyDefault &&
+	    (hip_memory(ptr) != (kind == hipMemcpyDeviceToDevice || kind == hipMemcpyDeviceToHost) ||
+	     (kind != hipMemcpyHostToDevice && kind != hipMemcpyDeviceToDevice)))
 		return hipErrorInvalidValue;
 	pthread_mutex_lock(&graph_lock);
 	n = pick(x, node, type);
@@ -1584,7 +1640,8 @@ static hipError_t event_get(hipGraphNode_t node, hipEvent_t *out, hipGraphNodeTy
 	return n ? hipSuccess : hipErrorInvalidValue;
 }
 
-static hipError_t event_set(hipGraphExec_t x, hipGraphNode_t node, hipEvent_t ev, hipGraphNodeType type)
+static hipError_t event_set(hipGraphExec_t x, hipGraphNode_t node, hipEvent_t ev,
+			    hipGraphNodeType type)
 {
 	struct hipGraphNode *n;
 

@@ -37,6 +37,12 @@ hipError_t sim_capture_memset(hipStream_t s, void *dst, int value, unsigned elem
 hipError_t sim_capture_memset2d(hipStream_t s, void *dst, size_t pitch, int value, size_t w,
 				size_t h);
 hipError_t sim_capture_memcpy3d(hipStream_t s, const hipMemcpy3DParms *p);
+hipError_t sim_capture_memcpy2d(hipStream_t s, void *dst, size_t dpitch, const void *src,
+				size_t spitch, size_t w, size_t h, int kind);
+/* to: hipMemcpyToSymbolAsync (ptr is the source), else From (ptr the
+ * destination) */
+hipError_t sim_capture_symbol(hipStream_t s, bool to, void *ptr, const void *symbol, size_t n,
+			      size_t offset, int kind);
 hipError_t sim_capture_event_record(hipStream_t s, hipEvent_t e);
 /* hipStreamWaitEvent on an event recorded in a capture: s joins it. */
 bool sim_event_in_capture_slow(hipEvent_t e);
@@ -46,6 +52,19 @@ static inline bool sim_event_in_capture(hipEvent_t e)
 	       sim_event_in_capture_slow(e);
 }
 hipError_t sim_capture_wait_event(hipStream_t s, hipEvent_t e, unsigned flags);
+/* CHECK_STREAM_CAPTURE_SUPPORTED (hip_internal.hpp:158), at the top of
+ * 5.2.3's allocation and free calls: while this thread has a capture in the
+ * global or thread-local mode (or, with the thread's mode global, any thread
+ * has a global capture) they answer hipErrorStreamCaptureUnsupported. The
+ * thread's mode is hipThreadExchangeStreamCaptureMode's. */
+bool sim_capture_unsupported_slow(void);
+#define SIM_CAPTURE_SUPPORTED()								\
+	do {										\
+		if (__atomic_load_n(&sim_capture_count, __ATOMIC_RELAXED) &&		\
+		    sim_capture_unsupported_slow())					\
+			SIM_RETURN(hipErrorStreamCaptureUnsupported);			\
+	} while (0)
+
 /* hipStreamDestroy: the stream leaves any capture it is in (a capture it
  * began ends, its graph freed). */
 void sim_capture_stream_gone(hipStream_t s);
@@ -65,6 +84,9 @@ hipError_t sim_graph_add_memcpy1d(hipGraphNode_t *out, hipGraph_t g, const hipGr
 				  size_t n, void *dst, const void *src, size_t count, int kind);
 hipError_t sim_graph_add_memset(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
 				size_t n, const hipMemsetParams *p);
+hipError_t sim_graph_add_symbol(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
+				size_t n, bool to, void *ptr, const void *symbol, size_t count,
+				size_t offset, int kind);
 hipError_t sim_graph_add_memcpy3d(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,
 				  size_t n, const hipMemcpy3DParms *p);
 

@@ -129,6 +129,8 @@ SIM_API hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t
 			       size_t width, size_t height, hipMemcpyKind kind)
 {
 	SIM_INIT_API();
+	if (sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
 	SIM_RETURN(copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true));
 }
 
@@ -145,6 +147,8 @@ SIM_API hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, s
 				    hipStream_t stream)
 {
 	SIM_INIT_API();
+	if (sim_capture_active(stream))
+		return sim_capture_memcpy2d(stream, dst, dpitch, src, spitch, width, height, kind);
 	SIM_RETURN(copy2d(dst, dpitch, src, spitch, width, height, kind, stream, false));
 }
 
@@ -436,6 +440,8 @@ static hipError_t copy3d(const struct hipMemcpy3DParms *p, hipStream_t stream, b
 SIM_API hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
 	SIM_INIT_API();
+	if (sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
 	SIM_RETURN(copy3d(p, NULL, true));
 }
 

@@ -14,6 +14,7 @@
  * was never registered is hipErrorInvalidSymbol.
  */
 #include "api/api.h"
+#include "api/graph.h"
 #include "api/exports.h"
 #include "api/kernels.h"
 #include "api/memory.h"
@@ -152,6 +153,10 @@ static hipError_t to_symbol(const void *symbol, const void *src, size_t n, size_
 	hipError_t e;
 
 	SIM_INIT_API();
+	if (sync && sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
+	if (!sync && sim_capture_active(s))
+		return sim_capture_symbol(s, true, (void *)src, symbol, n, offset, kind);
 	e = at(symbol, n, offset, &p);
 	if (e == hipSuccess)
 		e = sim_copy(p, src, n, kind, s, sync);
@@ -165,6 +170,10 @@ static hipError_t from_symbol(void *dst, const void *symbol, size_t n, size_t of
 	hipError_t e;
 
 	SIM_INIT_API();
+	if (sync && sim_capture_implicit())
+		return hipErrorStreamCaptureImplicit;
+	if (!sync && sim_capture_active(s))
+		return sim_capture_symbol(s, false, dst, symbol, n, offset, kind);
 	e = at(symbol, n, offset, &p);
 	if (e == hipSuccess)
 		e = sim_copy(dst, p, n, kind, s, sync);

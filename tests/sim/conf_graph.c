@@ -41,6 +41,11 @@ void __hipRegisterFunction(void **handle, const void *host_fn, char *dev_fn, con
 			   unsigned int thread_limit, void *tid, void *bid, void *block,
 			   void *grid, int *wsize);
 void __hipUnregisterFatBinary(void **handle);
+void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext, size_t size,
+		      int constant, int global);
+
+/* The host shadow of graph_var (conf_kernels.hip), as hipcc makes one. */
+static int graph_var_shadow[4];
 
 static void *read_file(const char *path)
 {
@@ -75,6 +80,8 @@ static void setup(void)
 	cr_assert(fatbin);
 	__hipRegisterFunction(fatbin, (const void *)inc_stub, (char *)"inc", "inc", (unsigned)-1,
 			      NULL, NULL, NULL, NULL, NULL);
+	__hipRegisterVar(fatbin, graph_var_shadow, (char *)"graph_var", (char *)"graph_var", 0,
+			 sizeof(graph_var_shadow), 0, 0);
 }
 
 static void teardown(void)
@@ -199,43 +206,54 @@ Test(conf_graph, memset_kernel_memcpy_host_computes)
 	free(h);
 }
 
-/* Unit_hipHostRegister_Graphs' use: a kernel node on registered host
- * memory through hipHostGetDevicePointer's pointer; the host sees the
- * kernel's increments after each launch. */
+/* Unit_hipHostRegister_Graphs' graph: a copy to registered host memory
+ * through hipHostGetDevicePointer's pointer, a kernel adding one there, a
+ * copy back, ordered with hipGraphAddDependencies; each launch adds one. */
 Test(conf_graph, kernel_node_on_registered_memory)
 {
-	unsigned char *a = malloc(N), *dp;
+	int *a = malloc(N * sizeof(int)), *b = malloc(N * sizeof(int)), *dp;
+	hipGraphNode_t h2d, k, d2h;
 	hipKernelNodeParams kp;
-	hipGraphNode_t k;
 	hipGraphExec_t x;
+	hipStream_t s;
 	hipGraph_t g;
 	unsigned n = N;
 	void *args[] = { &dp, &n };
 	size_t bad = 0;
 
-	cr_assert(a);
-	memset(a, 1, N);
-	ASSERT_OK(hipHostRegister(a, N, hipHostRegisterDefault));
-	ASSERT_OK(hipHostGetDevicePointer((void **)&dp, a, 0));
-	ASSERT_OK(hipGraphCreate(&g, 0));
-	kp = inc_params(f_inc8, args, N);
-	ASSERT_OK(hipGraphAddKernelNode(&k, g, NULL, 0, &kp));
-	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
-	ASSERT_OK(hipGraphLaunch(x, NULL));
-	ASSERT_OK(hipStreamSynchronize(NULL));
+	cr_assert(a && b);
 	for (unsigned i = 0; i < N; i++)
-		bad += a[i] != 2;
-	cr_expect_eq(bad, 0, "%zu bytes not 2 (a[0] = %d)", bad, a[0]);
-	ASSERT_OK(hipGraphLaunch(x, NULL));
-	ASSERT_OK(hipDeviceSynchronize());
+		b[i] = (int)i;
+	ASSERT_OK(hipHostRegister(a, N * sizeof(int), 0));
+	ASSERT_OK(hipHostGetDevicePointer((void **)&dp, a, 0));
+	ASSERT_OK(hipStreamCreate(&s));
+	ASSERT_OK(hipGraphCreate(&g, 0));
+	kp = inc_params(f_inc, args, N);
+	ASSERT_OK(hipGraphAddKernelNode(&k, g, NULL, 0, &kp));
+	ASSERT_OK(hipGraphAddMemcpyNode1D(&h2d, g, NULL, 0, dp, b, N * sizeof(int),
+					  hipMemcpyHostToDevice));
+	ASSERT_OK(hipGraphAddMemcpyNode1D(&d2h, g, NULL, 0, b, dp, N * sizeof(int),
+					  hipMemcpyDeviceToHost));
+	ASSERT_OK(hipGraphAddDependencies(g, &h2d, &k, 1));
+	ASSERT_OK(hipGraphAddDependencies(g, &k, &d2h, 1));
+	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
+	for (unsigned i = 0; i < N; i++)
+		bad += b[i] != (int)i + 1 || a[i] != (int)i + 1;
+	cr_expect_eq(bad, 0, "%zu elements not i + 1 (b[1] = %d, a[1] = %d)", bad, b[1], a[1]);
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
 	bad = 0;
 	for (unsigned i = 0; i < N; i++)
-		bad += a[i] != 3;
-	cr_expect_eq(bad, 0, "%zu bytes not 3", bad);
+		bad += b[i] != (int)i + 2;
+	cr_expect_eq(bad, 0, "%zu elements not i + 2", bad);
 	ASSERT_OK(hipGraphExecDestroy(x));
 	ASSERT_OK(hipGraphDestroy(g));
+	ASSERT_OK(hipStreamDestroy(s));
 	ASSERT_OK(hipHostUnregister(a));
 	free(a);
+	free(b);
 }
 
 /* hipGraphExecKernelNodeSetParams changes the executable graph only
@@ -418,6 +436,106 @@ Test(conf_graph, capture_fork_and_join)
 	ASSERT_OK(hipStreamDestroy(s2));
 	ASSERT_OK(hipFree(a));
 	ASSERT_OK(hipFree(b));
+}
+
+/* 5.2.3 also captures hipMemcpy2DAsync (a 3D copy node of depth 1,
+ * hip_graph.cpp:223) and the symbol copies (hip_graph.cpp:553, 579); a
+ * graph may name a symbol with hipGraphAddMemcpyNodeToSymbol as well. */
+Test(conf_graph, capture_2d_and_symbol_copies)
+{
+	int src[4] = { 7, 8, 9, 10 }, back[4] = { 0 }, rows[8] = { 0 }, *d;
+	hipGraphNode_t nodes[4], to;
+	hipGraphNodeType type[4];
+	hipStream_t s;
+	hipGraphExec_t x;
+	hipGraph_t g, g2;
+	size_t num = 4;
+
+	ASSERT_OK(hipMalloc((void **)&d, 8 * sizeof(int)));
+	ASSERT_OK(hipMemset(d, 0, 8 * sizeof(int)));
+	ASSERT_OK(hipStreamCreate(&s));
+	ASSERT_OK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+	ASSERT_OK(hipMemcpyToSymbolAsync(graph_var_shadow, src, sizeof(src), 0,
+					 hipMemcpyHostToDevice, s));
+	ASSERT_OK(hipMemcpyFromSymbolAsync(back, graph_var_shadow, sizeof(back), 0,
+					   hipMemcpyDeviceToHost, s));
+	/* two rows of two ints, pitch four ints on the device */
+	ASSERT_OK(hipMemcpy2DAsync(d, 4 * sizeof(int), src, 2 * sizeof(int), 2 * sizeof(int), 2,
+				   hipMemcpyHostToDevice, s));
+	EXPECT_HIP(hipMemcpyToSymbolAsync(&num, src, 4, 0, hipMemcpyHostToDevice, s),
+		   hipErrorInvalidSymbol);
+	ASSERT_OK(hipStreamEndCapture(s, &g));
+	cr_expect_eq(back[0], 0, "nothing ran while captured");
+	ASSERT_OK(hipGraphGetNodes(g, nodes, &num));
+	cr_assert_eq(num, 3);
+	for (size_t i = 0; i < 3; i++)
+		ASSERT_OK(hipGraphNodeGetType(nodes[i], &type[i]));
+	cr_expect_eq(type[0], hipGraphNodeTypeMemcpyToSymbol);
+	cr_expect_eq(type[1], hipGraphNodeTypeMemcpyFromSymbol);
+	cr_expect_eq(type[2], hipGraphNodeTypeMemcpy);
+	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
+	cr_expect(!memcmp(back, src, sizeof(src)), "back %d %d %d %d", back[0], back[1], back[2],
+		  back[3]);
+	ASSERT_OK(hipMemcpy(rows, d, sizeof(rows), hipMemcpyDeviceToHost));
+	cr_expect(rows[0] == 7 && rows[1] == 8 && rows[2] == 0 && rows[4] == 9 && rows[5] == 10,
+		  "rows %d %d %d %d %d", rows[0], rows[1], rows[2], rows[4], rows[5]);
+	ASSERT_OK(hipGraphExecDestroy(x));
+	ASSERT_OK(hipGraphDestroy(g));
+
+	/* added by hand; FromSymbol wants a dependency array even for none */
+	ASSERT_OK(hipGraphCreate(&g2, 0));
+	src[0] = 70;
+	ASSERT_OK(hipGraphAddMemcpyNodeToSymbol(&to, g2, NULL, 0, graph_var_shadow, src, sizeof(int),
+						0, hipMemcpyHostToDevice));
+	EXPECT_HIP(hipGraphAddMemcpyNodeFromSymbol(&nodes[0], g2, NULL, 0, back, graph_var_shadow,
+						   sizeof(int), 0, hipMemcpyDeviceToHost),
+		   hipErrorInvalidValue);
+	ASSERT_OK(hipGraphAddMemcpyNodeFromSymbol(&nodes[0], g2, &to, 1, back, graph_var_shadow,
+						  sizeof(int), 0, hipMemcpyDeviceToHost));
+	EXPECT_HIP(hipGraphAddMemcpyNodeToSymbol(&nodes[1], g2, NULL, 0, graph_var_shadow, src,
+						 sizeof(int), 16, hipMemcpyHostToDevice),
+		   hipErrorInvalidValue);
+	/* hipGraphMemcpyNodeFromSymbol::SetParams (hip_graph_internal.hpp:867):
+	 * a symbol as destination, then 5.2.3's direction rule (memory that is
+	 * not HIP's takes hipMemcpyHostToDevice, as written there) */
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], graph_var_shadow,
+							 graph_var_shadow, 4, 0,
+							 hipMemcpyDeviceToDevice),
+		   hipErrorInvalidValue);
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow, 4, 0,
+							 hipMemcpyDeviceToHost),
+		   hipErrorInvalidMemcpyDirection);
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], d, graph_var_shadow, 4, 0,
+							 hipMemcpyDeviceToHost),
+		   hipErrorInvalidMemcpyDirection);
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow,
+							sizeof(int), 0, hipMemcpyHostToDevice));
+	/* hipGraphMemcpyNodeToSymbol::SetParams (hip_graph_internal.hpp:957):
+	 * the kind's sides against the memory's */
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, graph_var_shadow, 4, 0,
+						       hipMemcpyDeviceToDevice),
+		   hipErrorInvalidValue);
+	EXPECT_HIP(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, src, 4, 0,
+						       hipMemcpyDeviceToDevice),
+		   hipErrorInvalidValue);
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, d, 4, 0,
+						      hipMemcpyDeviceToDevice));
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsToSymbol(to, graph_var_shadow, src, sizeof(int), 0,
+						      hipMemcpyHostToDevice));
+	(void)hipGetLastError();
+	ASSERT_OK(hipGraphMemcpyNodeSetParamsFromSymbol(nodes[0], back, graph_var_shadow,
+							sizeof(int), 0, hipMemcpyHostToDevice));
+	EXPECT_HIP(hipGetLastError(), hipSuccess);
+	ASSERT_OK(hipGraphInstantiate(&x, g2, NULL, NULL, 0));
+	ASSERT_OK(hipGraphLaunch(x, s));
+	ASSERT_OK(hipStreamSynchronize(s));
+	cr_expect_eq(back[0], 70);
+	ASSERT_OK(hipGraphExecDestroy(x));
+	ASSERT_OK(hipGraphDestroy(g2));
+	ASSERT_OK(hipStreamDestroy(s));
+	ASSERT_OK(hipFree(d));
 }
 
 /* ---- a random DAG of host nodes against a brute-force order model ---- */
@@ -720,6 +838,18 @@ Test(conf_graph, graph_argument_answers)
 		   hipErrorInvalidValue);
 	EXPECT_HIP(hipGraphMemcpyNodeSetParams1D(node, d, d, 4, hipMemcpyDefault),
 		   hipErrorInvalidValue);
+	/* hipGraphMemcpyNode1D::ValidateParams (hip_graph_internal.cpp:56):
+	 * host to HIP memory must say hipMemcpyHostToDevice, and back */
+	{
+		int host[4];
+
+		EXPECT_HIP(hipGraphMemcpyNodeSetParams1D(node, d, host, 4, hipMemcpyDeviceToHost),
+			   hipErrorInvalidValue);
+		EXPECT_HIP(hipGraphMemcpyNodeSetParams1D(node, host, d, 4, hipMemcpyHostToDevice),
+			   hipErrorInvalidValue);
+		ASSERT_OK(hipGraphMemcpyNodeSetParams1D(node, host, d, 4, hipMemcpyDeviceToHost));
+		ASSERT_OK(hipGraphMemcpyNodeSetParams1D(node, d + 4, d, 4, hipMemcpyDefault));
+	}
 	/* dependencies: hip_graph.cpp:1181 */
 	ASSERT_OK(hipGraphAddDependencies(g, NULL, NULL, 0));
 	EXPECT_HIP(hipGraphAddDependencies(g, &e1, &e1, 1), hipErrorInvalidValue);
@@ -753,7 +883,18 @@ Test(conf_graph, graph_argument_answers)
 struct end_arg {
 	hipStream_t s;
 	hipError_t got;
+	void *mem;
 };
+
+static void *malloc_elsewhere(void *p)
+{
+	struct end_arg *a = p;
+
+	a->got = hipMalloc(&a->mem, 64);
+	if (a->got == hipSuccess)
+		(void)hipFree(a->mem);
+	return NULL;
+}
 
 static void *end_elsewhere(void *p)
 {
@@ -790,7 +931,23 @@ Test(conf_graph, capture_answers)
 	EXPECT_HIP(hipMemset(d, 0, 16), hipErrorStreamCaptureImplicit);
 	EXPECT_HIP(hipMemset2DAsync(d, 16, 0, 16, 2, s), hipErrorInvalidValue);
 	EXPECT_HIP(hipStreamUpdateCaptureDependencies(s, NULL, 1, 0), hipErrorInvalidValue);
-	arg = (struct end_arg){ s, hipSuccess };
+	/* allocation calls: CHECK_STREAM_CAPTURE_SUPPORTED */
+	{
+		void *p = NULL;
+		int host[4];
+
+		EXPECT_HIP(hipMalloc(&p, 64), hipErrorStreamCaptureUnsupported);
+		EXPECT_HIP(hipHostMalloc(&p, 64, 0), hipErrorStreamCaptureUnsupported);
+		EXPECT_HIP(hipHostRegister(host, sizeof(host), 0), hipErrorStreamCaptureUnsupported);
+		EXPECT_HIP(hipFree(d), hipErrorStreamCaptureUnsupported);
+		/* another thread, its mode global: the global capture counts */
+		arg = (struct end_arg){ s, hipSuccess, NULL };
+		cr_assert_eq(pthread_create(&t, NULL, malloc_elsewhere, &arg), 0);
+		cr_assert_eq(pthread_join(t, NULL), 0);
+		cr_expect_eq(arg.got, hipErrorStreamCaptureUnsupported, "%s",
+			     hipGetErrorName(arg.got));
+	}
+	arg = (struct end_arg){ s, hipSuccess, NULL };
 	cr_assert_eq(pthread_create(&t, NULL, end_elsewhere, &arg), 0);
 	cr_assert_eq(pthread_join(t, NULL), 0);
 	cr_expect_eq(arg.got, hipErrorStreamCaptureWrongThread, "%s", hipGetErrorName(arg.got));
@@ -799,11 +956,31 @@ Test(conf_graph, capture_answers)
 	/* after it, synchronous copies work again */
 	ASSERT_OK(hipMemcpy(h, d, 16, hipMemcpyDeviceToHost));
 
+	/* a thread-local capture: this thread may not allocate, another may */
+	ASSERT_OK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+	{
+		void *p = NULL;
+
+		EXPECT_HIP(hipMalloc(&p, 64), hipErrorStreamCaptureUnsupported);
+	}
+	arg = (struct end_arg){ s, hipErrorUnknown, NULL };
+	cr_assert_eq(pthread_create(&t, NULL, malloc_elsewhere, &arg), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_expect_eq(arg.got, hipSuccess, "%s", hipGetErrorName(arg.got));
+	ASSERT_OK(hipStreamEndCapture(s, &g));
+	ASSERT_OK(hipGraphDestroy(g));
+
 	/* a relaxed capture may be ended by another thread; in it synchronous
 	 * copies work, and hipModuleLaunchKernel runs at once (5.2.3 captures
 	 * hipLaunchKernel only, hip_module.cpp:489) */
 	ASSERT_OK(hipStreamBeginCapture(s, hipStreamCaptureModeRelaxed));
 	ASSERT_OK(hipMemset(d, 0, 16));
+	{
+		void *p = NULL;
+
+		ASSERT_OK(hipMalloc(&p, 64));
+		ASSERT_OK(hipFree(p));
+	}
 	{
 		unsigned n = 4;
 		void *args[] = { &d, &n };
@@ -813,7 +990,7 @@ Test(conf_graph, capture_answers)
 	ASSERT_OK(hipStreamSynchronize(s));
 	ASSERT_OK(hipMemcpy(h, d, 16, hipMemcpyDeviceToHost));
 	cr_expect(h[0] == 1 && h[3] == 1, "the module launch ran: %d %d", h[0], h[3]);
-	arg = (struct end_arg){ s, hipErrorUnknown };
+	arg = (struct end_arg){ s, hipErrorUnknown, NULL };
 	cr_assert_eq(pthread_create(&t, NULL, end_elsewhere, &arg), 0);
 	cr_assert_eq(pthread_join(t, NULL), 0);
 	cr_expect_eq(arg.got, hipSuccess, "%s", hipGetErrorName(arg.got));

@@ -47,3 +47,7 @@ extern "C" __global__ void set32(int *a, int v, unsigned long n)
 	     i += (unsigned long)blockDim.x * gridDim.x)
 		a[i] = v;
 }
+
+// A device variable for the symbol copies (tests/sim/conf_graph.c).
+extern "C" __device__ int graph_var[4];
+__device__ int graph_var[4];
