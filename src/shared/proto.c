@@ -168,6 +168,26 @@ static int parse_gpus(struct span s, struct hipsvm_cmd *c, bool values)
 		size_t start = i, dash = 0, eq = 0;
 		unsigned a, b;
 
+		/* The usual item, "N" or "NN" (a GPU of 64) and its ',' or the
+		 * end, without a scan and a call per item; anything else
+		 * (ranges, N=TS, 0x, three digits) takes the general path
+		 * from the item's start. */
+		if ((unsigned)(s.p[i] - '0') < 10) {
+			size_t k = i + 1;
+
+			a = (unsigned)(s.p[i] - '0');
+			if (k < s.n && (unsigned)(s.p[k] - '0') < 10)
+				a = a * 10 + (unsigned)(s.p[k++] - '0');
+			if (a < HIPSVM_MAX_GPUS && (k == s.n || s.p[k] == ',')) {
+				c->gpus |= UINT64_C(1) << a;
+				if (k == s.n)
+					break;
+				i = k + 1;	/* the ',' */
+				if (i == s.n)
+					return -EINVAL;
+				continue;
+			}
+		}
 		while (i < s.n && s.p[i] != ',') {
 			if (s.p[i] == '-' && !dash && !eq)
 				dash = i;
@@ -333,7 +353,8 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	for (k = 0; k < ARRAY_LEN(op_names); k++) {
-		if (span_is(t[0], op_names[k].name)) {
+		/* the first letter first: one compare for most names */
+		if (op_names[k].name[0] == t[0].p[0] && span_is(t[0], op_names[k].name)) {
 			c->op = op_names[k].op;
 			break;
 		}
@@ -481,8 +502,27 @@ void hipsvm_out_gpu_key(struct hipsvm_out *o, unsigned gpu)
 
 void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word)
 {
-	hipsvm_out_gpu_key(o, gpu);
-	hipsvm_out_str(o, word);
+	/* " N=word" with one bound check: the words are a few letters */
+	enum { KEY = 4, WORD = 12 };
+	char *d, *stop;
+
+	if (gpu >= 100 || o->overflow || o->len + KEY + WORD + 2 > o->cap) {
+		hipsvm_out_gpu_key(o, gpu);
+		hipsvm_out_str(o, word);
+		return;
+	}
+	d = o->buf + o->len;
+	*d++ = ' ';
+	if (gpu >= 10)
+		*d++ = (char)('0' + gpu / 10);
+	*d++ = (char)('0' + gpu % 10);
+	*d++ = '=';
+	for (stop = d + WORD; *word && d < stop; word++)
+		*d++ = *word;
+	o->len = (size_t)(d - o->buf);
+	o->buf[o->len] = '\0';
+	if (*word)
+		hipsvm_out_str(o, word);	/* a longer word: the checked path */
 }
 
 int hipsvm_out_end(struct hipsvm_out *o)
@@ -520,14 +560,27 @@ static void out_gpus(struct hipsvm_out *o, const struct hipsvm_cmd *c, bool valu
 		hipsvm_out_lit(o, "all");
 		return;
 	}
-	/* the set bits only: a GPU mask names a few GPUs of 64 */
+	/* the set bits only: a GPU mask names a few GPUs of 64; ",NN" with
+	 * one bound check (as hipsvm_out_mem's: room for the "\n" and NUL) */
 	while (left) {
 		g = (unsigned)__builtin_ctzll(left);
 		left &= left - 1;
-		if (!first)
-			hipsvm_out_lit(o, ",");
+		if (!o->overflow && o->len + 3 + 2 <= o->cap) {
+			char *d = o->buf + o->len;
+
+			if (!first)
+				*d++ = ',';
+			if (g >= 10)
+				*d++ = (char)('0' + g / 10);
+			*d++ = (char)('0' + g % 10);
+			o->len = (size_t)(d - o->buf);
+			o->buf[o->len] = '\0';
+		} else {
+			if (!first)
+				hipsvm_out_lit(o, ",");
+			hipsvm_out_u64(o, g);
+		}
 		first = false;
-		hipsvm_out_u64(o, g);
 		if (values && (c->has_value >> g & 1)) {
 			hipsvm_out_lit(o, "=");
 			hipsvm_out_hex(o, c->value[g]);

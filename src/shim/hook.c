@@ -503,12 +503,47 @@ static int tok_gpu(struct hipsvm_span key)
 	return (int)g;
 }
 
+/* The next token of a set or drain reply as its GPU and value: "N=value"
+ * and "NN=value" read in one pass; any other token as hipsvm_reply_next and
+ * tok_gpu read it (g -1 for a key that names no GPU). false at the end. */
+static bool next_gpu_tok(struct hipsvm_reply_it *it, int *g, struct hipsvm_span *val)
+{
+	const char *b = it->buf;
+	size_t i = it->i, end = it->end;
+	struct hipsvm_span key;
+	unsigned v;
+
+	while (i < end && (b[i] == ' ' || b[i] == '\t'))
+		i++;
+	it->i = i;
+	if (i + 1 < end && (unsigned)(b[i] - '0') < 10) {
+		v = (unsigned)(b[i++] - '0');
+		if (b[i] != '=' && v && (unsigned)(b[i] - '0') < 10)
+			v = v * 10 + (unsigned)(b[i++] - '0');
+		if (i < end && b[i] == '=' && v < HIPSVM_MAX_GPUS) {
+			val->p = b + ++i;
+			/* to the token's end; a second '=' is the value's */
+			while (i < end && b[i] != ' ' && b[i] != '\t')
+				i++;
+			val->n = (size_t)(b + i - val->p);
+			it->i = i;
+			*g = (int)v;
+			return true;
+		}
+	}
+	if (!hipsvm_reply_next(it, &key, val))
+		return false;
+	*g = tok_gpu(key);
+	return true;
+}
+
 int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_t len,
 		    uint64_t cp_out[HIPSVM_MAX_GPUS], uint64_t *set_mask)
 {
 	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
 	struct hipsvm_reply_it it;
-	struct hipsvm_span key, val;
+	struct hipsvm_span val;
+	int g;
 	struct hipsvm_cmd c;
 	uint64_t mask = 0;
 	int err;
@@ -526,14 +561,15 @@ int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_
 	err = call_open(h, &c, rep, sizeof(rep), &it);
 	if (err)
 		return err;
-	while (hipsvm_reply_next(&it, &key, &val)) {
-		int g = tok_gpu(key);
+	while (next_gpu_tok(&it, &g, &val)) {
 		uint64_t v;
 
 		if (g < 0 || !(gpus >> g & 1))
 			continue;
-		if (hipsvm_proto_u64(val.p, val.n, &v))
-			continue;	/* "none": empty rings (0x0 is a real timestamp) */
+		/* "none": empty rings (0x0 is a real timestamp); a number
+		 * starts with a digit */
+		if (!val.n || (unsigned)(val.p[0] - '0') >= 10 || hipsvm_proto_u64(val.p, val.n, &v))
+			continue;
 		cp_out[g] = v;
 		mask |= UINT64_C(1) << g;
 	}
@@ -576,10 +612,10 @@ static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
 {
 	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
 	struct hipsvm_reply_it it;
-	struct hipsvm_span key, val;
+	struct hipsvm_span val;
 	struct hipsvm_cmd c;
 	uint64_t left;
-	int err;
+	int err, g;
 
 	if (!gpus)
 		return -EINVAL;
@@ -597,8 +633,7 @@ static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
 		*cleared = 0;
 	for (left = gpus; left; left &= left - 1)
 		result[__builtin_ctzll(left)] = -EPROTO;	/* unless the reply says */
-	while (hipsvm_reply_next(&it, &key, &val)) {
-		int g = tok_gpu(key);
+	while (next_gpu_tok(&it, &g, &val)) {
 		size_t n = 0;
 
 		if (g < 0 || !(gpus >> g & 1))
