@@ -154,6 +154,30 @@ struct sim_wake {
 	struct sim_gpu *gpu;
 };
 
+/* A page-table lock: taken per GPU by every fault and by the hook's sets
+ * and drains, a few instructions uncontended where a pthread mutex is
+ * about thirty (the coordinated unmap takes two per GPU). 0 free, 1 held,
+ * 2 held with waiters (the futex word). Not recursive. */
+struct sim_lock {
+	uint32_t v;
+};
+void sim_lock_slow(struct sim_lock *l);
+void sim_futex_wake_one(uint32_t *addr);
+
+static inline void sim_lock(struct sim_lock *l)
+{
+	uint32_t c = 0;
+
+	if (!__atomic_compare_exchange_n(&l->v, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		sim_lock_slow(l);
+}
+
+static inline void sim_unlock(struct sim_lock *l)
+{
+	if (__atomic_exchange_n(&l->v, 0, __ATOMIC_RELEASE) == 2)
+		sim_futex_wake_one(&l->v);
+}
+
 struct sim_gpu {
 	int index;
 	struct hipsvm_ring rings[3];	/* ih0, ih1 (unused on an APU), ih_soft */
@@ -164,7 +188,7 @@ struct sim_gpu {
 	pthread_mutex_t prod_lock[3];
 	uint64_t clock;			/* ticks since start; ts = start + clock */
 	uint64_t next_token;
-	pthread_mutex_t pt_lock;
+	struct sim_lock pt_lock;
 	pthread_t handler;
 	bool handler_started;
 	uint32_t stop;
@@ -220,6 +244,9 @@ void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out);
  * (under pt_lock, as the kernel's SVM lock): record the checkpoint and, for
  * a range, unmap it from the GPU. 1 and *ts when a checkpoint was recorded. */
 int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
+/* sim_gpu_set on every GPU of the mask gpus at once (the range looked up
+ * once); the mask of those that recorded a checkpoint, ts[i] for each. */
+uint64_t sim_gpus_set(uint64_t gpus, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
 
 /* ---- hook/: the hook server; hook_cmds.c: one request line to one reply line; the reply's length. */
 int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);

@@ -46,7 +46,7 @@ struct log_ev {
 };
 
 static struct {
-	pthread_mutex_t zap_lock;
+	struct sim_lock zap_lock;
 	struct zap zap[SIM_ZAP_MAX];
 	unsigned nzap;
 	struct log_ev log[SIM_LOG_LEN];
@@ -55,8 +55,7 @@ static struct {
 
 static void hook_cmds_reset(void)
 {
-	memset(&hs, 0, sizeof(hs));
-	pthread_mutex_init(&hs.zap_lock, NULL);
+	memset(&hs, 0, sizeof(hs));	/* the zap lock free */
 }
 SIM_STEP(hook_cmds, .reset = hook_cmds_reset);
 
@@ -84,7 +83,7 @@ static void log_event(const char *op, unsigned gpu, const char *word, bool has_x
 
 static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 {
-	pthread_mutex_lock(&hs.zap_lock);
+	sim_lock(&hs.zap_lock);
 	if (hs.nzap == SIM_ZAP_MAX) {
 		/* the oldest goes: its drain re-check is lost, not its unmap */
 		memmove(&hs.zap[0], &hs.zap[1], (SIM_ZAP_MAX - 1) * sizeof(hs.zap[0]));
@@ -92,7 +91,7 @@ static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 	}
 	__atomic_store_n(&hs.nzap, hs.nzap + 1, __ATOMIC_RELAXED);
 	hs.zap[hs.nzap - 1] = (struct zap){ start, end, gpus, sim_gpu_map_events(), false };
-	pthread_mutex_unlock(&hs.zap_lock);
+	sim_unlock(&hs.zap_lock);
 }
 
 /* After a drain on g: invalidate every remembered range of g once more and
@@ -107,7 +106,7 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 	 * nothing (a zap added meanwhile is another unmapper's) */
 	if (!__atomic_load_n(&hs.nzap, __ATOMIC_RELAXED))
 		return NULL;
-	pthread_mutex_lock(&hs.zap_lock);
+	sim_lock(&hs.zap_lock);
 	while (i < hs.nzap) {
 		struct zap *z = &hs.zap[i];
 
@@ -137,8 +136,46 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 			i++;
 		}
 	}
-	pthread_mutex_unlock(&hs.zap_lock);
+	sim_unlock(&hs.zap_lock);
 	return word;
+}
+
+/* zap_drain(g, true) for every GPU of the mask, under one lock; word[g]
+ * as its result. */
+static void zap_drain_gpus(uint64_t gpus, const char **word)
+{
+	unsigned i = 0;
+
+	if (!__atomic_load_n(&hs.nzap, __ATOMIC_RELAXED))
+		return;
+	sim_lock(&hs.zap_lock);
+	while (i < hs.nzap) {
+		struct zap *z = &hs.zap[i];
+		uint64_t mine = z->gpus & gpus, left;
+
+		if (!mine) {
+			i++;
+			continue;
+		}
+		/* as zap_drain: the released pages first, then each GPU
+		 * forgets what was mapped since the set */
+		for (left = mine; left; left &= left - 1) {
+			unsigned g = (unsigned)__builtin_ctzll(left);
+
+			if (!z->gone)
+				z->gone = sim_map_release_unmapped(z->start, z->end);
+			sim_gpu_unmap_range(sim.gpu[g], z->start, z->end, z->map_events);
+			word[g] = z->gone ? "unmapped" : "mapped";
+		}
+		z->gpus &= ~mine;
+		if (!z->gpus) {
+			memmove(z, z + 1, (hs.nzap - i - 1) * sizeof(*z));
+			hs.nzap--;
+		} else {
+			i++;
+		}
+	}
+	sim_unlock(&hs.zap_lock);
 }
 
 /* ---- the backend of src/shared/hooksrv.c ---- */
@@ -166,6 +203,19 @@ static int be_set(void *be, unsigned g, const struct hipsvm_cmd *c, uint64_t *ts
 	(void)be;
 	return sim_gpu_set(sim.gpu[g], c->has_range, (uintptr_t)c->addr,
 			   (uintptr_t)(c->addr + c->len), ts);
+}
+
+static uint64_t be_set_gpus(void *be, uint64_t gpus, const struct hipsvm_cmd *c, uint64_t *ts)
+{
+	(void)be;
+	return sim_gpus_set(gpus, c->has_range, (uintptr_t)c->addr, (uintptr_t)(c->addr + c->len),
+			    ts);
+}
+
+static void be_drained_gpus(void *be, uint64_t gpus, const char **word)
+{
+	(void)be;
+	zap_drain_gpus(gpus, word);
 }
 
 static int be_wait(void *be, unsigned g, struct hipsvm_drain *d, uint32_t ms)
@@ -343,6 +393,8 @@ static const struct hipsvm_srv_ops sim_srv_ops = {
 	.log_format = be_log_format,
 	.inject = be_inject,
 	.ring = be_ring,
+	.set_gpus = be_set_gpus,
+	.drained_gpus = be_drained_gpus,
 };
 
 /* One request line to one reply line in out; returns the reply length. */

@@ -425,7 +425,7 @@ void sim_alloc_destroy(struct sim_alloc *a)
 		if (!g || (done & gpu_bit(dev)))
 			continue;
 		done |= gpu_bit(dev);
-		pthread_mutex_lock(&g->pt_lock);
+		sim_lock(&g->pt_lock);
 		bits = a->bits[dev];
 		a->bits[dev] = NULL;
 		if (bits) {
@@ -434,7 +434,7 @@ void sim_alloc_destroy(struct sim_alloc *a)
 			for (w = 0; w < nw; w++)
 				g->pages -= (uint64_t)__builtin_popcountll(bits[w]);
 		}
-		pthread_mutex_unlock(&g->pt_lock);
+		sim_unlock(&g->pt_lock);
 		free(bits);
 	}
 	sim_uncharge(a->device, a->charged);

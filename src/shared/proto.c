@@ -317,7 +317,6 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 	struct span t[6];
 	size_t i;
 	unsigned k, n = 0;
-	bool in_word = false;
 
 	if (!buf || len == 0 || len > HIPSVM_PROTO_MAX_REQ)
 		return -EINVAL;
@@ -327,28 +326,25 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 		if (len && buf[len - 1] == '\r')
 			len--;
 	}
-	/* One pass: the characters checked and the words split. */
-	for (i = 0; i < len; i++) {
+	/* One pass: the characters checked and the words split; a word's
+	 * letters (printable, not a space) in one compare each. */
+	for (i = 0; i < len;) {
 		unsigned char ch = (unsigned char)buf[i];
 
 		if (ch == ' ' || ch == '\t') {
-			if (in_word)
-				t[n - 1].n = (size_t)(buf + i - t[n - 1].p);
-			in_word = false;
+			i++;
 			continue;
 		}
 		if (ch < 0x20 || ch > 0x7e)
 			return -EINVAL;	/* controls, NUL, non-ASCII */
-		if (!in_word) {
-			if (n == ARRAY_LEN(t))
-				return -EINVAL;
-			t[n].p = buf + i;
-			n++;
-			in_word = true;
-		}
+		if (n == ARRAY_LEN(t))
+			return -EINVAL;
+		t[n].p = buf + i;
+		for (i++; i < len && (unsigned char)(buf[i] - 0x21) < 0x5e; i++)
+			;
+		t[n].n = (size_t)(buf + i - t[n].p);
+		n++;
 	}
-	if (in_word)
-		t[n - 1].n = (size_t)(buf + len - t[n - 1].p);
 	if (n == 0)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
@@ -525,6 +521,26 @@ void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word)
 		hipsvm_out_str(o, word);	/* a longer word: the checked path */
 }
 
+void hipsvm_out_gpu_word8(struct hipsvm_out *o, unsigned gpu, const char word[8], size_t n)
+{
+	char *d;
+
+	if (gpu >= 100 || n > 8 || o->overflow || o->len + 4 + 8 + 2 > o->cap) {
+		hipsvm_out_gpu_key(o, gpu);
+		hipsvm_out_mem(o, word, n);
+		return;
+	}
+	d = o->buf + o->len;
+	*d++ = ' ';
+	if (gpu >= 10)
+		*d++ = (char)('0' + gpu / 10);
+	*d++ = (char)('0' + gpu % 10);
+	*d++ = '=';
+	memcpy(d, word, 8);	/* one store; what is past n is overwritten or past the end */
+	o->len = (size_t)(d + n - o->buf);
+	o->buf[o->len] = '\0';
+}
+
 int hipsvm_out_end(struct hipsvm_out *o)
 {
 	if (o->overflow)
@@ -560,27 +576,36 @@ static void out_gpus(struct hipsvm_out *o, const struct hipsvm_cmd *c, bool valu
 		hipsvm_out_lit(o, "all");
 		return;
 	}
-	/* the set bits only: a GPU mask names a few GPUs of 64; ",NN" with
-	 * one bound check (as hipsvm_out_mem's: room for the "\n" and NUL) */
+	/* the set bits only: a GPU mask names a few GPUs of 64. Without
+	 * values (none asked, or none given) the whole list is bounded first (",NN" each, and room for
+	 * the "\n" and NUL as hipsvm_out_mem keeps) and written digit by
+	 * digit. */
+	if (left && !(values && (c->has_value & left)) && !o->overflow &&
+	    o->len + 3 * (size_t)__builtin_popcountll(left) + 2 <= o->cap) {
+		char *d = o->buf + o->len;
+
+		while (left) {
+			g = (unsigned)__builtin_ctzll(left);
+			left &= left - 1;
+			if (g < 10) {
+				*d++ = (char)('0' + g);
+			} else {
+				*d++ = (char)('0' + g / 10);
+				*d++ = (char)('0' + g % 10);
+			}
+			*d++ = ',';
+		}
+		o->len = (size_t)(d - 1 - o->buf);	/* no ',' after the last */
+		o->buf[o->len] = '\0';
+		return;
+	}
 	while (left) {
 		g = (unsigned)__builtin_ctzll(left);
 		left &= left - 1;
-		if (!o->overflow && o->len + 3 + 2 <= o->cap) {
-			char *d = o->buf + o->len;
-
-			if (!first)
-				*d++ = ',';
-			if (g >= 10)
-				*d++ = (char)('0' + g / 10);
-			*d++ = (char)('0' + g % 10);
-			o->len = (size_t)(d - o->buf);
-			o->buf[o->len] = '\0';
-		} else {
-			if (!first)
-				hipsvm_out_lit(o, ",");
-			hipsvm_out_u64(o, g);
-		}
+		if (!first)
+			hipsvm_out_lit(o, ",");
 		first = false;
+		hipsvm_out_u64(o, g);
 		if (values && (c->has_value >> g & 1)) {
 			hipsvm_out_lit(o, "=");
 			hipsvm_out_hex(o, c->value[g]);

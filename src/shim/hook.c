@@ -505,29 +505,50 @@ static int tok_gpu(struct hipsvm_span key)
 
 /* The next token of a set or drain reply as its GPU and value: "N=value"
  * and "NN=value" read in one pass; any other token as hipsvm_reply_next and
- * tok_gpu read it (g -1 for a key that names no GPU). false at the end. */
-static bool next_gpu_tok(struct hipsvm_reply_it *it, int *g, struct hipsvm_span *val)
+ * tok_gpu read it (g -1 for a key that names no GPU). false at the end.
+ * The line is NUL-terminated after its end (call_line), and what ends it,
+ * '\n' or NUL, is below '!': the scans stop there without a bound check. */
+static inline __attribute__((always_inline)) bool next_gpu_tok(struct hipsvm_reply_it *it, int *g,
+								 struct hipsvm_span *val)
 {
-	const char *b = it->buf;
-	size_t i = it->i, end = it->end;
+	const char *b = it->buf, *p = b + it->i, *e = b + it->end, *v;
 	struct hipsvm_span key;
-	unsigned v;
+	unsigned n;
 
-	while (i < end && (b[i] == ' ' || b[i] == '\t'))
-		i++;
-	it->i = i;
-	if (i + 1 < end && (unsigned)(b[i] - '0') < 10) {
-		v = (unsigned)(b[i++] - '0');
-		if (b[i] != '=' && v && (unsigned)(b[i] - '0') < 10)
-			v = v * 10 + (unsigned)(b[i++] - '0');
-		if (i < end && b[i] == '=' && v < HIPSVM_MAX_GPUS) {
-			val->p = b + ++i;
-			/* to the token's end; a second '=' is the value's */
-			while (i < end && b[i] != ' ' && b[i] != '\t')
-				i++;
-			val->n = (size_t)(b + i - val->p);
-			it->i = i;
-			*g = (int)v;
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	it->i = (size_t)(p - b);
+	if ((unsigned)(p[0] - '0') < 10) {
+		n = (unsigned)(p[0] - '0');
+		v = p + 1;
+		if (n && (unsigned)(v[0] - '0') < 10)
+			n = n * 10 + (unsigned)(*v++ - '0');
+		if (*v == '=' && v < e && n < HIPSVM_MAX_GPUS) {
+			p = ++v;
+			/* printable letters run to the separator: eight at a
+			 * time where the line has them (the lowest byte below
+			 * '!' of a word is exact), else one compare each; a
+			 * control character other than the separators belongs
+			 * to the token (hipsvm_reply_next) */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			if (p + 8 <= e) {
+				uint64_t w, lo;
+
+				memcpy(&w, p, 8);
+				lo = (w - UINT64_C(0x2121212121212121)) & ~w & UINT64_C(0x8080808080808080);
+				p += lo ? (unsigned)__builtin_ctzll(lo) / 8 : 8;
+			}
+#endif
+			while ((unsigned char)*p > ' ')
+				p++;
+			while (p < e && *p != ' ' && *p != '\t')
+				p++;
+			if (p > e)
+				p = e;
+			val->p = v;
+			val->n = (size_t)(p - v);
+			it->i = (size_t)(p - b);
+			*g = (int)n;
 			return true;
 		}
 	}
@@ -640,7 +661,9 @@ static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
 			continue;
 		while (n < val.n && val.p[n] != HIPSVM_W_SEP)
 			n++;
-		if (word_is(val.p, n, HIPSVM_W_OK))
+		if (n == 2 && val.p[0] == 'o' && val.p[1] == 'k')	/* HIPSVM_W_OK, the usual */
+			result[g] = 0;
+		else if (word_is(val.p, n, HIPSVM_W_OK))
 			result[g] = 0;
 		else if (word_is(val.p, n, HIPSVM_W_TIMEOUT))
 			result[g] = -ETIME;
