@@ -248,8 +248,19 @@ int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, u
  * once); the mask of those that recorded a checkpoint, ts[i] for each. */
 uint64_t sim_gpus_set(uint64_t gpus, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
 
-/* ---- hook/: the hook server; hook_cmds.c: one request line to one reply line; the reply's length. */
-int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap);
+/* ---- hook/: the hook server; hook_cmds.c: one request line to one reply
+ * line for the connection whose state is conn (NULL: none); the reply's
+ * length. */
+struct sim_hook_conn {
+	uint64_t pending;	/* GPUs it set and has not drained since */
+	uint64_t cp_mask;	/* of those, the ones whose set recorded cp[g] */
+	uint64_t cp[HIPSVM_MAX_GPUS];
+};
+int sim_hook_handle_line(struct sim_hook_conn *conn, const char *line, size_t len, char *out,
+			 size_t cap);
+/* The connection is gone (its client closed it or died): its unmap is
+ * finished for it, as its drainclear would have: bounded. */
+void sim_hook_conn_gone(struct sim_hook_conn *conn);
 
 /* ---- state.c: process-wide state ---- */
 struct sim_state {
