@@ -10,16 +10,19 @@
 
 #define span hipsvm_span
 
+#define OP(op, name) { op, name, sizeof(name) - 1 }
 static const struct {
 	enum hipsvm_op op;
 	const char *name;
+	size_t len;	/* a request's word is compared only with names of its length */
 } op_names[] = {
-	{ HIPSVM_OP_VERSION, "version" }, { HIPSVM_OP_GPUS, "gpus" },
-	{ HIPSVM_OP_SET, "set" },	  { HIPSVM_OP_DRAIN, "drain" },
-	{ HIPSVM_OP_CLEAR, "clear" },	  { HIPSVM_OP_STATS, "stats" },
-	{ HIPSVM_OP_LOG, "log" },	  { HIPSVM_OP_INJECT, "inject" },
-	{ HIPSVM_OP_RING, "ring" },	  { HIPSVM_OP_DRAINCLEAR, "drainclear" },
+	OP(HIPSVM_OP_VERSION, "version"), OP(HIPSVM_OP_GPUS, "gpus"),
+	OP(HIPSVM_OP_SET, "set"),	  OP(HIPSVM_OP_DRAIN, "drain"),
+	OP(HIPSVM_OP_CLEAR, "clear"),	  OP(HIPSVM_OP_STATS, "stats"),
+	OP(HIPSVM_OP_LOG, "log"),	  OP(HIPSVM_OP_INJECT, "inject"),
+	OP(HIPSVM_OP_RING, "ring"),	  OP(HIPSVM_OP_DRAINCLEAR, "drainclear"),
 };
+#undef OP
 
 static const struct {
 	int err;
@@ -116,8 +119,8 @@ int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out)
 				d = (unsigned)(c - 'A' + 10);
 			else
 				return -EINVAL;
-			if (v >> 60)
-				return -EINVAL;	/* overflow */
+			if (len > 18 && v >> 60)
+				return -EINVAL;	/* overflow: only past 16 digits */
 			v = v << 4 | d;
 		}
 		*out = v;
@@ -130,8 +133,10 @@ int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out)
 		if (c < '0' || c > '9')
 			return -EINVAL;
 		d = (unsigned)(c - '0');
-		/* v * 10 + d > UINT64_MAX, without a division per digit */
-		if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+		/* v * 10 + d > UINT64_MAX, without a division per digit; 19
+		 * digits never pass it */
+		if (len > 19 &&
+		    (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10)))
 			return -EINVAL;	/* overflow */
 		v = v * 10 + d;
 	}
@@ -159,7 +164,7 @@ static int parse_gpus(struct span s, struct hipsvm_cmd *c, bool values)
 {
 	size_t i = 0;
 
-	if (span_is(s, "all")) {
+	if (s.n == 3 && span_is(s, "all")) {
 		c->all = true;
 		c->gpus = ~UINT64_C(0);
 		return 0;
@@ -349,8 +354,7 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	for (k = 0; k < ARRAY_LEN(op_names); k++) {
-		/* the first letter first: one compare for most names */
-		if (op_names[k].name[0] == t[0].p[0] && span_is(t[0], op_names[k].name)) {
+		if (op_names[k].len == t[0].n && span_is(t[0], op_names[k].name)) {
 			c->op = op_names[k].op;
 			break;
 		}
@@ -718,7 +722,7 @@ int hipsvm_reply_open(const char *buf, size_t len, struct hipsvm_reply_it *it,
 	it->i = 0;
 	it->end = end;
 	w = next_word(it);
-	if (span_is(w, "err")) {
+	if (w.n == 3 && span_is(w, "err")) {
 		int e;
 
 		w = next_word(it);
@@ -731,7 +735,7 @@ int hipsvm_reply_open(const char *buf, size_t len, struct hipsvm_reply_it *it,
 		it->i = end;
 		return 1;
 	}
-	if (!span_is(w, "ok"))
+	if (w.n != 2 || w.p[0] != 'o' || w.p[1] != 'k')
 		return -EINVAL;
 	w = next_word(it);
 	if (w.n == 0)

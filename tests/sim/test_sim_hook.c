@@ -363,12 +363,18 @@ Test(hook, gone_before_its_drain_is_finished_by_the_server)
 
 	cr_assert_eq(hipMallocManaged((void **)&m, 4 * PAGE, hipMemAttachGlobal), hipSuccess);
 	cr_assert_eq(hipsvmSimAccess(1, m, 4 * PAGE, 1), hipSuccess);
-	/* a fault held in ih1 gives the set a checkpoint */
+	/* a fault held in ih1 gives the set a checkpoint (a handler pass
+	 * that began before the ring went off may still take the first IV:
+	 * then the set finds the ring empty, and the next IV stays) */
 	cr_expect_str_eq(req(fd, "ring 1 ih1 off\n"), "ok ring\n");
-	t = inject(fd, 1, m);
 	snprintf(line, sizeof(line), "set 1 0x%lx 0x%x\n", (unsigned long)(uintptr_t)(m + PAGE), PAGE);
-	snprintf(want, sizeof(want), "ok set 1=0x%llx\n", (unsigned long long)t);
-	cr_expect_str_eq(req(fd, line), want);
+	for (i = 0; i < 10; i++) {
+		t = inject(fd, 1, m);
+		snprintf(want, sizeof(want), "ok set 1=0x%llx\n", (unsigned long long)t);
+		if (!strcmp(req(fd, line), want))
+			break;
+	}
+	cr_assert_lt(i, 10, "a set with a fault held in the ring records its timestamp");
 	cr_expect_eq(hipsvmSimIsMapped(1, m + PAGE), 0, "set unmaps the range from the GPU");
 	cr_expect_str_eq(req(fd, "ring 1 ih1 on\n"), "ok ring\n");
 	cr_assert_eq(hipsvmSimGetStats(1, &s), 0);
