@@ -61,10 +61,10 @@ static uint64_t named(const struct hipsvm_cmd *c, unsigned n)
 }
 
 /* Out of line, as do_drain: their GPU arrays stay off one frame (the
- * kernel's stack is small). */
-static __attribute__((noinline)) void do_set(const struct hipsvm_srv_ops *ops, void *be,
-					     const struct hipsvm_cmd *c, unsigned n,
-					     uint64_t mask, struct hipsvm_out *o)
+ * kernel's stack is small). __noinline__: the kernel defines noinline. */
+static __attribute__((__noinline__)) void do_set(const struct hipsvm_srv_ops *ops, void *be,
+						 const struct hipsvm_cmd *c, unsigned n,
+						 uint64_t mask, struct hipsvm_out *o)
 {
 	uint64_t real = mask & (n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1), left, got = 0;
 	uint64_t tsv[HIPSVM_MAX_GPUS];
@@ -142,9 +142,9 @@ static bool clear_gpu(const struct hipsvm_srv_ops *ops, void *be, const struct h
  * that timed out or whose ring is off keeps its checkpoint: stale faults may
  * still be queued, and a checkpoint left behind only drops faults raised
  * before it (the first newer fault clears it). */
-static __attribute__((noinline)) int do_drain(const struct hipsvm_srv_ops *ops, void *be,
-					      const struct hipsvm_cmd *c, unsigned n,
-					      uint64_t mask, struct hipsvm_out *o)
+static __attribute__((__noinline__)) int do_drain(const struct hipsvm_srv_ops *ops, void *be,
+						  const struct hipsvm_cmd *c, unsigned n,
+						  uint64_t mask, struct hipsvm_out *o)
 {
 	uint32_t ms = c->has_timeout ? c->timeout_ms : HIPSVM_DRAIN_DEFAULT_MS;
 	bool and_clear = c->op == HIPSVM_OP_DRAINCLEAR;

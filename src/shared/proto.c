@@ -581,11 +581,12 @@ static void out_gpus(struct hipsvm_out *o, const struct hipsvm_cmd *c, bool valu
 		return;
 	}
 	/* the set bits only: a GPU mask names a few GPUs of 64. Without
-	 * values (none asked, or none given) the whole list is bounded first (",NN" each, and room for
-	 * the "\n" and NUL as hipsvm_out_mem keeps) and written digit by
-	 * digit. */
+	 * values (none asked, or none given) the whole list is bounded first
+	 * (",NN" for each of 64 GPUs, and room for the "\n" and NUL as
+	 * hipsvm_out_mem keeps; no popcount, which the kernel's build would
+	 * make a libgcc call) and written digit by digit. */
 	if (left && !(values && (c->has_value & left)) && !o->overflow &&
-	    o->len + 3 * (size_t)__builtin_popcountll(left) + 2 <= o->cap) {
+	    o->len + 3 * HIPSVM_MAX_GPUS + 2 <= o->cap) {
 		char *d = o->buf + o->len;
 
 		while (left) {
