@@ -141,13 +141,13 @@ bool sim_gpu_page_mapped(struct sim_gpu *g, uintptr_t addr)
 	struct sim_alloc *a;
 	bool r = false;
 
-	pthread_mutex_lock(&g->pt_lock);
+	sim_lock(&g->pt_lock);
 	pthread_rwlock_rdlock(&sim.map_lock);
 	a = sim_map_find(addr);
 	if (a)
 		r = mapped_locked(g, a, page);
 	pthread_rwlock_unlock(&sim.map_lock);
-	pthread_mutex_unlock(&g->pt_lock);
+	sim_unlock(&g->pt_lock);
 	return r;
 }
 
@@ -269,14 +269,14 @@ static void ih0_delegate(void *arg, const uint32_t *dw, uint64_t ts)
 
 static void locks_take(struct sim_gpu *g)
 {
-	pthread_mutex_lock(&g->pt_lock);
+	sim_lock(&g->pt_lock);
 	pthread_rwlock_rdlock(&sim.map_lock);
 }
 
 static void locks_drop(struct sim_gpu *g)
 {
 	pthread_rwlock_unlock(&sim.map_lock);
-	pthread_mutex_unlock(&g->pt_lock);
+	sim_unlock(&g->pt_lock);
 }
 
 /* After each pass of at most 32 IVs: let a set, a free or an accessor in
@@ -367,7 +367,7 @@ static void forget_pages(struct sim_alloc *a, int dev)
 	struct sim_gpu *g = sim_gpu(dev);
 	uint64_t *bits;
 
-	pthread_mutex_lock(&g->pt_lock);
+	sim_lock(&g->pt_lock);
 	bits = a->bits[dev];
 	a->bits[dev] = NULL;
 	if (bits) {
@@ -376,7 +376,7 @@ static void forget_pages(struct sim_alloc *a, int dev)
 		for (w = 0; w < nw; w++)
 			g->pages -= (uint64_t)__builtin_popcountll(bits[w]);
 	}
-	pthread_mutex_unlock(&g->pt_lock);
+	sim_unlock(&g->pt_lock);
 	free(bits);
 }
 
@@ -411,7 +411,7 @@ static int gpus_init(void)
 			g->wake[r].ring = ring_of(g, (enum sim_ring)r);
 			g->wake[r].gpu = g;
 		}
-		pthread_mutex_init(&g->pt_lock, NULL);
+		g->pt_lock.v = 0;
 		/* 64 GiB by default, an MI210's: only address space, reserved
 		 * per allocation and never committed until touched */
 		sim.gpu[i] = g;
@@ -463,6 +463,30 @@ static void gpus_start(void)
 SIM_STEP(gpus, .start = gpus_start, .rank = SIM_START_GPU, .abandon = gpus_abandon);
 
 /* Caller holds pt_lock. Clears the lazily mapped pages of [start, end). */
+/* Caller holds pt_lock and map_lock (read); a overlaps [start, end). */
+static void unmap_alloc_locked(struct sim_gpu *g, struct sim_alloc *a, uintptr_t start,
+			       uintptr_t end)
+{
+	uint64_t *bits = a->bits[g->index];
+	uintptr_t lo, hi;
+	size_t p, n;
+
+	if (!bits)
+		return;
+	lo = start > a->base ? start : a->base;
+	hi = end < a->base + a->size ? end : a->base + a->size;
+	/* by words of the bitmap: a 4 GiB range is 16K words, not 1M pages */
+	p = page_index(a, lo & ~(uintptr_t)(SIM_PAGE - 1));
+	for (n = page_index(a, (hi + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1)); p < n;) {
+		size_t b = p % 64, k = n - p < 64 - b ? n - p : 64 - b;
+		uint64_t m = k == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << k) - 1) << b;
+
+		g->pages -= (unsigned)__builtin_popcountll(bits[p / 64] & m);
+		bits[p / 64] &= ~m;
+		p += k;
+	}
+}
+
 static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 {
 	struct sim_alloc *a;
@@ -471,32 +495,15 @@ static void unmap_locked(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 	a = sim_map_find(start);
 	if (!a)
 		a = sim_map_ceil(start);
-	for (; a && a->base < end; a = sim_map_next(a)) {
-		uintptr_t lo, hi;
-		size_t p, n;
-		uint64_t *bits = a->bits[g->index];
-
-		if (!bits || a->base + a->size <= start)
-			continue;
-		lo = start > a->base ? start : a->base;
-		hi = end < a->base + a->size ? end : a->base + a->size;
-		/* by words of the bitmap: a 4 GiB range is 16K words, not 1M pages */
-		p = page_index(a, lo & ~(uintptr_t)(SIM_PAGE - 1));
-		for (n = page_index(a, (hi + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1)); p < n;) {
-			size_t b = p % 64, k = n - p < 64 - b ? n - p : 64 - b;
-			uint64_t m = k == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << k) - 1) << b;
-
-			g->pages -= (unsigned)__builtin_popcountll(bits[p / 64] & m);
-			bits[p / 64] &= ~m;
-			p += k;
-		}
-	}
+	for (; a && a->base < end; a = sim_map_next(a))
+		if (a->base + a->size > start)
+			unmap_alloc_locked(g, a, start, end);
 	pthread_rwlock_unlock(&sim.map_lock);
 }
 
 void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end, uint64_t since)
 {
-	pthread_mutex_lock(&g->pt_lock);
+	sim_lock(&g->pt_lock);
 	/* A fault that maps a page holds this lock across its look at the
 	 * CPU mapping and the count, so the count read here covers every
 	 * fault that saw the range still mapped by the CPU. */
@@ -504,7 +511,7 @@ void sim_gpu_unmap_range(struct sim_gpu *g, uintptr_t start, uintptr_t end, uint
 		unmap_locked(g, start, end);
 		sim_pt_changed();
 	}
-	pthread_mutex_unlock(&g->pt_lock);
+	sim_unlock(&g->pt_lock);
 }
 
 int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, uint64_t *ts)
@@ -512,28 +519,72 @@ int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, u
 	uint64_t cp = 0;
 	int r;
 
-	pthread_mutex_lock(&g->pt_lock);
+	sim_lock(&g->pt_lock);
 	r = hipsvm_cp_set(&g->cp, &g->irq, &cp);
 	if (r == 1)
 		g->last_set_ts = cp;
 	if (range)
 		unmap_locked(g, start, end);
 	sim_pt_changed();
-	pthread_mutex_unlock(&g->pt_lock);
+	sim_unlock(&g->pt_lock);
 	__atomic_fetch_add(&g->sets, 1, __ATOMIC_RELAXED);
 	if (r == 1 && ts)
 		*ts = cp;
 	return r;
 }
 
+uint64_t sim_gpus_set(uint64_t gpus, bool range, uintptr_t start, uintptr_t end, uint64_t *ts)
+{
+	uint64_t got = 0, left;
+	struct sim_alloc *a;
+
+	/* Every GPU's pt_lock, in index order (nothing else holds two), then
+	 * the map once: the range is looked up once for all GPUs, and each
+	 * GPU's checkpoint and unmap stay atomic with its fault handler. */
+	for (left = gpus; left; left &= left - 1)
+		sim_lock(&sim.gpu[__builtin_ctzll(left)]->pt_lock);
+	for (left = gpus; left; left &= left - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(left);
+		struct sim_gpu *g = sim.gpu[i];
+		uint64_t cp = 0;
+
+		if (hipsvm_cp_set(&g->cp, &g->irq, &cp) == 1) {
+			g->last_set_ts = cp;
+			ts[i] = cp;
+			got |= UINT64_C(1) << i;
+		}
+	}
+	if (range) {
+		pthread_rwlock_rdlock(&sim.map_lock);
+		a = sim_map_find(start);
+		if (!a)
+			a = sim_map_ceil(start);
+		for (; a && a->base < end; a = sim_map_next(a)) {
+			if (a->base + a->size <= start)
+				continue;
+			for (left = gpus; left; left &= left - 1)
+				unmap_alloc_locked(sim.gpu[__builtin_ctzll(left)], a, start, end);
+		}
+		pthread_rwlock_unlock(&sim.map_lock);
+	}
+	sim_pt_changed();
+	for (left = gpus; left; left &= left - 1) {
+		struct sim_gpu *g = sim.gpu[__builtin_ctzll(left)];
+
+		sim_unlock(&g->pt_lock);
+		__atomic_fetch_add(&g->sets, 1, __ATOMIC_RELAXED);
+	}
+	return got;
+}
+
 void sim_gpu_map_range(struct sim_gpu *g, uintptr_t start, uintptr_t end)
 {
 	uintptr_t p;
 
-	pthread_mutex_lock(&g->pt_lock);
+	sim_lock(&g->pt_lock);
 	for (p = start & ~(uintptr_t)(SIM_PAGE - 1); p < end; p += SIM_PAGE)
 		resolve_locked(g, p);
-	pthread_mutex_unlock(&g->pt_lock);
+	sim_unlock(&g->pt_lock);
 }
 
 /* Polls rather than registering as a waiter: a registered waiter would
@@ -558,10 +609,10 @@ void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out)
 	out->drain_timeouts = __atomic_load_n(&g->cp.stats.drain_timeouts, __ATOMIC_RELAXED);
 	out->sets = __atomic_load_n(&g->sets, __ATOMIC_RELAXED);
 	out->clears = __atomic_load_n(&g->clears, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&g->pt_lock);
+	sim_lock(&g->pt_lock);
 	out->pages_mapped = g->pages;
 	out->last_set_ts = g->last_set_ts;
-	pthread_mutex_unlock(&g->pt_lock);
+	sim_unlock(&g->pt_lock);
 	out->clock = sim_gpu_now(g);
 	out->checkpoint_ts = hipsvm_cp_get(&g->cp);
 	pthread_mutex_lock(&sim.mem_lock);

@@ -12,6 +12,7 @@
 
 #include "shared/checkpoint.h"
 #include "shared/ring.h"
+#include "runtime/thread.h"
 
 #define SIM_RES_SLOTS 4096u
 
@@ -43,7 +44,7 @@ struct sim_gpu {
 	pthread_mutex_t prod_lock[3];
 	uint64_t clock;			/* ticks since start; ts = start + clock */
 	uint64_t next_token;
-	pthread_mutex_t pt_lock;
+	struct sim_lock pt_lock;
 	pthread_t handler;
 	bool handler_started;
 	uint32_t stop;
@@ -87,5 +88,8 @@ void sim_gpu_stats(struct sim_gpu *g, struct hipsvm_sim_stats *out);
  * (under pt_lock, as the kernel's SVM lock): record the checkpoint and, for
  * a range, unmap it from the GPU. 1 and *ts when a checkpoint was recorded. */
 int sim_gpu_set(struct sim_gpu *g, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
+/* sim_gpu_set on every GPU of the mask gpus at once (the range looked up
+ * once); the mask of those that recorded a checkpoint, ts[i] for each. */
+uint64_t sim_gpus_set(uint64_t gpus, bool range, uintptr_t start, uintptr_t end, uint64_t *ts);
 
 #endif

@@ -50,7 +50,7 @@ struct log_ev {
 };
 
 static struct {
-	pthread_mutex_t zap_lock;
+	struct sim_lock zap_lock;
 	struct zap zap[SIM_ZAP_MAX];
 	unsigned nzap;
 	struct log_ev log[SIM_LOG_LEN];
@@ -59,8 +59,7 @@ static struct {
 
 static void hook_cmds_reset(void)
 {
-	memset(&hs, 0, sizeof(hs));
-	pthread_mutex_init(&hs.zap_lock, NULL);
+	memset(&hs, 0, sizeof(hs));	/* the zap lock free */
 }
 SIM_STEP(hook_cmds, .reset = hook_cmds_reset);
 
@@ -88,7 +87,7 @@ static void log_event(const char *op, unsigned gpu, const char *word, bool has_x
 
 static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 {
-	pthread_mutex_lock(&hs.zap_lock);
+	sim_lock(&hs.zap_lock);
 	if (hs.nzap == SIM_ZAP_MAX) {
 		/* the oldest goes: its drain re-check is lost, not its unmap */
 		memmove(&hs.zap[0], &hs.zap[1], (SIM_ZAP_MAX - 1) * sizeof(hs.zap[0]));
@@ -96,7 +95,7 @@ static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 	}
 	__atomic_store_n(&hs.nzap, hs.nzap + 1, __ATOMIC_RELAXED);
 	hs.zap[hs.nzap - 1] = (struct zap){ start, end, gpus, sim_gpu_map_events(), false };
-	pthread_mutex_unlock(&hs.zap_lock);
+	sim_unlock(&hs.zap_lock);
 }
 
 /* After a drain on g: invalidate every remembered range of g once more and
@@ -111,7 +110,7 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 	 * nothing (a zap added meanwhile is another unmapper's) */
 	if (!__atomic_load_n(&hs.nzap, __ATOMIC_RELAXED))
 		return NULL;
-	pthread_mutex_lock(&hs.zap_lock);
+	sim_lock(&hs.zap_lock);
 	while (i < hs.nzap) {
 		struct zap *z = &hs.zap[i];
 
@@ -141,8 +140,46 @@ static const char *zap_drain(struct sim_gpu *g, bool invalidate)
 			i++;
 		}
 	}
-	pthread_mutex_unlock(&hs.zap_lock);
+	sim_unlock(&hs.zap_lock);
 	return word;
+}
+
+/* zap_drain(g, true) for every GPU of the mask, under one lock; word[g]
+ * as its result. */
+static void zap_drain_gpus(uint64_t gpus, const char **word)
+{
+	unsigned i = 0;
+
+	if (!__atomic_load_n(&hs.nzap, __ATOMIC_RELAXED))
+		return;
+	sim_lock(&hs.zap_lock);
+	while (i < hs.nzap) {
+		struct zap *z = &hs.zap[i];
+		uint64_t mine = z->gpus & gpus, left;
+
+		if (!mine) {
+			i++;
+			continue;
+		}
+		/* as zap_drain: the released pages first, then each GPU
+		 * forgets what was mapped since the set */
+		for (left = mine; left; left &= left - 1) {
+			unsigned g = (unsigned)__builtin_ctzll(left);
+
+			if (!z->gone)
+				z->gone = sim_map_release_unmapped(z->start, z->end);
+			sim_gpu_unmap_range(sim.gpu[g], z->start, z->end, z->map_events);
+			word[g] = z->gone ? "unmapped" : "mapped";
+		}
+		z->gpus &= ~mine;
+		if (!z->gpus) {
+			memmove(z, z + 1, (hs.nzap - i - 1) * sizeof(*z));
+			hs.nzap--;
+		} else {
+			i++;
+		}
+	}
+	sim_unlock(&hs.zap_lock);
 }
 
 /* ---- the backend of src/shared/hooksrv.c ---- */
@@ -165,11 +202,51 @@ static struct hipsvm_cp *be_cp(void *be, unsigned g)
 	return &sim.gpu[g]->cp;
 }
 
+/* What a connection's requests leave it to finish (sim_hook_conn_gone). */
+static void conn_set(void *be, uint64_t gpus, uint64_t got, const uint64_t *ts)
+{
+	struct sim_hook_conn *conn = be;
+	uint64_t left;
+
+	if (!conn)
+		return;
+	conn->pending |= gpus;
+	conn->cp_mask |= got;
+	for (left = got; left; left &= left - 1)
+		conn->cp[__builtin_ctzll(left)] = ts[__builtin_ctzll(left)];
+}
+
 static int be_set(void *be, unsigned g, const struct hipsvm_cmd *c, uint64_t *ts)
 {
-	(void)be;
-	return sim_gpu_set(sim.gpu[g], c->has_range, (uintptr_t)c->addr,
-			   (uintptr_t)(c->addr + c->len), ts);
+	int r = sim_gpu_set(sim.gpu[g], c->has_range, (uintptr_t)c->addr,
+			    (uintptr_t)(c->addr + c->len), ts);
+	uint64_t v[HIPSVM_MAX_GPUS];
+
+	v[g] = *ts;
+	conn_set(be, UINT64_C(1) << g, r == 1 ? UINT64_C(1) << g : 0, v);
+	return r;
+}
+
+static uint64_t be_set_gpus(void *be, uint64_t gpus, const struct hipsvm_cmd *c, uint64_t *ts)
+{
+	uint64_t got = sim_gpus_set(gpus, c->has_range, (uintptr_t)c->addr,
+				    (uintptr_t)(c->addr + c->len), ts);
+
+	conn_set(be, gpus, got, ts);
+	return got;
+}
+
+static void be_drained_gpus(void *be, uint64_t gpus, const char **word)
+{
+	struct sim_hook_conn *conn = be;
+
+	/* drained: whatever its result, what follows is the protocol's (the
+	 * clear, or a checkpoint kept because the drain timed out) */
+	if (conn) {
+		conn->pending &= ~gpus;
+		conn->cp_mask &= ~gpus;
+	}
+	zap_drain_gpus(gpus, word);
 }
 
 static int be_wait(void *be, unsigned g, struct hipsvm_drain *d, uint32_t ms)
@@ -188,14 +265,22 @@ static void be_range(void *be, const struct hipsvm_cmd *c, uint64_t gpus)
 
 static const char *be_drained(void *be, unsigned g, int res)
 {
-	(void)be;
+	struct sim_hook_conn *conn = be;
+
 	(void)res;
+	if (conn) {
+		conn->pending &= ~(UINT64_C(1) << g);
+		conn->cp_mask &= ~(UINT64_C(1) << g);
+	}
 	return zap_drain(sim.gpu[g], true);
 }
 
 static void be_cleared(void *be, unsigned g, bool reset)
 {
-	(void)be;
+	struct sim_hook_conn *conn = be;
+
+	if (conn)
+		conn->cp_mask &= ~(UINT64_C(1) << g);
 	if (reset)
 		__atomic_fetch_add(&sim.gpu[g]->clears, 1, __ATOMIC_RELAXED);
 	zap_drain(sim.gpu[g], false);
@@ -347,14 +432,55 @@ static const struct hipsvm_srv_ops sim_srv_ops = {
 	.log_format = be_log_format,
 	.inject = be_inject,
 	.ring = be_ring,
+	.set_gpus = be_set_gpus,
+	.drained_gpus = be_drained_gpus,
 };
 
 /* One request line to one reply line in out; returns the reply length. */
-int sim_hook_handle_line(const char *line, size_t len, char *out, size_t cap)
+int sim_hook_handle_line(struct sim_hook_conn *conn, const char *line, size_t len, char *out,
+			 size_t cap)
 {
 	struct hipsvm_cmd c;
 	size_t n;
 
-	hipsvm_srv_request(&sim_srv_ops, NULL, &c, line, len, out, cap, &n);
+	hipsvm_srv_request(&sim_srv_ops, conn, &c, line, len, out, cap, &n);
 	return (int)n;
+}
+
+/* How long the server waits for the drains of a connection that is gone,
+ * in all: the kernel module's bound for a process that closes its file. */
+#define CONN_GONE_DRAIN_MS 1000
+
+void sim_hook_conn_gone(struct sim_hook_conn *conn)
+{
+	char line[HIPSVM_PROTO_MAX_REQ + 1], out[HIPSVM_PROTO_MAX_REPLY];
+	struct hipsvm_cmd c;
+	uint64_t left, gpus = conn->pending | conn->cp_mask;
+	int len;
+
+	conn->pending = 0;
+	if (!gpus)
+		return;
+	/* What the shim's drainclear does after its unmap, through the same
+	 * path (and into the log): the GPUs it set drained and the ranges it
+	 * remembered re-invalidated and forgotten; each checkpoint it set
+	 * cleared if its drain passed and it is still the value set (another
+	 * unmapper's is kept); one that timed out keeps its checkpoint, which
+	 * the next newer fault clears. */
+	memset(&c, 0, sizeof(c));
+	c.op = HIPSVM_OP_DRAINCLEAR;
+	c.gpus = gpus;
+	c.has_timeout = true;
+	/* the bound is for all its GPUs: the server's other clients wait */
+	c.timeout_ms = CONN_GONE_DRAIN_MS / (uint32_t)__builtin_popcountll(gpus);
+	for (left = conn->cp_mask; left; left &= left - 1) {
+		unsigned g = (unsigned)__builtin_ctzll(left);
+
+		c.has_value |= UINT64_C(1) << g;
+		c.value[g] = conn->cp[g];
+	}
+	conn->cp_mask = 0;
+	len = hipsvm_proto_format(&c, line, sizeof(line));
+	if (len > 0)
+		sim_hook_handle_line(NULL, line, (size_t)len, out, sizeof(out));
 }

@@ -36,6 +36,7 @@ struct conn {
 	size_t len;
 	bool discard;		/* a line too long: skip to its end */
 	char buf[HIPSVM_PROTO_MAX_REQ + 1];
+	struct sim_hook_conn state;	/* what its requests left to finish */
 };
 
 static struct {
@@ -87,6 +88,10 @@ static void conn_close(struct conn *c)
 	epoll_ctl(hs.ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
+	/* A client killed between its set and its drain (or that closed
+	 * there) would leave its checkpoints and its range behind for good:
+	 * the server finishes its unmap. */
+	sim_hook_conn_gone(&c->state);
 }
 
 /* Reads what is there and answers every complete line. */
@@ -109,7 +114,7 @@ static void conn_read(struct conn *c)
 		if (c->discard) {
 			c->discard = false;
 		} else {
-			int n = sim_hook_handle_line(c->buf, line, out, sizeof(out));
+			int n = sim_hook_handle_line(&c->state, c->buf, line, out, sizeof(out));
 
 			if (n > 0)
 				reply(c->fd, out, n);
@@ -157,6 +162,8 @@ static void conn_accept(void)
 			hs.conn[i].fd = fd;
 			hs.conn[i].len = 0;
 			hs.conn[i].discard = false;
+			hs.conn[i].state.pending = 0;
+			hs.conn[i].state.cp_mask = 0;
 			return;
 		}
 	}

@@ -88,6 +88,19 @@ void sim_futex_wait(uint32_t *addr, uint32_t val, uint64_t timeout_ns)
 	errno = saved;
 }
 
+void sim_futex_wake_one(uint32_t *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void sim_lock_slow(struct sim_lock *l)
+{
+	/* held: mark it contended and sleep until it is let go; whoever takes
+	 * it from here leaves it marked, so that its unlock wakes the next */
+	while (__atomic_exchange_n(&l->v, 2, __ATOMIC_ACQUIRE) != 0)
+		sim_futex_wait(&l->v, 2, 1000000000u);
+}
+
 void sim_futex_wake(uint32_t *addr)
 {
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);

@@ -18,6 +18,33 @@ const char *hipsvm_srv_drain_word(int res)
 	}
 }
 
+/* The words of set and drain replies padded to 8 bytes, for
+ * hipsvm_out_gpu_word8: written once per GPU of every unmap. */
+struct word8 {
+	char s[8];
+	size_t n;
+};
+#define WORD8(w) { w, sizeof(w) - 1 }
+static const struct word8 w8_none = WORD8(HIPSVM_W_NONE), w8_ok = WORD8(HIPSVM_W_OK),
+			  w8_timeout = WORD8(HIPSVM_W_TIMEOUT), w8_nodev = WORD8(HIPSVM_W_NODEV),
+			  w8_skipped = WORD8(HIPSVM_W_SKIPPED), w8_error = WORD8(HIPSVM_W_ERROR);
+
+static const struct word8 *drain_word8(int res)
+{
+	switch (res) {
+	case 0:
+		return &w8_ok;
+	case -ETIME:
+		return &w8_timeout;
+	case -ENODEV:
+		return &w8_nodev;
+	case HIPSVM_DRAIN_SKIPPED:
+		return &w8_skipped;
+	default:
+		return &w8_error;
+	}
+}
+
 static void log_ev(const struct hipsvm_srv_ops *ops, void *be, enum hipsvm_srv_ev ev,
 		   unsigned g, bool has_x, uint64_t x, const char *word)
 {
@@ -33,10 +60,14 @@ static uint64_t named(const struct hipsvm_cmd *c, unsigned n)
 	return c->gpus;
 }
 
-static void do_set(const struct hipsvm_srv_ops *ops, void *be, const struct hipsvm_cmd *c,
-		   unsigned n, uint64_t mask, struct hipsvm_out *o)
+/* Out of line, as do_drain: their GPU arrays stay off one frame (the
+ * kernel's stack is small). __noinline__: the kernel defines noinline. */
+static __attribute__((__noinline__)) void do_set(const struct hipsvm_srv_ops *ops, void *be,
+						 const struct hipsvm_cmd *c, unsigned n,
+						 uint64_t mask, struct hipsvm_out *o)
 {
-	uint64_t real = mask & (n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1), left;
+	uint64_t real = mask & (n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1), left, got = 0;
+	uint64_t tsv[HIPSVM_MAX_GPUS];
 	unsigned g;
 
 	/* One event names the range, ahead of the per-GPU set events, so that
@@ -48,6 +79,8 @@ static void do_set(const struct hipsvm_srv_ops *ops, void *be, const struct hips
 			;
 		log_ev(ops, be, HIPSVM_SRV_EV_RANGE, g, true, c->addr, NULL);
 	}
+	if (ops->set_gpus && real)
+		got = ops->set_gpus(be, real, c, tsv);
 	for (left = mask; left; left &= left - 1) {
 		uint64_t ts = 0;
 
@@ -56,12 +89,12 @@ static void do_set(const struct hipsvm_srv_ops *ops, void *be, const struct hips
 			hipsvm_out_gpu_word(o, g, HIPSVM_W_NODEV);
 			continue;
 		}
-		if (ops->set(be, g, c, &ts) == 1) {
+		if (ops->set_gpus ? (got >> g & 1 && ((ts = tsv[g]), 1)) : ops->set(be, g, c, &ts) == 1) {
 			hipsvm_out_gpu_key(o, g);
 			hipsvm_out_hex(o, ts);
 			log_ev(ops, be, HIPSVM_SRV_EV_SET, g, true, ts, NULL);
 		} else {
-			hipsvm_out_gpu_word(o, g, HIPSVM_W_NONE);
+			hipsvm_out_gpu_word8(o, g, w8_none.s, w8_none.n);
 			log_ev(ops, be, HIPSVM_SRV_EV_SET, g, false, 0, HIPSVM_W_NONE);
 		}
 	}
@@ -109,33 +142,49 @@ static bool clear_gpu(const struct hipsvm_srv_ops *ops, void *be, const struct h
  * that timed out or whose ring is off keeps its checkpoint: stale faults may
  * still be queued, and a checkpoint left behind only drops faults raised
  * before it (the first newer fault clears it). */
-static int do_drain(const struct hipsvm_srv_ops *ops, void *be, const struct hipsvm_cmd *c,
-		    unsigned n, uint64_t mask, struct hipsvm_out *o)
+static __attribute__((__noinline__)) int do_drain(const struct hipsvm_srv_ops *ops, void *be,
+						  const struct hipsvm_cmd *c, unsigned n,
+						  uint64_t mask, struct hipsvm_out *o)
 {
 	uint32_t ms = c->has_timeout ? c->timeout_ms : HIPSVM_DRAIN_DEFAULT_MS;
 	bool and_clear = c->op == HIPSVM_OP_DRAINCLEAR;
-	uint64_t left;
+	const char *range[HIPSVM_MAX_GPUS];
+	int res[HIPSVM_MAX_GPUS];
+	uint64_t left, done = 0;
 	unsigned g;
 
+	/* Every GPU's drain (each followed by the backend's drained, or all
+	 * by its drained_gpus at once), then the words and the clears. */
 	for (left = mask; left; left &= left - 1) {
-		const char *w, *range = NULL;
-		int res;
+		g = (unsigned)__builtin_ctzll(left);
+		if (g >= n)
+			break;	/* the bits are in order: none above exists */
+		res[g] = drain_gpu(ops, be, g, ms);
+		range[g] = NULL;
+		if (res[g] == -EINTR)
+			break;
+		done |= UINT64_C(1) << g;
+		if (!ops->drained_gpus && ops->drained)
+			range[g] = ops->drained(be, g, res[g]);
+	}
+	if (ops->drained_gpus && done)
+		ops->drained_gpus(be, done, range);
+	for (left = mask; left; left &= left - 1) {
+		const struct word8 *w8;
 
 		g = (unsigned)__builtin_ctzll(left);
 		if (g >= n) {
 			hipsvm_out_gpu_word(o, g, HIPSVM_W_NODEV);
 			continue;
 		}
-		res = drain_gpu(ops, be, g, ms);
-		if (res == -EINTR)
-			return res;
-		w = hipsvm_srv_drain_word(res);
-		if (ops->drained)
-			range = ops->drained(be, g, res);
-		log_ev(ops, be, HIPSVM_SRV_EV_DRAIN, g, false, 0, res == 0 && range ? range : w);
-		hipsvm_out_gpu_word(o, g, w);
+		if (!(done >> g & 1))
+			return -EINTR;
+		w8 = drain_word8(res[g]);
+		log_ev(ops, be, HIPSVM_SRV_EV_DRAIN, g, false, 0,
+		       res[g] == 0 && range[g] ? range[g] : hipsvm_srv_drain_word(res[g]));
+		hipsvm_out_gpu_word8(o, g, w8->s, w8->n);
 		if (and_clear && (c->has_value >> g & 1) &&
-		    (res == 0 || res == HIPSVM_DRAIN_SKIPPED)) {
+		    (res[g] == 0 || res[g] == HIPSVM_DRAIN_SKIPPED)) {
 			char sep = HIPSVM_W_SEP;
 
 			hipsvm_out_mem(o, &sep, 1);

@@ -75,6 +75,15 @@ struct hipsvm_srv_ops {
 	 * and *detail. */
 	int (*inject)(void *be, const struct hipsvm_cmd *c, uint64_t *ts, const char **detail);
 	int (*ring)(void *be, const struct hipsvm_cmd *c, const char **detail);
+	/* Optional, in place of set for every GPU of a request: the sets of
+	 * the GPUs of gpus (all exist) at once, for a backend that shares
+	 * their work (one look-up of the range); ts[g] for each GPU of the
+	 * mask it returns, those whose set recorded a checkpoint. */
+	uint64_t (*set_gpus)(void *be, uint64_t gpus, const struct hipsvm_cmd *c,
+			     uint64_t ts[HIPSVM_MAX_GPUS]);
+	/* Optional, in place of drained for every GPU of a request: after the
+	 * drains of the GPUs of gpus, word[g] (NULL on entry) as drained's. */
+	void (*drained_gpus)(void *be, uint64_t gpus, const char *word[HIPSVM_MAX_GPUS]);
 };
 
 /* One request line (len bytes, not NUL-terminated) to one reply line in out

@@ -10,16 +10,19 @@
 
 #define span hipsvm_span
 
+#define OP(op, name) { op, name, sizeof(name) - 1 }
 static const struct {
 	enum hipsvm_op op;
 	const char *name;
+	size_t len;	/* a request's word is compared only with names of its length */
 } op_names[] = {
-	{ HIPSVM_OP_VERSION, "version" }, { HIPSVM_OP_GPUS, "gpus" },
-	{ HIPSVM_OP_SET, "set" },	  { HIPSVM_OP_DRAIN, "drain" },
-	{ HIPSVM_OP_CLEAR, "clear" },	  { HIPSVM_OP_STATS, "stats" },
-	{ HIPSVM_OP_LOG, "log" },	  { HIPSVM_OP_INJECT, "inject" },
-	{ HIPSVM_OP_RING, "ring" },	  { HIPSVM_OP_DRAINCLEAR, "drainclear" },
+	OP(HIPSVM_OP_VERSION, "version"), OP(HIPSVM_OP_GPUS, "gpus"),
+	OP(HIPSVM_OP_SET, "set"),	  OP(HIPSVM_OP_DRAIN, "drain"),
+	OP(HIPSVM_OP_CLEAR, "clear"),	  OP(HIPSVM_OP_STATS, "stats"),
+	OP(HIPSVM_OP_LOG, "log"),	  OP(HIPSVM_OP_INJECT, "inject"),
+	OP(HIPSVM_OP_RING, "ring"),	  OP(HIPSVM_OP_DRAINCLEAR, "drainclear"),
 };
+#undef OP
 
 static const struct {
 	int err;
@@ -116,8 +119,8 @@ int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out)
 				d = (unsigned)(c - 'A' + 10);
 			else
 				return -EINVAL;
-			if (v >> 60)
-				return -EINVAL;	/* overflow */
+			if (len > 18 && v >> 60)
+				return -EINVAL;	/* overflow: only past 16 digits */
 			v = v << 4 | d;
 		}
 		*out = v;
@@ -130,8 +133,10 @@ int hipsvm_proto_u64(const char *s, size_t len, uint64_t *out)
 		if (c < '0' || c > '9')
 			return -EINVAL;
 		d = (unsigned)(c - '0');
-		/* v * 10 + d > UINT64_MAX, without a division per digit */
-		if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+		/* v * 10 + d > UINT64_MAX, without a division per digit; 19
+		 * digits never pass it */
+		if (len > 19 &&
+		    (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10)))
 			return -EINVAL;	/* overflow */
 		v = v * 10 + d;
 	}
@@ -159,7 +164,7 @@ static int parse_gpus(struct span s, struct hipsvm_cmd *c, bool values)
 {
 	size_t i = 0;
 
-	if (span_is(s, "all")) {
+	if (s.n == 3 && span_is(s, "all")) {
 		c->all = true;
 		c->gpus = ~UINT64_C(0);
 		return 0;
@@ -168,6 +173,26 @@ static int parse_gpus(struct span s, struct hipsvm_cmd *c, bool values)
 		size_t start = i, dash = 0, eq = 0;
 		unsigned a, b;
 
+		/* The usual item, "N" or "NN" (a GPU of 64) and its ',' or the
+		 * end, without a scan and a call per item; anything else
+		 * (ranges, N=TS, 0x, three digits) takes the general path
+		 * from the item's start. */
+		if ((unsigned)(s.p[i] - '0') < 10) {
+			size_t k = i + 1;
+
+			a = (unsigned)(s.p[i] - '0');
+			if (k < s.n && (unsigned)(s.p[k] - '0') < 10)
+				a = a * 10 + (unsigned)(s.p[k++] - '0');
+			if (a < HIPSVM_MAX_GPUS && (k == s.n || s.p[k] == ',')) {
+				c->gpus |= UINT64_C(1) << a;
+				if (k == s.n)
+					break;
+				i = k + 1;	/* the ',' */
+				if (i == s.n)
+					return -EINVAL;
+				continue;
+			}
+		}
 		while (i < s.n && s.p[i] != ',') {
 			if (s.p[i] == '-' && !dash && !eq)
 				dash = i;
@@ -297,7 +322,6 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 	struct span t[6];
 	size_t i;
 	unsigned k, n = 0;
-	bool in_word = false;
 
 	if (!buf || len == 0 || len > HIPSVM_PROTO_MAX_REQ)
 		return -EINVAL;
@@ -307,33 +331,30 @@ int hipsvm_proto_parse(const char *buf, size_t len, struct hipsvm_cmd *c)
 		if (len && buf[len - 1] == '\r')
 			len--;
 	}
-	/* One pass: the characters checked and the words split. */
-	for (i = 0; i < len; i++) {
+	/* One pass: the characters checked and the words split; a word's
+	 * letters (printable, not a space) in one compare each. */
+	for (i = 0; i < len;) {
 		unsigned char ch = (unsigned char)buf[i];
 
 		if (ch == ' ' || ch == '\t') {
-			if (in_word)
-				t[n - 1].n = (size_t)(buf + i - t[n - 1].p);
-			in_word = false;
+			i++;
 			continue;
 		}
 		if (ch < 0x20 || ch > 0x7e)
 			return -EINVAL;	/* controls, NUL, non-ASCII */
-		if (!in_word) {
-			if (n == ARRAY_LEN(t))
-				return -EINVAL;
-			t[n].p = buf + i;
-			n++;
-			in_word = true;
-		}
+		if (n == ARRAY_LEN(t))
+			return -EINVAL;
+		t[n].p = buf + i;
+		for (i++; i < len && (unsigned char)(buf[i] - 0x21) < 0x5e; i++)
+			;
+		t[n].n = (size_t)(buf + i - t[n].p);
+		n++;
 	}
-	if (in_word)
-		t[n - 1].n = (size_t)(buf + len - t[n - 1].p);
 	if (n == 0)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	for (k = 0; k < ARRAY_LEN(op_names); k++) {
-		if (span_is(t[0], op_names[k].name)) {
+		if (op_names[k].len == t[0].n && span_is(t[0], op_names[k].name)) {
 			c->op = op_names[k].op;
 			break;
 		}
@@ -481,8 +502,47 @@ void hipsvm_out_gpu_key(struct hipsvm_out *o, unsigned gpu)
 
 void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word)
 {
-	hipsvm_out_gpu_key(o, gpu);
-	hipsvm_out_str(o, word);
+	/* " N=word" with one bound check: the words are a few letters */
+	enum { KEY = 4, WORD = 12 };
+	char *d, *stop;
+
+	if (gpu >= 100 || o->overflow || o->len + KEY + WORD + 2 > o->cap) {
+		hipsvm_out_gpu_key(o, gpu);
+		hipsvm_out_str(o, word);
+		return;
+	}
+	d = o->buf + o->len;
+	*d++ = ' ';
+	if (gpu >= 10)
+		*d++ = (char)('0' + gpu / 10);
+	*d++ = (char)('0' + gpu % 10);
+	*d++ = '=';
+	for (stop = d + WORD; *word && d < stop; word++)
+		*d++ = *word;
+	o->len = (size_t)(d - o->buf);
+	o->buf[o->len] = '\0';
+	if (*word)
+		hipsvm_out_str(o, word);	/* a longer word: the checked path */
+}
+
+void hipsvm_out_gpu_word8(struct hipsvm_out *o, unsigned gpu, const char word[8], size_t n)
+{
+	char *d;
+
+	if (gpu >= 100 || n > 8 || o->overflow || o->len + 4 + 8 + 2 > o->cap) {
+		hipsvm_out_gpu_key(o, gpu);
+		hipsvm_out_mem(o, word, n);
+		return;
+	}
+	d = o->buf + o->len;
+	*d++ = ' ';
+	if (gpu >= 10)
+		*d++ = (char)('0' + gpu / 10);
+	*d++ = (char)('0' + gpu % 10);
+	*d++ = '=';
+	memcpy(d, word, 8);	/* one store; what is past n is overwritten or past the end */
+	o->len = (size_t)(d + n - o->buf);
+	o->buf[o->len] = '\0';
 }
 
 int hipsvm_out_end(struct hipsvm_out *o)
@@ -520,7 +580,30 @@ static void out_gpus(struct hipsvm_out *o, const struct hipsvm_cmd *c, bool valu
 		hipsvm_out_lit(o, "all");
 		return;
 	}
-	/* the set bits only: a GPU mask names a few GPUs of 64 */
+	/* the set bits only: a GPU mask names a few GPUs of 64. Without
+	 * values (none asked, or none given) the whole list is bounded first
+	 * (",NN" for each of 64 GPUs, and room for the "\n" and NUL as
+	 * hipsvm_out_mem keeps; no popcount, which the kernel's build would
+	 * make a libgcc call) and written digit by digit. */
+	if (left && !(values && (c->has_value & left)) && !o->overflow &&
+	    o->len + 3 * HIPSVM_MAX_GPUS + 2 <= o->cap) {
+		char *d = o->buf + o->len;
+
+		while (left) {
+			g = (unsigned)__builtin_ctzll(left);
+			left &= left - 1;
+			if (g < 10) {
+				*d++ = (char)('0' + g);
+			} else {
+				*d++ = (char)('0' + g / 10);
+				*d++ = (char)('0' + g % 10);
+			}
+			*d++ = ',';
+		}
+		o->len = (size_t)(d - 1 - o->buf);	/* no ',' after the last */
+		o->buf[o->len] = '\0';
+		return;
+	}
 	while (left) {
 		g = (unsigned)__builtin_ctzll(left);
 		left &= left - 1;
@@ -640,7 +723,7 @@ int hipsvm_reply_open(const char *buf, size_t len, struct hipsvm_reply_it *it,
 	it->i = 0;
 	it->end = end;
 	w = next_word(it);
-	if (span_is(w, "err")) {
+	if (w.n == 3 && span_is(w, "err")) {
 		int e;
 
 		w = next_word(it);
@@ -653,7 +736,7 @@ int hipsvm_reply_open(const char *buf, size_t len, struct hipsvm_reply_it *it,
 		it->i = end;
 		return 1;
 	}
-	if (!span_is(w, "ok"))
+	if (w.n != 2 || w.p[0] != 'o' || w.p[1] != 'k')
 		return -EINVAL;
 	w = next_word(it);
 	if (w.n == 0)

@@ -121,6 +121,8 @@ void hipsvm_out_kv(struct hipsvm_out *o, const char *key, uint64_t v);
 /* " N=", and " N=word" */
 void hipsvm_out_gpu_key(struct hipsvm_out *o, unsigned gpu);
 void hipsvm_out_gpu_word(struct hipsvm_out *o, unsigned gpu, const char *word);
+/* The same for a word of n <= 8 bytes stored in 8 (padded): one copy */
+void hipsvm_out_gpu_word8(struct hipsvm_out *o, unsigned gpu, const char word[8], size_t n);
 /* Terminates with "\n" and NUL; the length, or -ENOSPC on overflow. */
 int hipsvm_out_end(struct hipsvm_out *o);
 /* "err NAME detail\n" in one go */

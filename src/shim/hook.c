@@ -503,19 +503,85 @@ static int tok_gpu(struct hipsvm_span key)
 	return (int)g;
 }
 
+/* Everything of c but the values, which only the bits of has_value make
+ * read (put_values writes each it sets): the unmap's requests clear 600
+ * bytes less. */
+static void cmd_zero(struct hipsvm_cmd *c)
+{
+	memset(c, 0, offsetof(struct hipsvm_cmd, value));
+	memset((char *)c + offsetof(struct hipsvm_cmd, value) + sizeof(c->value), 0,
+	       sizeof(*c) - offsetof(struct hipsvm_cmd, value) - sizeof(c->value));
+}
+
+/* The next token of a set or drain reply as its GPU and value: "N=value"
+ * and "NN=value" read in one pass; any other token as hipsvm_reply_next and
+ * tok_gpu read it (g -1 for a key that names no GPU). false at the end.
+ * The line is NUL-terminated after its end (call_line), and what ends it,
+ * '\n' or NUL, is below '!': the scans stop there without a bound check. */
+static inline __attribute__((always_inline)) bool next_gpu_tok(struct hipsvm_reply_it *it, int *g,
+								 struct hipsvm_span *val)
+{
+	const char *b = it->buf, *p = b + it->i, *e = b + it->end, *v;
+	struct hipsvm_span key;
+	unsigned n;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	it->i = (size_t)(p - b);
+	if ((unsigned)(p[0] - '0') < 10) {
+		n = (unsigned)(p[0] - '0');
+		v = p + 1;
+		if (n && (unsigned)(v[0] - '0') < 10)
+			n = n * 10 + (unsigned)(*v++ - '0');
+		if (*v == '=' && v < e && n < HIPSVM_MAX_GPUS) {
+			p = ++v;
+			/* printable letters run to the separator: eight at a
+			 * time where the line has them (the lowest byte below
+			 * '!' of a word is exact), else one compare each; a
+			 * control character other than the separators belongs
+			 * to the token (hipsvm_reply_next) */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			if (p + 8 <= e) {
+				uint64_t w, lo;
+
+				memcpy(&w, p, 8);
+				lo = (w - UINT64_C(0x2121212121212121)) & ~w & UINT64_C(0x8080808080808080);
+				p += lo ? (unsigned)__builtin_ctzll(lo) / 8 : 8;
+			}
+#endif
+			while ((unsigned char)*p > ' ')
+				p++;
+			while (p < e && *p != ' ' && *p != '\t')
+				p++;
+			if (p > e)
+				p = e;
+			val->p = v;
+			val->n = (size_t)(p - v);
+			it->i = (size_t)(p - b);
+			*g = (int)n;
+			return true;
+		}
+	}
+	if (!hipsvm_reply_next(it, &key, val))
+		return false;
+	*g = tok_gpu(key);
+	return true;
+}
+
 int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_t len,
 		    uint64_t cp_out[HIPSVM_MAX_GPUS], uint64_t *set_mask)
 {
 	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
 	struct hipsvm_reply_it it;
-	struct hipsvm_span key, val;
+	struct hipsvm_span val;
+	int g;
 	struct hipsvm_cmd c;
 	uint64_t mask = 0;
 	int err;
 
 	if (!gpus)
 		return -EINVAL;
-	memset(&c, 0, sizeof(c));
+	cmd_zero(&c);
 	c.op = HIPSVM_OP_SET;
 	c.gpus = gpus;
 	if (len) {
@@ -526,14 +592,15 @@ int hipsvm_hook_set(struct hipsvm_hook *h, uint64_t gpus, uint64_t addr, uint64_
 	err = call_open(h, &c, rep, sizeof(rep), &it);
 	if (err)
 		return err;
-	while (hipsvm_reply_next(&it, &key, &val)) {
-		int g = tok_gpu(key);
+	while (next_gpu_tok(&it, &g, &val)) {
 		uint64_t v;
 
 		if (g < 0 || !(gpus >> g & 1))
 			continue;
-		if (hipsvm_proto_u64(val.p, val.n, &v))
-			continue;	/* "none": empty rings (0x0 is a real timestamp) */
+		/* "none": empty rings (0x0 is a real timestamp); a number
+		 * starts with a digit */
+		if (!val.n || (unsigned)(val.p[0] - '0') >= 10 || hipsvm_proto_u64(val.p, val.n, &v))
+			continue;
 		cp_out[g] = v;
 		mask |= UINT64_C(1) << g;
 	}
@@ -576,14 +643,14 @@ static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
 {
 	char rep[HIPSVM_PROTO_MAX_REPLY + 1];
 	struct hipsvm_reply_it it;
-	struct hipsvm_span key, val;
+	struct hipsvm_span val;
 	struct hipsvm_cmd c;
 	uint64_t left;
-	int err;
+	int err, g;
 
 	if (!gpus)
 		return -EINVAL;
-	memset(&c, 0, sizeof(c));
+	cmd_zero(&c);
 	c.op = op;
 	c.gpus = gpus;
 	c.has_timeout = true;
@@ -597,15 +664,16 @@ static int drain_call(struct hipsvm_hook *h, enum hipsvm_op op, uint64_t gpus,
 		*cleared = 0;
 	for (left = gpus; left; left &= left - 1)
 		result[__builtin_ctzll(left)] = -EPROTO;	/* unless the reply says */
-	while (hipsvm_reply_next(&it, &key, &val)) {
-		int g = tok_gpu(key);
+	while (next_gpu_tok(&it, &g, &val)) {
 		size_t n = 0;
 
 		if (g < 0 || !(gpus >> g & 1))
 			continue;
 		while (n < val.n && val.p[n] != HIPSVM_W_SEP)
 			n++;
-		if (word_is(val.p, n, HIPSVM_W_OK))
+		if (n == 2 && val.p[0] == 'o' && val.p[1] == 'k')	/* HIPSVM_W_OK, the usual */
+			result[g] = 0;
+		else if (word_is(val.p, n, HIPSVM_W_OK))
 			result[g] = 0;
 		else if (word_is(val.p, n, HIPSVM_W_TIMEOUT))
 			result[g] = -ETIME;

@@ -110,6 +110,7 @@ static int set(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
 	struct hipsvm_hook *h;
+	uint64_t left;
 	int i, fd, err;
 
 	u->active = true;
@@ -142,9 +143,8 @@ static int set(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 		return 1;
 	}
 	u->coordinated = true;
-	for (i = 0; i < HIPSVM_MAX_GPUS; i++) {
-		if (!(u->cp_mask >> i & 1))
-			continue;
+	for (left = u->cp_mask; left; left &= left - 1) {
+		i = __builtin_ctzll(left);
 		hipsvm_stats_add(&s->stats.dev[i].checkpoints_set, 1);
 		if (s->trace_fd >= 0) {
 			struct hipsvm_tfield f[] = {
@@ -174,7 +174,7 @@ static void drain_clear(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 	struct hipsvm_tls *t = &hipsvm_tls;
 	struct hipsvm_hook *h = &t->hook;
 	int result[HIPSVM_MAX_GPUS];
-	uint64_t t0, dur, keep = 0, cleared = 0;
+	uint64_t t0, dur, keep = 0, cleared = 0, left;
 	bool both = s->hook_version >= HIPSVM_PROTO_VERSION_DRAINCLEAR;
 	int err, i, fd = h->fd;
 
@@ -194,10 +194,9 @@ static void drain_clear(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 			s->notify(HIPSVM_EV_HOOK_ERROR, err);
 		u->coordinated = false;
 	}
-	for (i = 0; !err && i < HIPSVM_MAX_GPUS; i++) {
-		if (!(u->gpus >> i & 1))
-			continue;
-		hipsvm_stats_drain(&s->stats, i, dur, result[i] == -ETIME);
+	/* by the set bits: a drain names a few GPUs of 64 */
+	for (left = err ? 0 : u->gpus; left; left &= left - 1) {
+		i = __builtin_ctzll(left);
 		if (result[i] == -ETIME) {
 			keep |= UINT64_C(1) << i;
 			if (s->notify)
@@ -216,6 +215,8 @@ static void drain_clear(struct hipsvm_shim *s, struct hipsvm_unmap *u)
 			hipsvm_trace_emit(s->trace_fd, "drain", f, 3);
 		}
 	}
+	if (!err)
+		hipsvm_stats_drains(&s->stats, u->gpus, dur, keep);
 	if (both) {
 		for (i = 0; !err && s->trace_fd >= 0 && i < HIPSVM_MAX_GPUS; i++) {
 			if ((u->cp_mask & u->gpus) >> i & 1 &&
@@ -279,7 +280,7 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 {
 	struct hipsvm_tls *t = &hipsvm_tls;
 	void *arg[2] = { s, u };
-	int i;
+	uint64_t left;
 
 	if (!u->active)
 		return;
@@ -306,8 +307,8 @@ void hipsvm_unmap_end(struct hipsvm_shim *s, struct hipsvm_unmap *u, bool ok,
 
 		if (u->ctx_host && (cs = hipsvm_stats_ctx(&s->stats, HIPSVM_CTX_HOST)))
 			hipsvm_stats_add(&cs->unmaps_coordinated, 1);
-		for (i = 0; i < HIPSVM_MAX_GPUS; i++)
-			if (u->ctx_dev >> i & 1 && (cs = hipsvm_stats_ctx(&s->stats, i)))
+		for (left = u->ctx_dev; left; left &= left - 1)
+			if ((cs = hipsvm_stats_ctx(&s->stats, __builtin_ctzll(left))))
 				hipsvm_stats_add(&cs->unmaps_coordinated, 1);
 	}
 	/* The punch uses what begin found to skip the registry when there is

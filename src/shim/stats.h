@@ -134,6 +134,9 @@ void hipsvm_stats_add(uint64_t *counter, uint64_t v);
 /* The context's counters: HIPSVM_CTX_HOST or a device index; NULL if out of range. */
 struct hipsvm_ctx_stats *hipsvm_stats_ctx(struct hipsvm_stats *s, int ctx);
 void hipsvm_stats_drain(struct hipsvm_stats *s, int dev, uint64_t ns, bool timed_out);
+/* One drain of the GPUs of the mask devs (those of timed_out timed out),
+ * as hipsvm_stats_drain for each. */
+void hipsvm_stats_drains(struct hipsvm_stats *s, uint64_t devs, uint64_t ns, uint64_t timed_out);
 
 /* Median of the drain histogram: the lower bound of the bucket holding it
  * (0 when there is none). */

@@ -330,6 +330,75 @@ Test(hook, log_orders_set_unmap_drain_clear)
 	close(fd);
 }
 
+/* The word of the last "drain" event of GPU g in a log reply, into out
+ * ("" when there is none). */
+static void last_drain_word(const char *log, unsigned g, char *out, size_t cap)
+{
+	char what[32];
+	const char *p = log;
+	size_t n;
+
+	snprintf(what, sizeof(what), ":drain:%u:", g);
+	n = strlen(what);
+	out[0] = '\0';
+	while ((p = strstr(p, what)) != NULL) {
+		size_t k = strcspn(p + n, " \n");
+
+		snprintf(out, cap, "%.*s", (int)k, p + n);
+		p += n;
+	}
+}
+
+/* A client that goes away between its set and its drain (killed, say):
+ * the server finishes its unmap for it, as its drainclear would have. Its
+ * checkpoint would otherwise stay until a newer fault came, and its range
+ * be re-invalidated by every later drain of the GPU. */
+Test(hook, gone_before_its_drain_is_finished_by_the_server)
+{
+	struct hipsvm_sim_stats s;
+	char *m, line[96], want[64], word[32];
+	const char *log;
+	uint64_t t;
+	int fd = hook_connect(), i;
+
+	cr_assert_eq(hipMallocManaged((void **)&m, 4 * PAGE, hipMemAttachGlobal), hipSuccess);
+	cr_assert_eq(hipsvmSimAccess(1, m, 4 * PAGE, 1), hipSuccess);
+	/* a fault held in ih1 gives the set a checkpoint (a handler pass
+	 * that began before the ring went off may still take the first IV:
+	 * then the set finds the ring empty, and the next IV stays) */
+	cr_expect_str_eq(req(fd, "ring 1 ih1 off\n"), "ok ring\n");
+	snprintf(line, sizeof(line), "set 1 0x%lx 0x%x\n", (unsigned long)(uintptr_t)(m + PAGE), PAGE);
+	for (i = 0; i < 10; i++) {
+		t = inject(fd, 1, m);
+		snprintf(want, sizeof(want), "ok set 1=0x%llx\n", (unsigned long long)t);
+		if (!strcmp(req(fd, line), want))
+			break;
+	}
+	cr_assert_lt(i, 10, "a set with a fault held in the ring records its timestamp");
+	cr_expect_eq(hipsvmSimIsMapped(1, m + PAGE), 0, "set unmaps the range from the GPU");
+	cr_expect_str_eq(req(fd, "ring 1 ih1 on\n"), "ok ring\n");
+	cr_assert_eq(hipsvmSimGetStats(1, &s), 0);
+	cr_expect_eq(s.checkpoint_ts, t, "the held fault is not newer: the checkpoint stays");
+	close(fd);	/* no drain, no clear */
+	for (i = 0; i < 500; i++) {
+		cr_assert_eq(hipsvmSimGetStats(1, &s), 0);
+		if (!s.checkpoint_ts)
+			break;
+		usleep(10000);
+	}
+	cr_expect_eq(s.checkpoint_ts, 0, "the server cleared the checkpoint of the client gone");
+	fd = hook_connect();
+	cr_expect_str_eq(req(fd, "drain 1\n"), "ok drain 1=ok\n");
+	log = req(fd, "log\n");
+	last_drain_word(log, 1, word, sizeof(word));
+	cr_expect_str_eq(word, "ok", "no range of the client gone is left to invalidate: %s", log);
+	cr_expect(strstr(log, ":clear:1:cleared") != NULL, "%s", log);
+	cr_expect_eq(hipsvmSimIsMapped(1, m + PAGE), 0);
+	cr_expect_eq(hipsvmSimIsMapped(1, m + 2 * PAGE), 1, "the rest stays mapped");
+	cr_expect_eq(hipFree(m), hipSuccess);
+	close(fd);
+}
+
 Test(hook, stats_totals_and_per_gpu)
 {
 	struct hipsvm_reply r;
