@@ -166,6 +166,14 @@ struct isa_insn {
 	uint16_t dpp_ctrl;
 	uint8_t sel[2], sext, dst_sel, dst_unused;	/* SDWA (sext: bit per source) */
 	bool mods;		/* a float source or output modifier is on */
+	/* Set by isa_kernel_prepare for the run loop (step.c), 0 elsewhere.
+	 * plain: the handler leaves pc, state and yield alone (not SOPP but
+	 * the no-ops, not s_setpc/s_swappc), so the loop goes on to the next
+	 * slot without its checks. fold: how many one-dword no-op
+	 * instructions (s_nop, s_waitcnt, ...) follow a plain one; the loop
+	 * steps over them and counts them as executed, instead of calling
+	 * their handler. */
+	uint8_t plain, fold;
 	uint32_t sand[3], sxor[3];
 	isa_handler *fn;	/* what runs it; NULL: not supported */
 	/* memory fields */
