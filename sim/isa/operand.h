@@ -190,6 +190,7 @@ static inline void put32(struct isa_wave *w, unsigned dst, uint64_t ex, const ui
 		return;
 	d = w->v[dst - 256];
 	if (ex == ~0ull) {
+		ISA_UNROLL
 		for (unsigned c = 0; c < ISA_LANES / 8; c++)
 			((isa_lanes8 *)(void *)d)[c] = ((const isa_lanes8 *)(const void *)r)[c];
 		return;

@@ -53,6 +53,7 @@ __attribute__((target("avx2"))) static void gather_u64_avx2(uint8_t *out, const 
 __attribute__((target("avx2"))) static void gather_off_avx2(uint32_t *out, const uint8_t *base,
 							     const uint32_t *off)
 {
+	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES; l += 8) {
 		__m256i o = _mm256_loadu_si256((const __m256i *)(off + l));
 
