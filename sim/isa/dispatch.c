@@ -127,22 +127,28 @@ static bool is_plain(const struct isa_insn *in)
 	return !(in->fmt == F_SOP1 && (in->op == 0x1d || in->op == 0x1e));
 }
 
-/* The run loop's marks (isa.h: plain, fold) on every prepared slot. A
+/* The run loop's marks (isa.h: end, plain, fold, next) on every prepared slot. A
  * folded no-op keeps its own slot, so a branch to it runs it as before. */
 static void mark_runs(struct isa_kernel *k)
 {
 	size_t n = k->code_size / 4;
 
+	if (k->code_size > UINT32_MAX)	/* end would not hold it: every slot checked */
+		return;
 	for (size_t s = 0; s < n; s++) {
 		struct isa_insn *in = &k->prog[s];
 		size_t j;
 
-		if (!in->fn || !(in->plain = is_plain(in)))
+		if (!in->fn)
+			continue;
+		in->end = (uint32_t)(4 * (s + in->words));
+		if (!(in->plain = is_plain(in)))
 			continue;
 		/* the slot past the last (index n) is always empty */
 		for (j = s + in->words; in->fold < UINT8_MAX && k->prog[j].fn == isa_h_nop &&
 					k->prog[j].words == 1; j++)
 			in->fold++;
+		in->next = &k->prog[j];
 	}
 }
 

@@ -172,7 +172,8 @@ struct isa_insn {
 	 * slot without its checks. fold: how many one-dword no-op
 	 * instructions (s_nop, s_waitcnt, ...) follow a plain one; the loop
 	 * steps over them and counts them as executed, instead of calling
-	 * their handler. */
+	 * their handler. end: the byte offset past the instruction; next: the
+	 * slot after it and its fold no-ops. */
 	uint8_t plain, fold;
 	uint32_t sand[3], sxor[3];
 	isa_handler *fn;	/* what runs it; NULL: not supported */
@@ -182,6 +183,8 @@ struct isa_insn {
 	uint8_t seg;		/* FLAT: 0 flat, 1 scratch, 2 global */
 	uint8_t glc, slc, offen, idxen, imm, gds;
 	uint16_t addr, data, data1, saddr, srsrc, soffset; /* register numbers */
+	uint32_t end;				/* with plain (above) */
+	const struct isa_insn *next;
 };
 
 /* One page-walking, guarded view of GPU memory (guard.c for the

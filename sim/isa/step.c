@@ -60,39 +60,53 @@ int isa_run_wave(struct isa_wave *w, const struct isa_env *env, uint64_t budget)
 		/* the straight run: left counts down what the budget allows */
 		uint64_t left = budget - i, left0 = left;
 
-		for (;;) {
-			unsigned f;
-
+		if (!in->plain) {
 			left--;
 			w->pc = pc + 4u * in->words;
 			err = in->fn(w, env, in);
-			if (__builtin_expect(err != 0, 0)) {
+			if (err)
 				w->pc = pc;
-				break;
-			}
-			if (__builtin_expect(!in->plain, 0))
-				break;
-			f = in->fold;
-			pc += 4u * in->words;
-			in += in->words;
-			if (__builtin_expect(left <= f, 0)) {
-				if (left == f) {	/* they end the budget */
-					pc += 4u * f;
-					w->pc = pc;
-					left = 0;
-				}
-				if (!left)
+		} else {
+			for (;;) {
+				const struct isa_insn *nx;
+				unsigned f;
+
+				left--;
+				w->pc = in->end;
+				err = in->fn(w, env, in);
+				if (__builtin_expect(err != 0, 0)) {
+					w->pc = in->end - 4u * in->words;
 					break;
-				f = 0;	/* more than the budget: one by one */
-			}
-			left -= f;
-			pc += 4u * f;
-			in += f;
-			/* within the code: a plain instruction's end is at most
-			 * code_size, whose slot (one past the last) is empty */
-			if (!in->fn) {
-				w->pc = pc;
-				break;
+				}
+				f = in->fold;
+				nx = in->next;
+				if (__builtin_expect(left <= f, 0)) {
+					/* the budget ends in the no-ops: stepped over
+					 * when they end it exactly, else one by one */
+					if (left == f) {
+						w->pc = in->end + 4u * f;
+						left = 0;
+					}
+					break;
+				}
+				left -= f;
+				if (!nx->fn) {
+					/* within the code: a plain instruction's end is
+					 * at most code_size, whose slot (one past the
+					 * last) is empty */
+					w->pc = in->end + 4u * f;
+					break;
+				}
+				in = nx;
+				if (__builtin_expect(!in->plain, 0)) {
+					left--;
+					pc = in->end - 4u * in->words;
+					w->pc = in->end;
+					err = in->fn(w, env, in);
+					if (err)
+						w->pc = pc;
+					break;
+				}
 			}
 		}
 		ran += left0 - left;
