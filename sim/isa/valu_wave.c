@@ -185,14 +185,12 @@ static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t
 			 * pair (each step reads its lanes of every source, \
 			 * the destination's too, before it writes them) */ \
 			uint32_t *D0 = w->v[d], *D1 = w->v[d + 1]; \
-			ISA_UNROLL \
-			for (unsigned c8 = 0; c8 < ISA_LANES; c8 += 8) { \
-				uint32_t lo8[8], hi8[8]; \
-				for (unsigned j = 0; j < 8; j++) \
-					PK_LANE(c8 + j, lo8[j], hi8[j], nsrc, expr); \
-				*(isa_lanes8 *)(void *)(D0 + c8) = *(const isa_lanes8 *)(const void *)lo8; \
-				*(isa_lanes8 *)(void *)(D1 + c8) = *(const isa_lanes8 *)(const void *)hi8; \
-			} \
+			/* no neg, no neg_hi (the common case): the sign \
+			 * masks are zero, and the loop leaves their xors out */ \
+			if (!(in->neg | in->abs)) \
+				PK_FULL(PK_LANE_PLAIN, nsrc, expr); \
+			else \
+				PK_FULL(PK_LANE, nsrc, expr); \
 			return 0; \
 		} \
 		for (unsigned l = 0; l < ISA_LANES; l++) \
@@ -200,6 +198,31 @@ static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t
 		pk_put(w, in->dst, ex, lo, hi); \
 		return 0; \
 	}
+/* the eight-lane steps of every lane on, lane by lane_ (PK_LANE or
+ * PK_LANE_PLAIN) */
+#define PK_FULL(lane_, nsrc, expr) \
+	do { \
+		ISA_UNROLL \
+		for (unsigned c8 = 0; c8 < ISA_LANES; c8 += 8) { \
+			uint32_t lo8[8], hi8[8]; \
+			for (unsigned j = 0; j < 8; j++) \
+				lane_(c8 + j, lo8[j], hi8[j], nsrc, expr); \
+			*(isa_lanes8 *)(void *)(D0 + c8) = *(const isa_lanes8 *)(const void *)lo8; \
+			*(isa_lanes8 *)(void *)(D1 + c8) = *(const isa_lanes8 *)(const void *)hi8; \
+		} \
+	} while (0)
+/* PK_LANE without the sign masks (every one zero) */
+#define PK_LANE_PLAIN(l, rlo, rhi, nsrc, expr) \
+	do { \
+		float a = f32(s[0].lo[l]), b = f32(s[1].lo[l]); \
+		float c = nsrc > 2 ? f32(s[nsrc - 1].lo[l]) : 0.0f; \
+		rlo = u32(expr); \
+		a = f32(s[0].hi[l]); \
+		b = f32(s[1].hi[l]); \
+		c = nsrc > 2 ? f32(s[nsrc - 1].hi[l]) : 0.0f; \
+		rhi = u32(expr); \
+		(void)c; \
+	} while (0)
 /* lane l's two results of a packed operation */
 #define PK_LANE(l, rlo, rhi, nsrc, expr) \
 	do { \
