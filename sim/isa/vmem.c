@@ -701,7 +701,21 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 			 * env->lds itself, for all the compiler knows */
 			uint8_t *ld = env->lds;
 			const uint32_t *dv = w->v[d0];
+			uint32_t apart = 0;
 
+			/* the lanes' addresses one dword apart, in lane order
+			 * (a row of a tile, mostly): one 256-byte copy, as the
+			 * lanes do not overlap (in range, checked above, so no
+			 * address wraps) */
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				apart |= ad[l] ^ (ad[0] + 4 * l);
+			if (!apart) {
+				ISA_UNROLL
+				for (unsigned c = 0; c < ISA_LANES; c += 8)
+					*(isa_lanes8 *)(void *)(ld + ad[0] + 4 * c) =
+						*(const isa_lanes8 *)(const void *)(dv + c);
+				return 0;
+			}
 			/* four lanes a step, unrolled by hand (a scatter has
 			 * no wide form, and -O2 does not unroll) */
 			for (unsigned l = 0; l < ISA_LANES; l += 4) {
