@@ -334,9 +334,9 @@ static inline void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v)
 #define ISA_WIDE_FMA
 #endif
 
-/* Before a whole-wave loop of eight-lane steps: all eight steps in
- * line (-O2 keeps the loop, whose count and branch were a third of a
- * short handler's instructions). */
+/* Before a whole-wave loop (eight-lane steps, or 64 lanes the compiler
+ * vectorises eight at a time): the steps in line. -O2 keeps the loop,
+ * whose count and branch were a third of a short handler's instructions. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define ISA_UNROLL _Pragma("GCC unroll 8")
 #else

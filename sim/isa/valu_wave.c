@@ -145,6 +145,7 @@ pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n, stru
 		} else {
 			uint64_t v = isa_sreg64(w, in, src, false);
 
+			ISA_UNROLL
 			for (unsigned l = 0; l < ISA_LANES; l++) {
 				buf[i][0][l] = (uint32_t)v;
 				buf[i][1][l] = (uint32_t)(v >> 32);
@@ -454,6 +455,7 @@ ISA_WIDE HANDLER(shift64)
 		unsigned sh = A[0] & 63, k = sh & 31, kk = 32 - k;
 
 #define SHIFT64_EACH(elo, ehi) \
+	ISA_UNROLL \
 	for (unsigned l = 0; l < ISA_LANES; l++) { \
 		uint32_t x = L[l], y = H[l]; \
 		(void)x; \

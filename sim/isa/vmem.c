@@ -350,13 +350,16 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 
 	/* every lane's address (the inactive ones are not used) */
 	if (in->seg == 1) {	/* scratch_*: a private offset */
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) +
 				    (uint32_t)((sad ? (uint32_t)sbase : lo[l]) + (uint32_t)off);
 	} else if (sad) {
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = sbase + lo[l] + (uint64_t)off;
 	} else {
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
 	}
@@ -369,6 +372,7 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 	} else if (sad) {
 		uint32_t any = 0;
 
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = (uint32_t)(b.addr[l] >> 32);
 
@@ -378,6 +382,7 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 	} else {
 		uint32_t any = 0, olo = (uint32_t)off, ohi = (uint32_t)((uint64_t)off >> 32);
 
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = hi[l] + ohi + (uint32_t)(lo[l] + olo < lo[l]);
 
@@ -670,6 +675,7 @@ static bool lds_addrs(const struct isa_wave *w, const struct isa_env *env, unsig
 {
 	uint32_t hi = 0;
 
+	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES; l++) {
 		ad[l] = w->v[a][l] + off;
 		hi = ad[l] > hi ? ad[l] : hi;
@@ -707,6 +713,7 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 			 * (a row of a tile, mostly): one 256-byte copy, as the
 			 * lanes do not overlap (in range, checked above, so no
 			 * address wraps) */
+			ISA_UNROLL
 			for (unsigned l = 0; l < ISA_LANES; l++)
 				apart |= ad[l] ^ (ad[0] + 4 * l);
 			if (!apart) {
@@ -736,6 +743,7 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 		 * or is out of range, takes the general form); the gathers
 		 * then take the lanes' addresses as they are, the offset in
 		 * their base */
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			hv = av[l] > hv ? av[l] : hv;
 		if ((uint64_t)hv + (f0 > f1 ? f0 : f1) + sz > env->lds_size)
