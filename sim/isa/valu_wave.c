@@ -73,6 +73,18 @@
 	}
 #define WAVE2(name, expr) WAVE2_(name, ISA_WIDE, (void)0, expr)
 #define WAVE2F(name, expr) WAVE2_(name, ISA_WIDE, if (in->mods) return isa_h_valu32(w, env, in), expr)
+/* three 32-bit integer sources (modifiers ignored, as the general form does) */
+#define WAVE3(name, expr) \
+	ISA_WIDE HANDLER(name) \
+	{ \
+		uint32_t ba[ISA_LANES], bb[ISA_LANES], bc[ISA_LANES]; \
+		const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb); \
+		const uint32_t *C = src32(w, in, 2, bc); \
+		(void)env; \
+		LANE_LOOP(uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c_ = C[l]; \
+			  r8[j] = (expr)); \
+		return 0; \
+	}
 #define WAVE3F(name, expr) \
 	ISA_WIDE_FMA HANDLER(name) \
 	{ \
@@ -111,6 +123,11 @@ WAVE2(add_u32, a + b)
 WAVE2(sub_u32, a - b)
 WAVE2(subrev_u32, b - a)
 WAVE2(mul_lo_u32, a * b)
+WAVE3(add3_u32, a + b + c_)
+WAVE3(lshl_add_u32, (a << (b & 31)) + c_)
+WAVE3(bfe_u32, (c_ & 31) == 0 ? 0u
+	       : (b & 31) + (c_ & 31) >= 32 ? a >> (b & 31)
+					    : (a >> (b & 31)) & ((1u << (c_ & 31)) - 1))
 WAVE1(mov_b32, a)
 WAVE1(not_b32, ~a)
 
