@@ -150,6 +150,7 @@ static inline __attribute__((always_inline)) void
 pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n, struct pk_src *s,
 	   uint32_t (*buf)[2][ISA_LANES])
 {
+	ISA_UNROLL
 	for (unsigned i = 0; i < n; i++) {
 		unsigned src = in->src[i];
 		const uint32_t *d0, *d1;
