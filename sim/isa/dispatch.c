@@ -117,6 +117,41 @@ static void describe_at(const struct isa_kernel *k, const struct isa_insn *in, b
 			 flags & O_HOSTCALL ? ": a hostcall such as printf" : "");
 }
 
+/* Can the run loop (step.c) go on past this instruction unchecked? Not
+ * after one that moves pc (branches, s_setpc_b64, s_swappc_b64) or stops
+ * or yields the wave (s_endpgm, s_barrier, s_sleep; all SOPP). */
+static bool is_plain(const struct isa_insn *in)
+{
+	if (in->fmt == F_SOPP)
+		return in->fn == isa_h_nop;
+	return !(in->fmt == F_SOP1 && (in->op == 0x1d || in->op == 0x1e));
+}
+
+/* The run loop's marks (isa.h: end, plain, fold, next) on every prepared slot. A
+ * folded no-op keeps its own slot, so a branch to it runs it as before. */
+static void mark_runs(struct isa_kernel *k)
+{
+	size_t n = k->code_size / 4;
+
+	if (k->code_size > UINT32_MAX)	/* end would not hold it: every slot checked */
+		return;
+	for (size_t s = 0; s < n; s++) {
+		struct isa_insn *in = &k->prog[s];
+		size_t j;
+
+		if (!in->fn)
+			continue;
+		in->end = (uint32_t)(4 * (s + in->words));
+		if (!(in->plain = is_plain(in)))
+			continue;
+		/* the slot past the last (index n) is always empty */
+		for (j = s + in->words; in->fold < UINT8_MAX && k->prog[j].fn == isa_h_nop &&
+					k->prog[j].words == 1; j++)
+			in->fold++;
+		in->next = &k->prog[j];
+	}
+}
+
 int isa_kernel_prepare_at(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,
 			  size_t code_size, uint64_t code_vaddr, size_t entry, char *why,
 			  size_t whylen)
@@ -217,6 +252,7 @@ int isa_kernel_prepare_at(struct isa_kernel *k, const uint8_t kd[64], const uint
 			break;
 		start = work[--nwork];
 	}
+	mark_runs(k);
 out:
 	free(work);
 	free(pr);

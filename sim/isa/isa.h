@@ -166,6 +166,15 @@ struct isa_insn {
 	uint16_t dpp_ctrl;
 	uint8_t sel[2], sext, dst_sel, dst_unused;	/* SDWA (sext: bit per source) */
 	bool mods;		/* a float source or output modifier is on */
+	/* Set by isa_kernel_prepare for the run loop (step.c), 0 elsewhere.
+	 * plain: the handler leaves pc, state and yield alone (not SOPP but
+	 * the no-ops, not s_setpc/s_swappc), so the loop goes on to the next
+	 * slot without its checks. fold: how many one-dword no-op
+	 * instructions (s_nop, s_waitcnt, ...) follow a plain one; the loop
+	 * steps over them and counts them as executed, instead of calling
+	 * their handler. end: the byte offset past the instruction; next: the
+	 * slot after it and its fold no-ops. */
+	uint8_t plain, fold;
 	uint32_t sand[3], sxor[3];
 	isa_handler *fn;	/* what runs it; NULL: not supported */
 	/* memory fields */
@@ -174,6 +183,8 @@ struct isa_insn {
 	uint8_t seg;		/* FLAT: 0 flat, 1 scratch, 2 global */
 	uint8_t glc, slc, offen, idxen, imm, gds;
 	uint16_t addr, data, data1, saddr, srsrc, soffset; /* register numbers */
+	uint32_t end;				/* with plain (above) */
+	const struct isa_insn *next;
 };
 
 /* One page-walking, guarded view of GPU memory (guard.c for the
@@ -321,6 +332,15 @@ static inline void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v)
 #else
 #define ISA_WIDE
 #define ISA_WIDE_FMA
+#endif
+
+/* Before a whole-wave loop (eight-lane steps, or 64 lanes the compiler
+ * vectorises eight at a time): the steps in line. -O2 keeps the loop,
+ * whose count and branch were a third of a short handler's instructions. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define ISA_UNROLL _Pragma("GCC unroll 8")
+#else
+#define ISA_UNROLL
 #endif
 
 /* The handlers (named in ops.def), declared from the table. */

@@ -40,6 +40,7 @@ static inline const uint32_t *src32(const struct isa_wave *w, const struct isa_i
 		return w->v[src - 256];
 	uint32_t v = isa_sreg32(w, in, src);
 
+	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES; l++)
 		buf[l] = v;
 	return buf;
@@ -174,6 +175,7 @@ static inline void lane_masks(uint64_t ex, uint32_t *m)
 {
 	uint32_t e0 = (uint32_t)ex, e1 = (uint32_t)(ex >> 32);
 
+	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES / 2; l++) {
 		m[l] = 0u - (e0 >> l & 1);
 		m[l + ISA_LANES / 2] = 0u - (e1 >> l & 1);
@@ -190,11 +192,13 @@ static inline void put32(struct isa_wave *w, unsigned dst, uint64_t ex, const ui
 		return;
 	d = w->v[dst - 256];
 	if (ex == ~0ull) {
+		ISA_UNROLL
 		for (unsigned c = 0; c < ISA_LANES / 8; c++)
 			((isa_lanes8 *)(void *)d)[c] = ((const isa_lanes8 *)(const void *)r)[c];
 		return;
 	}
 	lane_masks(ex, m);
+	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES; l++)
 		d[l] = (r[l] & m[l]) | (d[l] & ~m[l]);
 }

@@ -30,6 +30,7 @@
 		unsigned d_ = vdst(in); \
 		if (ex_ == ~0ull && d_ >= 256 && d_ - 256 < ISA_NVGPR + ISA_VTMP) { \
 			uint32_t *D_ = w->v[d_ - 256]; \
+			ISA_UNROLL \
 			for (unsigned c = 0; c < ISA_LANES; c += 8) { \
 				uint32_t r8[8]; \
 				for (unsigned j = 0; j < 8; j++) { \
@@ -72,6 +73,18 @@
 	}
 #define WAVE2(name, expr) WAVE2_(name, ISA_WIDE, (void)0, expr)
 #define WAVE2F(name, expr) WAVE2_(name, ISA_WIDE, if (in->mods) return isa_h_valu32(w, env, in), expr)
+/* three 32-bit integer sources (modifiers ignored, as the general form does) */
+#define WAVE3(name, expr) \
+	ISA_WIDE HANDLER(name) \
+	{ \
+		uint32_t ba[ISA_LANES], bb[ISA_LANES], bc[ISA_LANES]; \
+		const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb); \
+		const uint32_t *C = src32(w, in, 2, bc); \
+		(void)env; \
+		LANE_LOOP(uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c_ = C[l]; \
+			  r8[j] = (expr)); \
+		return 0; \
+	}
 #define WAVE3F(name, expr) \
 	ISA_WIDE_FMA HANDLER(name) \
 	{ \
@@ -110,6 +123,11 @@ WAVE2(add_u32, a + b)
 WAVE2(sub_u32, a - b)
 WAVE2(subrev_u32, b - a)
 WAVE2(mul_lo_u32, a * b)
+WAVE3(add3_u32, a + b + c_)
+WAVE3(lshl_add_u32, (a << (b & 31)) + c_)
+WAVE3(bfe_u32, (c_ & 31) == 0 ? 0u
+	       : (b & 31) + (c_ & 31) >= 32 ? a >> (b & 31)
+					    : (a >> (b & 31)) & ((1u << (c_ & 31)) - 1))
 WAVE1(mov_b32, a)
 WAVE1(not_b32, ~a)
 
@@ -132,6 +150,7 @@ static inline __attribute__((always_inline)) void
 pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n, struct pk_src *s,
 	   uint32_t (*buf)[2][ISA_LANES])
 {
+	ISA_UNROLL
 	for (unsigned i = 0; i < n; i++) {
 		unsigned src = in->src[i];
 		const uint32_t *d0, *d1;
@@ -144,6 +163,7 @@ pk_sources(const struct isa_wave *w, const struct isa_insn *in, unsigned n, stru
 		} else {
 			uint64_t v = isa_sreg64(w, in, src, false);
 
+			ISA_UNROLL
 			for (unsigned l = 0; l < ISA_LANES; l++) {
 				buf[i][0][l] = (uint32_t)v;
 				buf[i][1][l] = (uint32_t)(v >> 32);
@@ -184,13 +204,12 @@ static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t
 			 * pair (each step reads its lanes of every source, \
 			 * the destination's too, before it writes them) */ \
 			uint32_t *D0 = w->v[d], *D1 = w->v[d + 1]; \
-			for (unsigned c8 = 0; c8 < ISA_LANES; c8 += 8) { \
-				uint32_t lo8[8], hi8[8]; \
-				for (unsigned j = 0; j < 8; j++) \
-					PK_LANE(c8 + j, lo8[j], hi8[j], nsrc, expr); \
-				*(isa_lanes8 *)(void *)(D0 + c8) = *(const isa_lanes8 *)(const void *)lo8; \
-				*(isa_lanes8 *)(void *)(D1 + c8) = *(const isa_lanes8 *)(const void *)hi8; \
-			} \
+			/* no neg, no neg_hi (the common case): the sign \
+			 * masks are zero, and the loop leaves their xors out */ \
+			if (!(in->neg | in->abs)) \
+				PK_FULL(PK_LANE_PLAIN, nsrc, expr); \
+			else \
+				PK_FULL(PK_LANE, nsrc, expr); \
 			return 0; \
 		} \
 		for (unsigned l = 0; l < ISA_LANES; l++) \
@@ -198,6 +217,31 @@ static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t
 		pk_put(w, in->dst, ex, lo, hi); \
 		return 0; \
 	}
+/* the eight-lane steps of every lane on, lane by lane_ (PK_LANE or
+ * PK_LANE_PLAIN) */
+#define PK_FULL(lane_, nsrc, expr) \
+	do { \
+		ISA_UNROLL \
+		for (unsigned c8 = 0; c8 < ISA_LANES; c8 += 8) { \
+			uint32_t lo8[8], hi8[8]; \
+			for (unsigned j = 0; j < 8; j++) \
+				lane_(c8 + j, lo8[j], hi8[j], nsrc, expr); \
+			*(isa_lanes8 *)(void *)(D0 + c8) = *(const isa_lanes8 *)(const void *)lo8; \
+			*(isa_lanes8 *)(void *)(D1 + c8) = *(const isa_lanes8 *)(const void *)hi8; \
+		} \
+	} while (0)
+/* PK_LANE without the sign masks (every one zero) */
+#define PK_LANE_PLAIN(l, rlo, rhi, nsrc, expr) \
+	do { \
+		float a = f32(s[0].lo[l]), b = f32(s[1].lo[l]); \
+		float c = nsrc > 2 ? f32(s[nsrc - 1].lo[l]) : 0.0f; \
+		rlo = u32(expr); \
+		a = f32(s[0].hi[l]); \
+		b = f32(s[1].hi[l]); \
+		c = nsrc > 2 ? f32(s[nsrc - 1].hi[l]) : 0.0f; \
+		rhi = u32(expr); \
+		(void)c; \
+	} while (0)
 /* lane l's two results of a packed operation */
 #define PK_LANE(l, rlo, rhi, nsrc, expr) \
 	do { \
@@ -224,6 +268,83 @@ static uint64_t mask_src(const struct isa_wave *w, const struct isa_insn *in)
 	return in->fmt == F_VOP3 ? isa_sreg64(w, in, in->src[2], false) : isa_vcc(w);
 }
 
+/*
+ * v_add_co_u32 and v_sub_co_u32 (the reversed form's sources swapped) with
+ * every lane on, on x86-64 with AVX2: eight lanes a step straight into the
+ * destination, the carry (borrow) an unsigned compare (a sign-flipped
+ * signed one) whose lanes' top bits are the mask's eight bits. The byte
+ * array and its packing cost about half the handler.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) static uint64_t carry_full_avx2(uint32_t *D, const uint32_t *A,
+								const uint32_t *B, bool sub)
+{
+	const __m256i s = _mm256_set1_epi32((int)0x80000000u);
+	uint64_t m = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 8) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(A + c));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(B + c)), r, lt;
+
+		if (sub) {
+			r = _mm256_sub_epi32(a, b);
+			lt = _mm256_cmpgt_epi32(_mm256_xor_si256(b, s), _mm256_xor_si256(a, s));
+		} else {
+			r = _mm256_add_epi32(a, b);
+			lt = _mm256_cmpgt_epi32(_mm256_xor_si256(a, s), _mm256_xor_si256(r, s));
+		}
+		_mm256_storeu_si256((__m256i *)(void *)(D + c), r);
+		m |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(lt)) << c;
+	}
+	return m;
+}
+
+/* v_addc_co_u32 and v_subb_co_u32 (the reversed form's sources swapped)
+ * likewise, the carry-in cin's eight bits a step as all-ones lanes (each
+ * lane's own bit tested) */
+__attribute__((target("avx2"))) static uint64_t carryin_full_avx2(uint32_t *D, const uint32_t *A,
+								  const uint32_t *B, uint64_t cin,
+								  bool sub)
+{
+	const __m256i s = _mm256_set1_epi32((int)0x80000000u), zero = _mm256_setzero_si256();
+	const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+	uint64_t m = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 8) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(A + c));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(B + c)), t, r, co;
+		__m256i ci = _mm256_cmpeq_epi32(
+			_mm256_and_si256(_mm256_set1_epi32((int)(cin >> c & 0xff)), bit), bit);
+
+		if (sub) {	/* r = a - b - ci; borrow: a < b, or t = 0 with ci */
+			t = _mm256_sub_epi32(a, b);
+			r = _mm256_add_epi32(t, ci);
+			co = _mm256_or_si256(
+				_mm256_cmpgt_epi32(_mm256_xor_si256(b, s), _mm256_xor_si256(a, s)),
+				_mm256_and_si256(ci, _mm256_cmpeq_epi32(t, zero)));
+		} else {	/* r = a + b + ci; carry: t < a, or r < t */
+			t = _mm256_add_epi32(a, b);
+			r = _mm256_sub_epi32(t, ci);
+			co = _mm256_or_si256(
+				_mm256_cmpgt_epi32(_mm256_xor_si256(a, s), _mm256_xor_si256(t, s)),
+				_mm256_cmpgt_epi32(_mm256_xor_si256(t, s), _mm256_xor_si256(r, s)));
+		}
+		_mm256_storeu_si256((__m256i *)(void *)(D + c), r);
+		m |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(co)) << c;
+	}
+	return m;
+}
+#define ISA_HAVE_AVX2() __builtin_cpu_supports("avx2")
+#else
+#define ISA_HAVE_AVX2() 0
+#define carry_full_avx2(D, A, B, sub) ((void)(D), (void)(A), (void)(B), 0ull)
+#define carryin_full_avx2(D, A, B, cin, sub) ((void)(D), (void)(A), (void)(B), (void)(cin), 0ull)
+#endif
+
 /* v_add_co_u32 (0x119), v_sub_co_u32, v_subrev_co_u32, v_addc_co_u32,
  * v_subb_co_u32, v_subbrev_co_u32 (0x11e): a 32-bit result and a carry
  * (borrow) mask, 0 in the lanes that are off */
@@ -241,6 +362,24 @@ ISA_WIDE HANDLER(carry)
 
 		A = B;
 		B = t;
+	}
+	if (ex == ~0ull && ISA_HAVE_AVX2()) {
+		unsigned d = vdst(in);
+
+		if (d >= 256 && d - 256 < ISA_NVGPR + ISA_VTMP) {
+			uint32_t *D = w->v[d - 256];
+
+			if (op == 0x119)
+				carry = carry_full_avx2(D, A, B, false);
+			else if (op < 0x11c)
+				carry = carry_full_avx2(D, A, B, true);
+			else if (op == 0x11c)
+				carry = carryin_full_avx2(D, A, B, cin, false);
+			else
+				carry = carryin_full_avx2(D, A, B, cin, true);
+			isa_swrite64(w, sd, carry);
+			return 0;
+		}
 	}
 	if (op < 0x11c) {
 		if (op == 0x119)
@@ -334,6 +473,7 @@ ISA_WIDE HANDLER(shift64)
 		unsigned sh = A[0] & 63, k = sh & 31, kk = 32 - k;
 
 #define SHIFT64_EACH(elo, ehi) \
+	ISA_UNROLL \
 	for (unsigned l = 0; l < ISA_LANES; l++) { \
 		uint32_t x = L[l], y = H[l]; \
 		(void)x; \

@@ -53,6 +53,7 @@ __attribute__((target("avx2"))) static void gather_u64_avx2(uint8_t *out, const 
 __attribute__((target("avx2"))) static void gather_off_avx2(uint32_t *out, const uint8_t *base,
 							     const uint32_t *off)
 {
+	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES; l += 8) {
 		__m256i o = _mm256_loadu_si256((const __m256i *)(off + l));
 
@@ -349,13 +350,16 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 
 	/* every lane's address (the inactive ones are not used) */
 	if (in->seg == 1) {	/* scratch_*: a private offset */
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) +
 				    (uint32_t)((sad ? (uint32_t)sbase : lo[l]) + (uint32_t)off);
 	} else if (sad) {
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = sbase + lo[l] + (uint64_t)off;
 	} else {
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
 	}
@@ -368,6 +372,7 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 	} else if (sad) {
 		uint32_t any = 0;
 
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = (uint32_t)(b.addr[l] >> 32);
 
@@ -377,6 +382,7 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 	} else {
 		uint32_t any = 0, olo = (uint32_t)off, ohi = (uint32_t)((uint64_t)off >> 32);
 
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = hi[l] + ohi + (uint32_t)(lo[l] + olo < lo[l]);
 
@@ -669,6 +675,7 @@ static bool lds_addrs(const struct isa_wave *w, const struct isa_env *env, unsig
 {
 	uint32_t hi = 0;
 
+	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES; l++) {
 		ad[l] = w->v[a][l] + off;
 		hi = ad[l] > hi ? ad[l] : hi;
@@ -700,7 +707,22 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 			 * env->lds itself, for all the compiler knows */
 			uint8_t *ld = env->lds;
 			const uint32_t *dv = w->v[d0];
+			uint32_t apart = 0;
 
+			/* the lanes' addresses one dword apart, in lane order
+			 * (a row of a tile, mostly): one 256-byte copy, as the
+			 * lanes do not overlap (in range, checked above, so no
+			 * address wraps) */
+			ISA_UNROLL
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				apart |= ad[l] ^ (ad[0] + 4 * l);
+			if (!apart) {
+				ISA_UNROLL
+				for (unsigned c = 0; c < ISA_LANES; c += 8)
+					*(isa_lanes8 *)(void *)(ld + ad[0] + 4 * c) =
+						*(const isa_lanes8 *)(const void *)(dv + c);
+				return 0;
+			}
 			/* four lanes a step, unrolled by hand (a scatter has
 			 * no wide form, and -O2 does not unroll) */
 			for (unsigned l = 0; l < ISA_LANES; l += 4) {
@@ -721,6 +743,7 @@ ISA_WIDE int isa_h_ds_rw(struct isa_wave *w, const struct isa_env *env, const st
 		 * or is out of range, takes the general form); the gathers
 		 * then take the lanes' addresses as they are, the offset in
 		 * their base */
+		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			hv = av[l] > hv ? av[l] : hv;
 		if ((uint64_t)hv + (f0 > f1 ? f0 : f1) + sz > env->lds_size)
