@@ -83,26 +83,38 @@ def headers_digest(root):
     return h.hexdigest()
 
 
-def compat_flags(root):
-    """compat.h, for a checkout whose shared headers use what it supplies
-    (hip-tests from 5.4 on, built against 5.2's headers); older ones build
-    as they are."""
-    compat = os.path.join(HERE, "compat.h")
-    with open(compat) as f:
-        names = set(re.findall(r"#define (\w+)|long long int (\w+)\(", f.read()))
-    names = {n for pair in names for n in pair if n and not n.endswith("_H")}
-    d = os.path.join(root, "include")
-    for name in sorted(os.listdir(d)):
-        p = os.path.join(d, name)
+def compat_names():
+    with open(os.path.join(HERE, "compat.h")) as f:
+        pairs = re.findall(r"#define (\w+)|long long int (\w+)\(", f.read())
+    return {n for pair in pairs for n in pair if n and not n.endswith("_H")}
+
+
+def uses_compat(paths, names):
+    for p in paths:
         if os.path.isfile(p) and not os.path.islink(p):
             with open(p, errors="replace") as f:
                 text = f.read()
             if any(n in text for n in names):
-                return ["-include", compat]
-    return []
+                return True
+    return False
+
+
+def compat_flags(root, src=None):
+    """compat.h, for a file that uses what it supplies, itself or through
+    hip-tests' shared headers (hip-tests from 5.4 on, built against 5.2's
+    headers); the others build as they are."""
+    names = compat_names()
+    d = os.path.join(root, "include")
+    paths = [os.path.join(d, n) for n in sorted(os.listdir(d))] + ([src] if src else [])
+    return ["-include", os.path.join(HERE, "compat.h")] if uses_compat(paths, names) else []
 
 
 def compile_obj(root, src, obj, flags, hdr):
+    compat = compat_flags(root, src)
+    if compat:
+        flags = flags[:len(FLAGS)] + compat + flags[len(FLAGS):]
+        with open(os.path.join(HERE, "compat.h"), "rb") as f:
+            hdr += hashlib.sha256(f.read()).hexdigest()
     with open(src, "rb") as f:
         key = hashlib.sha256(f.read() + " ".join(flags).encode() + hdr.encode()).hexdigest()
     keyf = obj + ".key"
@@ -126,10 +138,7 @@ def compile_obj(root, src, obj, flags, hdr):
 
 def build(args, root, files):
     hdr = headers_digest(root)
-    if compat_flags(root):
-        with open(os.path.join(HERE, "compat.h"), "rb") as f:
-            hdr += hashlib.sha256(f.read()).hexdigest()
-    flags = FLAGS + compat_flags(root) + ["-I", os.path.join(root, "include"), "-I", os.path.join(root, "kernels"),
+    flags = FLAGS + ["-I", os.path.join(root, "include"), "-I", os.path.join(root, "kernels"),
                      "-I", os.path.join(root, "external", "Catch2"),
                      "-I", os.path.join(root, "external", "picojson"),
                      '-DKERNELS_PATH="%s/"' % os.path.join(root, "kernels")]
