@@ -331,6 +331,49 @@ static hipError_t query(const void *ptr, size_t count, struct page_state *st)
 	return hipSuccess;
 }
 
+/* The grain of memory the runtime allocated itself, as ROCr's pointer
+ * info gives it: device memory coarse unless fine-grained or uncached;
+ * hipHostMalloc memory fine when ROCm 5.2.3 asks for atomics
+ * (hip_memory.cpp:518-529: no flags, coherent, mapped or NUMA-user, and
+ * not non-coherent), else coarse; registered and signal memory fine. */
+static int grain_of(const struct sim_alloc *a)
+{
+	const unsigned fine_host = hipHostMallocCoherent | hipHostMallocMapped |
+				   hipHostMallocNumaUser;
+
+	switch (a->kind) {
+	case HIPSVM_KIND_DEVICE:
+		return a->flags == hipDeviceMallocFinegrained || a->flags == 0x3
+			? hipMemRangeCoherencyModeFineGrain : hipMemRangeCoherencyModeCoarseGrain;
+	case HIPSVM_KIND_HOST:
+		return (a->flags == 0 || (a->flags & fine_host)) &&
+				!(a->flags & hipHostMallocNonCoherent)
+			? hipMemRangeCoherencyModeFineGrain : hipMemRangeCoherencyModeCoarseGrain;
+	default:
+		return hipMemRangeCoherencyModeFineGrain;
+	}
+}
+
+/* The coherency mode alone of memory ROCr allocated or locked: ROCclr
+ * answers it from hsa_amd_pointer_info and asks the driver nothing
+ * (ROCclr rocdevice.cpp:2391-2410 and 2440-2443: nothing is left to ask;
+ * ROCr's GetSvmAttrib calls the KFD only with attributes, runtime.cpp:1883),
+ * so the range is not checked. 1: answered; 0: not such memory. */
+static int coherency_of_known(void *data, size_t size, const void *ptr, hipError_t *e)
+{
+	struct sim_alloc a;
+
+	if (!sim_lookup(ptr, &a) || a.kind == HIPSVM_KIND_MANAGED)
+		return 0;
+	if (size != sizeof(int)) {
+		*e = hipErrorInvalidValue;
+		return 1;
+	}
+	*(int *)data = grain_of(&a);
+	*e = hipSuccess;
+	return 1;
+}
+
 SIM_API hipError_t hipMemRangeGetAttribute(void *data, size_t size, hipMemRangeAttribute attr,
 					   const void *ptr, size_t count)
 {
@@ -340,6 +383,8 @@ SIM_API hipError_t hipMemRangeGetAttribute(void *data, size_t size, hipMemRangeA
 	SIM_INIT_API();
 	if (!data || size == 0 || !ptr || count == 0)
 		SIM_RETURN(hipErrorInvalidValue);
+	if (attr == hipMemRangeAttributeCoherencyMode && coherency_of_known(data, size, ptr, &e))
+		SIM_RETURN(e);
 	e = query(ptr, count, &st);
 	if (e == hipSuccess)
 		e = range_attribute(data, size, attr, &st);
