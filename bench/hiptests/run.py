@@ -205,12 +205,12 @@ def list_cases(exe, env):
     return [l for l in p.stdout.splitlines() if l.strip() and l != SKIPPED]
 
 
-def run_case(exe, case, env, timeout):
+def run_case(exe, case, env, timeout, cwd):
     start = time.monotonic()
     # the case as the only argument, as CTest passes it: hip-tests' context
     # reads argv[1] alone to skip what its config file disables
     p = subprocess.Popen([exe, spec_escape(case)], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                         stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=cwd)
     try:
         out, _ = p.communicate(timeout=timeout)
         rc = p.returncode
@@ -297,6 +297,9 @@ def main():
         envs["shim"] = dict(base, LD_PRELOAD=shim, HIPSVM_REPORT="")
     logdir = os.path.join(args.work, "logs")
     os.makedirs(logdir, exist_ok=True)
+    # cases write files into their working directory: not the caller's
+    scratch = os.path.join(args.work, "scratch")
+    os.makedirs(scratch, exist_ok=True)
     only = re.compile(args.only) if args.only else None
 
     work = []
@@ -316,7 +319,8 @@ def main():
         futs = {}
         for rel, case in work:
             for mode, env in envs.items():
-                futs[ex.submit(run_case, exes[rel], case, env, args.timeout)] = (rel, case, mode)
+                futs[ex.submit(run_case, exes[rel], case, env, args.timeout, scratch)] = \
+                    (rel, case, mode)
         for fut in cf.as_completed(futs):
             rel, case, mode = futs[fut]
             what, rc, secs, out = fut.result()

@@ -59,6 +59,19 @@ static bool advice_ok(int advice)
 	       advice == hipMemAdviseSetCoarseGrain || advice == hipMemAdviseUnsetCoarseGrain;
 }
 
+/* ROCr takes advice, prefetches and queries in whole pages: the range
+ * from the page of its start to the end of the page of its end
+ * (runtime.cpp:1795-1796, 1880-1881, 1964-1965, 2103-2104). */
+static uintptr_t page_down(uintptr_t x)
+{
+	return x & ~(uintptr_t)(SIM_PAGE - 1);
+}
+
+static uintptr_t page_up(uintptr_t x)
+{
+	return x > UINTPTR_MAX - (SIM_PAGE - 1) ? page_down(x) : page_down(x + SIM_PAGE - 1);
+}
+
 /* Caller holds map_lock for writing. */
 static bool add_record(struct sim_alloc *a, uintptr_t lo, uintptr_t hi, int what, int dev)
 {
@@ -86,6 +99,9 @@ static hipError_t record_range(uintptr_t lo, uintptr_t hi, int what, int dev, bo
 {
 	struct sim_alloc *a, *first;
 	hipError_t e = hipSuccess;
+
+	lo = page_down(lo);
+	hi = page_up(hi);
 
 	pthread_rwlock_wrlock(&sim.map_lock);
 	first = sim_map_find(lo);
@@ -319,12 +335,17 @@ static hipError_t range_attribute(void *data, size_t size, hipMemRangeAttribute 
 
 static hipError_t query(const void *ptr, size_t count, struct page_state *st)
 {
-	struct range_query q = { (uintptr_t)ptr, (uintptr_t)ptr + count, { 0 } };
+	struct range_query q = { page_down((uintptr_t)ptr), page_up((uintptr_t)ptr + count), { 0 } };
 	struct sim_alloc a;
 	hipError_t e = managed_range(ptr, count, &a);
 
 	if (e != hipSuccess)
 		return e;
+	/* the records end where the allocation does */
+	if (q.lo < a.base)
+		q.lo = a.base;
+	if (q.hi > a.base + a.size)
+		q.hi = a.base + a.size;
 	if (!sim_update(ptr, range_state, &q))
 		return hipErrorInvalidValue;
 	*st = q.st;

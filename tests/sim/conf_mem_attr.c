@@ -238,6 +238,34 @@ Test(mem_attr, hipMemRangeGetAttribute_coherency_of_runtime_memory)
 	hipHostFree(n);
 }
 
+/* ROCr rounds advice, prefetches and queries out to whole pages
+ * (runtime.cpp:1795, 1880, 1964, 2103): advice on a quarter of a page holds
+ * for the page, a prefetch of half a page across a border for both pages. */
+Test(mem_attr, advice_and_prefetch_in_whole_pages)
+{
+	char *m;
+	int v = 9;
+
+	cr_assert_eq(hipMallocManaged((void **)&m, 3 * 4096, hipMemAttachGlobal), hipSuccess);
+	cr_assert_eq(hipMemAdvise(m + 1024, 1024, hipMemAdviseSetPreferredLocation, 1),
+		     hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributePreferredLocation, m, 4096),
+		     hipSuccess);
+	cr_expect_eq(v, 1);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributePreferredLocation, m + 3000,
+					     10), hipSuccess);
+	cr_expect_eq(v, 1);
+	cr_assert_eq(hipMemPrefetchAsync(m + 2048, 4096, 2, NULL), hipSuccess);
+	cr_assert_eq(hipStreamSynchronize(NULL), hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeLastPrefetchLocation, m,
+					     2 * 4096), hipSuccess);
+	cr_expect_eq(v, 2);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeLastPrefetchLocation, m,
+					     3 * 4096), hipSuccess);
+	cr_expect_eq(v, hipInvalidDeviceId);
+	hipFree(m);
+}
+
 /* ROCclr's GetSvmAttributes: exactly 4 bytes for one value, a multiple of
  * 4 for AccessedBy; 0 bytes or NULL fail in hipMemRangeGetAttribute. */
 Test(mem_attr, hipMemRangeGetAttribute_data_size)
