@@ -7,7 +7,7 @@ without the shim.
       [--jobs 2] [--timeout 90] [--gpus 4] [--no-shim] [--build-only]
 
 HIPTESTS is a checkout of ROCm/hip-tests (its catch/ directory) or of
-ROCm/HIP before 5.4 (tests/catch/). Each file named in the list is built
+ROCm/HIP before 5.4 (HIP/tests/catch/). Each file named in the list is built
 alone with hipcc for gfx90a, linked with hip-tests' own main and Catch2;
 objects are kept in WORK/obj under a key of the source, the shared headers
 and the flags, so a second run compiles only what changed. Compiles run
@@ -60,11 +60,11 @@ def write_atomic(path, text):
 
 
 def catch_root(top):
-    for sub in ("catch", "tests/catch"):
+    for sub in ("catch", os.path.join("tests", "catch")):
         root = os.path.join(top, sub)
         if os.path.isfile(os.path.join(root, "hipTestMain", "main.cc")):
             return root
-    die("%s: neither catch/hipTestMain/main.cc nor tests/catch/hipTestMain/main.cc" % top)
+    die("%s: no hipTestMain/main.cc under catch/ (hip-tests) or HIP/tests/catch/ (HIP)" % top)
 
 
 def headers_digest(root):
