@@ -63,6 +63,19 @@ static bool advice_ok(int advice)
 	       advice == hipMemAdviseSetCoarseGrain || advice == hipMemAdviseUnsetCoarseGrain;
 }
 
+/* ROCr takes advice, prefetches and queries in whole pages: the range
+ * from the page of its start to the end of the page of its end
+ * (runtime.cpp:1795-1796, 1880-1881, 1964-1965, 2103-2104). */
+static uintptr_t page_down(uintptr_t x)
+{
+	return x & ~(uintptr_t)(SIM_PAGE - 1);
+}
+
+static uintptr_t page_up(uintptr_t x)
+{
+	return x > UINTPTR_MAX - (SIM_PAGE - 1) ? page_down(x) : page_down(x + SIM_PAGE - 1);
+}
+
 /* Caller holds map_lock for writing. */
 static bool add_record(struct sim_alloc *a, uintptr_t lo, uintptr_t hi, int what, int dev)
 {
@@ -90,6 +103,9 @@ static hipError_t record_range(uintptr_t lo, uintptr_t hi, int what, int dev, bo
 {
 	struct sim_alloc *a, *first;
 	hipError_t e = hipSuccess;
+
+	lo = page_down(lo);
+	hi = page_up(hi);
 
 	pthread_rwlock_wrlock(&sim.map_lock);
 	first = sim_map_find(lo);
@@ -323,16 +339,64 @@ static hipError_t range_attribute(void *data, size_t size, hipMemRangeAttribute 
 
 static hipError_t query(const void *ptr, size_t count, struct page_state *st)
 {
-	struct range_query q = { (uintptr_t)ptr, (uintptr_t)ptr + count, { 0 } };
+	struct range_query q = { page_down((uintptr_t)ptr), page_up((uintptr_t)ptr + count), { 0 } };
 	struct sim_alloc a;
 	hipError_t e = managed_range(ptr, count, &a);
 
 	if (e != hipSuccess)
 		return e;
+	/* the records end where the allocation does */
+	if (q.lo < a.base)
+		q.lo = a.base;
+	if (q.hi > a.base + a.size)
+		q.hi = a.base + a.size;
 	if (!sim_update(ptr, range_state, &q))
 		return hipErrorInvalidValue;
 	*st = q.st;
 	return hipSuccess;
+}
+
+/* The grain of memory the runtime allocated itself, as ROCr's pointer
+ * info gives it: device memory coarse unless fine-grained or uncached;
+ * hipHostMalloc memory fine when ROCm 5.2.3 asks for atomics
+ * (hip_memory.cpp:518-529: no flags, coherent, mapped or NUMA-user, and
+ * not non-coherent), else coarse; registered and signal memory fine. */
+static int grain_of(const struct sim_alloc *a)
+{
+	const unsigned fine_host = hipHostMallocCoherent | hipHostMallocMapped |
+				   hipHostMallocNumaUser;
+
+	switch (a->kind) {
+	case HIPSVM_KIND_DEVICE:
+		return a->flags == hipDeviceMallocFinegrained || a->flags == 0x3
+			? hipMemRangeCoherencyModeFineGrain : hipMemRangeCoherencyModeCoarseGrain;
+	case HIPSVM_KIND_HOST:
+		return (a->flags == 0 || (a->flags & fine_host)) &&
+				!(a->flags & hipHostMallocNonCoherent)
+			? hipMemRangeCoherencyModeFineGrain : hipMemRangeCoherencyModeCoarseGrain;
+	default:
+		return hipMemRangeCoherencyModeFineGrain;
+	}
+}
+
+/* The coherency mode alone of memory ROCr allocated or locked: ROCclr
+ * answers it from hsa_amd_pointer_info and asks the driver nothing
+ * (ROCclr rocdevice.cpp:2391-2410 and 2440-2443: nothing is left to ask;
+ * ROCr's GetSvmAttrib calls the KFD only with attributes, runtime.cpp:1883),
+ * so the range is not checked. 1: answered; 0: not such memory. */
+static int coherency_of_known(void *data, size_t size, const void *ptr, hipError_t *e)
+{
+	struct sim_alloc a;
+
+	if (!sim_lookup(ptr, &a) || a.kind == HIPSVM_KIND_MANAGED)
+		return 0;
+	if (size != sizeof(int)) {
+		*e = hipErrorInvalidValue;
+		return 1;
+	}
+	*(int *)data = grain_of(&a);
+	*e = hipSuccess;
+	return 1;
 }
 
 SIM_API hipError_t hipMemRangeGetAttribute(void *data, size_t size, hipMemRangeAttribute attr,
@@ -344,6 +408,8 @@ SIM_API hipError_t hipMemRangeGetAttribute(void *data, size_t size, hipMemRangeA
 	SIM_INIT_API();
 	if (!data || size == 0 || !ptr || count == 0)
 		SIM_RETURN(hipErrorInvalidValue);
+	if (attr == hipMemRangeAttributeCoherencyMode && coherency_of_known(data, size, ptr, &e))
+		SIM_RETURN(e);
 	e = query(ptr, count, &st);
 	if (e == hipSuccess)
 		e = range_attribute(data, size, attr, &st);

@@ -203,6 +203,69 @@ Test(mem_attr, hipMemRangeGetAttribute_registered)
 	free(r);
 }
 
+/* CoherencyMode alone of memory ROCr allocated: ROCclr answers it from the
+ * pointer's pool (rocdevice.cpp:2391-2410) and the driver is not asked:
+ * hipMalloc coarse, fine-grained device memory and default hipHostMalloc
+ * fine, non-coherent hipHostMalloc coarse. Other attributes of such
+ * memory stay refused. */
+Test(mem_attr, hipMemRangeGetAttribute_coherency_of_runtime_memory)
+{
+	void *d = dmalloc(4096), *f = NULL, *h = NULL, *n = NULL;
+	uint32_t v = 9;
+
+	cr_assert_eq(hipExtMallocWithFlags(&f, 4096, hipDeviceMallocFinegrained), hipSuccess);
+	cr_assert_eq(hipHostMalloc(&h, 4096, 0), hipSuccess);
+	cr_assert_eq(hipHostMalloc(&n, 4096, hipHostMallocNonCoherent), hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeCoherencyMode, d, 4096),
+		     hipSuccess);
+	cr_expect_eq(v, hipMemRangeCoherencyModeCoarseGrain);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeCoherencyMode, f, 4096),
+		     hipSuccess);
+	cr_expect_eq(v, hipMemRangeCoherencyModeFineGrain);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeCoherencyMode, h, 4096),
+		     hipSuccess);
+	cr_expect_eq(v, hipMemRangeCoherencyModeFineGrain);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeCoherencyMode, n, 4096),
+		     hipSuccess);
+	cr_expect_eq(v, hipMemRangeCoherencyModeCoarseGrain);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 8, hipMemRangeAttributeCoherencyMode, d, 4096),
+		     hipErrorInvalidValue);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, d, 4096),
+		     hipErrorInvalidValue);
+	hipFree(d);
+	hipFree(f);
+	hipHostFree(h);
+	hipHostFree(n);
+}
+
+/* ROCr rounds advice, prefetches and queries out to whole pages
+ * (runtime.cpp:1795, 1880, 1964, 2103): advice on a quarter of a page holds
+ * for the page, a prefetch of half a page across a border for both pages. */
+Test(mem_attr, advice_and_prefetch_in_whole_pages)
+{
+	char *m;
+	int v = 9;
+
+	cr_assert_eq(hipMallocManaged((void **)&m, 3 * 4096, hipMemAttachGlobal), hipSuccess);
+	cr_assert_eq(hipMemAdvise(m + 1024, 1024, hipMemAdviseSetPreferredLocation, 1),
+		     hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributePreferredLocation, m, 4096),
+		     hipSuccess);
+	cr_expect_eq(v, 1);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributePreferredLocation, m + 3000,
+					     10), hipSuccess);
+	cr_expect_eq(v, 1);
+	cr_assert_eq(hipMemPrefetchAsync(m + 2048, 4096, 2, NULL), hipSuccess);
+	cr_assert_eq(hipStreamSynchronize(NULL), hipSuccess);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeLastPrefetchLocation, m,
+					     2 * 4096), hipSuccess);
+	cr_expect_eq(v, 2);
+	cr_expect_eq(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeLastPrefetchLocation, m,
+					     3 * 4096), hipSuccess);
+	cr_expect_eq(v, hipInvalidDeviceId);
+	hipFree(m);
+}
+
 /* ROCclr's GetSvmAttributes: exactly 4 bytes for one value, a multiple of
  * 4 for AccessedBy; 0 bytes or NULL fail in hipMemRangeGetAttribute. */
 Test(mem_attr, hipMemRangeGetAttribute_data_size)
