@@ -46,6 +46,14 @@
 
 #define MAX_PAGES 16
 
+/* How an instruction's lanes lie: LANES_RUN, consecutive (every byte from
+ * addr[0] to the last lane's end is touched); LANES_ROWS, every lane on in
+ * ROWS rows of ROW consecutive lanes each, no row wrapping (a tile's rows
+ * of a matrix: matmul's loads); LANES_ANY, anything else. */
+enum { LANES_ANY, LANES_RUN, LANES_ROWS };
+#define ROW 16
+#define ROWS (ISA_LANES / ROW)
+
 static __thread sigjmp_buf guard_jmp;
 static __thread volatile sig_atomic_t guard_on;
 static struct sigaction old_segv, old_bus;
@@ -184,12 +192,12 @@ static int page_in(struct sim_isa_mem *m, struct tcache *c, uint64_t page, bool 
 /* lo and hi: the lowest and the highest lane's address (the caller has
  * them from its bounds check). */
 static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
-		    bool write, bool run, uint64_t lo, uint64_t hi)
+		    bool write, int lanes, uint64_t lo, uint64_t hi)
 {
 	struct tcache *c = tc_get(m);
 	uint64_t last = ~0ull;
 
-	if (run) {
+	if (lanes == LANES_RUN) {
 		for (uint64_t p = addr[0] / SIM_PAGE; p <= (addr[n - 1] + size - 1) / SIM_PAGE; p++)
 			if (page_in(m, c, p, write))
 				return -ISA_E_FAULT;
@@ -201,6 +209,23 @@ static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, uns
 		for (uint64_t p = lo / SIM_PAGE; p <= (hi + size - 1) / SIM_PAGE; p++)
 			if (page_in(m, c, p, write))
 				return -ISA_E_FAULT;
+		return 0;
+	}
+	/* rows: a row's lanes visit its pages in order, each once, so a row
+	 * is its span; the same pages in the same order as lane by lane */
+	if (lanes == LANES_ROWS) {
+		for (unsigned r = 0; r < ROWS; r++) {
+			uint64_t p0 = addr[r * ROW] / SIM_PAGE;
+			uint64_t p1 = (addr[r * ROW + ROW - 1] + size - 1) / SIM_PAGE;
+
+			for (uint64_t p = p0; p <= p1; p++) {
+				if (p == last)
+					continue;
+				if (page_in(m, c, p, write))
+					return -ISA_E_FAULT;
+				last = p;
+			}
+		}
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -293,15 +318,34 @@ static bool direct(struct sim_isa_mem *m)
 /* The lanes' bytes, straight: one copy when the lanes are consecutive. Not
  * inlined, so that no load or store moves out of the guard's window. */
 static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned n, unsigned size,
-						 bool write, uint8_t *buf, bool run)
+						 bool write, uint8_t *buf, int lanes)
 {
-	if (run) {
+	if (lanes == LANES_RUN) {
 		if (write)
 			memcpy((void *)(uintptr_t)addr[0], buf, (size_t)n * size);
 		else
 			memcpy(buf, (const void *)(uintptr_t)addr[0], (size_t)n * size);
 		return;
 	}
+	/* rows: one copy a row, in lane order (so where rows overlap a later
+	 * lane's store still wins); the common sizes of a fixed length */
+#define ROW_COPY(sz) \
+	for (unsigned r = 0; r < ROWS; r++, buf += ROW * (sz)) { \
+		void *p = (void *)(uintptr_t)addr[r * ROW]; \
+		if (write) \
+			memcpy(p, buf, ROW * (sz)); \
+		else \
+			memcpy(buf, p, ROW * (sz)); \
+	}
+	if (lanes == LANES_ROWS) {
+		switch (size) {
+		case 4: ROW_COPY(4) break;
+		case 16: ROW_COPY(16) break;
+		default: ROW_COPY(size) break;
+		}
+		return;
+	}
+#undef ROW_COPY
 	/* the common sizes as fixed-size copies (no call per lane) */
 #define LANE_COPY(sz) \
 	for (unsigned i = 0; i < n; i++, buf += (sz)) { \
@@ -324,13 +368,13 @@ static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned 
 }
 
 static int guarded_lanes(const uint64_t *addr, unsigned n, unsigned size, bool write, uint8_t *buf,
-			 bool run)
+			 int lanes)
 {
 	if (sigsetjmp(guard_jmp, 0))
 		return -ISA_E_FAULT;
 	guard_on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	copy_lanes(addr, n, size, write, buf, run);
+	copy_lanes(addr, n, size, write, buf, lanes);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_on = 0;
 	return 0;
@@ -356,10 +400,11 @@ static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n,
 			continue;
 		}
 		if (addr[i] + size < addr[i] ||
-		    pages_in(m, &addr[i], 1, size, write, true, addr[i], addr[i]))
+		    pages_in(m, &addr[i], 1, size, write, LANES_RUN, addr[i], addr[i]))
 			return -ISA_E_FAULT;
 		global = true;
-		if (direct(m) ? guarded_lanes(&addr[i], 1, size, write, b, true) : vm_copy(m, &l, &r, 1, write))
+		if (direct(m) ? guarded_lanes(&addr[i], 1, size, write, b, LANES_RUN)
+			      : vm_copy(m, &l, &r, 1, write))
 			return -ISA_E_FAULT;
 	}
 	if (global)
@@ -396,6 +441,7 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 	uint64_t lo = ~0ull, hi = 0;
 	unsigned nr = 0;
 	bool run = true;
+	int lanes;
 
 	if (n > ISA_LANES || !n)
 		return n ? -ISA_E_FAULT : 0;
@@ -403,11 +449,31 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 	 * the ends. A whole wave's loops have a fixed count, which the
 	 * compiler vectorises (-O2 leaves a loop of unknown count scalar). */
 	if (n == ISA_LANES) {
-		uint64_t gaps = 0;
+		/* row by row: each row's lanes against its first; consecutive
+		 * when every row is and each starts where the one before ends */
+		uint64_t gaps = 0, chain = 0, rlo = ~0ull, rhi = 0;
+		bool whole = true;
 
-		for (unsigned i = 0; i < ISA_LANES; i++)
-			gaps |= addr[i] ^ (addr[0] + (uint64_t)(i * size));
-		run = gaps == 0;
+		for (unsigned r = 0; r < ROWS; r++)
+			for (unsigned i = 0; i < ROW; i++)
+				gaps |= addr[r * ROW + i] ^ (addr[r * ROW] + (uint64_t)(i * size));
+		for (unsigned r = 0; r < ROWS; r++) {
+			uint64_t b = addr[r * ROW];
+
+			whole &= addr[r * ROW + ROW - 1] >= b;	/* the row not wrapped */
+			if (r)
+				chain |= b ^ (addr[r * ROW - ROW] + (uint64_t)ROW * size);
+			rlo = b < rlo ? b : rlo;
+			rhi = b > rhi ? b : rhi;
+		}
+		run = gaps == 0 && chain == 0;
+		if (!run && gaps == 0 && whole) {
+			/* each row spans its first lane to its last */
+			lanes = LANES_ROWS;
+			lo = rlo;
+			hi = rhi + (uint64_t)(ROW - 1) * size;
+			goto spanned;
+		}
 	} else {
 		unsigned gaps = 0;
 
@@ -416,12 +482,14 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 		run = gaps == 0;
 	}
 	run &= addr[n - 1] >= addr[0];	/* not wrapped */
+	lanes = run ? LANES_RUN : LANES_ANY;
 	if (run) {
 		lo = addr[0];
 		hi = addr[n - 1];
 	} else {
 		span(addr, n, &lo, &hi);
 	}
+spanned:
 	if (hi + size < hi)
 		return -ISA_E_FAULT;
 	for (unsigned i = 0; i < m->ninternal; i++) {
@@ -438,10 +506,10 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 		return mixed_access(m, addr, n, size, write, buf);
 	}
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (pages_in(m, addr, n, size, write, run, lo, hi))
+	if (pages_in(m, addr, n, size, write, lanes, lo, hi))
 		return -ISA_E_FAULT;
 	if (direct(m))
-		return guarded_lanes(addr, n, size, write, buf, run);
+		return guarded_lanes(addr, n, size, write, buf, lanes);
 	/* one process_vm_* call: consecutive lanes at consecutive addresses merge */
 	for (unsigned i = 0; i < n; i++) {
 		if (nr && (uintptr_t)remote[nr - 1].iov_base + remote[nr - 1].iov_len == addr[i]) {
@@ -558,7 +626,7 @@ ISA_WIDE static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigne
 			break;
 		}
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (n && pages_in(m, addr, n, size, true, false, lo, hi))
+	if (n && pages_in(m, addr, n, size, true, LANES_ANY, lo, hi))
 		return -ISA_E_FAULT;
 	return guarded_rmw(addr, n, size, op, src, cmp, old);
 }
