@@ -334,8 +334,9 @@ static bool direct(struct sim_isa_mem *m)
 }
 
 /* The lanes' bytes, straight: one copy when the lanes are consecutive. Not
- * inlined, so that no load or store moves out of the guard's window. */
-static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned n, unsigned size,
+ * inlined, so that no load or store moves out of the guard's window; wide
+ * (a row of 16 dwords is two 32-byte moves). */
+ISA_WIDE static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned n, unsigned size,
 						 bool write, uint8_t *buf, int lanes)
 {
 	if (lanes == LANES_RUN) {
@@ -348,6 +349,7 @@ static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned 
 	/* rows: one copy a row, in lane order (so where rows overlap a later
 	 * lane's store still wins); the common sizes of a fixed length */
 #define ROW_COPY(sz) \
+	_Pragma("GCC unroll 4") \
 	for (unsigned r = 0; r < ROWS; r++, buf += ROW * (sz)) { \
 		void *p = (void *)(uintptr_t)addr[r * ROW]; \
 		if (write) \
@@ -548,7 +550,15 @@ spanned:
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
 	g = &gt;
 	__asm__("" : "+r"(g));	/* one __tls_get_addr, kept across the calls */
-	if (pages_in(m, g, addr, n, size, write, lanes, lo, hi))
+	/* lanes within two pages, both already known mapped: every path of
+	 * pages_in would only find them in the cache (the lowest lane touches
+	 * the first, the highest the last) */
+	struct tcache *c = tc_get(m, g);
+	uint64_t p0 = lo / SIM_PAGE, p1 = (hi + size - 1) / SIM_PAGE;
+
+	if (!(c && p1 - p0 <= 1 && c->page[p0 % TC_SLOTS] == p0 + 1 &&
+	      c->page[p1 % TC_SLOTS] == p1 + 1) &&
+	    pages_in(m, g, addr, n, size, write, lanes, lo, hi))
 		return -ISA_E_FAULT;
 	if (direct(m))
 		return guarded_lanes(g, addr, n, size, write, buf, lanes);
