@@ -11,7 +11,7 @@
  * lowest and highest address), the pages through a per-thread translation
  * cache of pages found mapped (dropped whenever sim_pt_gen moves: runtime/map.h),
  * and the bytes are copied directly, one memcpy when the lanes are
- * consecutive.
+ * consecutive, one a row when they lie in rows of 16 consecutive lanes.
  *
  * Why guarded, and how. The program can munmap a range while a kernel
  * reads it (that race is what the shim coordinates; without the shim it is
