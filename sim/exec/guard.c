@@ -11,7 +11,7 @@
  * lowest and highest address), the pages through a per-thread translation
  * cache of pages found mapped (dropped whenever sim_pt_gen moves: runtime/map.h),
  * and the bytes are copied directly, one memcpy when the lanes are
- * consecutive.
+ * consecutive, one a row when they lie in rows of 16 consecutive lanes.
  *
  * Why guarded, and how. The program can munmap a range while a kernel
  * reads it (that race is what the shim coordinates; without the shim it is
@@ -46,8 +46,28 @@
 
 #define MAX_PAGES 16
 
-static __thread sigjmp_buf guard_jmp;
-static __thread volatile sig_atomic_t guard_on;
+/* How an instruction's lanes lie: LANES_RUN, consecutive (every byte from
+ * addr[0] to the last lane's end is touched); LANES_ROWS, every lane on in
+ * ROWS rows of ROW consecutive lanes each, no row wrapping (a tile's rows
+ * of a matrix: matmul's loads); LANES_ANY, anything else. */
+enum { LANES_ANY, LANES_RUN, LANES_ROWS };
+#define ROW 16
+#define ROWS (ISA_LANES / ROW)
+
+typedef uint64_t v4u64 __attribute__((vector_size(32)));
+
+struct tcache;
+
+/* A thread's guard and translation cache in one thread-local block: one
+ * look-up of its address an access (each __thread variable of a shared
+ * library is a __tls_get_addr call of its own). */
+struct guard_tls {
+	sigjmp_buf jmp;
+	volatile sig_atomic_t on;
+	struct tcache *tc;
+};
+
+static __thread struct guard_tls gt;
 static struct sigaction old_segv, old_bus;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 
@@ -55,9 +75,11 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction *old = sig == SIGSEGV ? &old_segv : &old_bus;
 
-	if (guard_on) {
-		guard_on = 0;
-		siglongjmp(guard_jmp, 1);
+	struct guard_tls *g = &gt;
+
+	if (g->on) {
+		g->on = 0;
+		siglongjmp(g->jmp, 1);
 	}
 	/* not ours: whoever handled it before us */
 	if (old->sa_flags & SA_SIGINFO) {
@@ -127,7 +149,6 @@ struct tcache {
 	uint64_t page[TC_SLOTS];	/* page number + 1; 0: empty */
 };
 
-static __thread struct tcache *tc;
 static pthread_key_t tc_key;
 static pthread_once_t tc_once = PTHREAD_ONCE_INIT;
 
@@ -138,10 +159,10 @@ static void tc_key_init(void)
 
 /* This thread's cache, current for m's GPU; NULL without memory (every
  * page then takes the fault path). */
-static struct tcache *tc_get(const struct sim_isa_mem *m)
+static struct tcache *tc_get(const struct sim_isa_mem *m, struct guard_tls *g)
 {
 	uint64_t gen = __atomic_load_n(&sim_pt_gen, __ATOMIC_ACQUIRE);
-	struct tcache *c = tc;
+	struct tcache *c = g->tc;
 
 	if (__builtin_expect(!c, 0)) {
 		pthread_once(&tc_once, tc_key_init);
@@ -150,7 +171,7 @@ static struct tcache *tc_get(const struct sim_isa_mem *m)
 			free(c);
 			return NULL;
 		}
-		tc = c;
+		g->tc = c;
 		c->gen = gen - 1;
 	}
 	if (c->gen != gen || c->gpu != m->gpu) {
@@ -183,13 +204,16 @@ static int page_in(struct sim_isa_mem *m, struct tcache *c, uint64_t page, bool 
  * byte from addr[0] to the last lane's end is touched) just their span. */
 /* lo and hi: the lowest and the highest lane's address (the caller has
  * them from its bounds check). */
-static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
-		    bool write, bool run, uint64_t lo, uint64_t hi)
+/* noipa: g stays the caller's (constant-propagated, &gt would be a
+ * __tls_get_addr call again) */
+static __attribute__((noipa)) int pages_in(struct sim_isa_mem *m, struct guard_tls *g,
+					   const uint64_t *addr, unsigned n, unsigned size,
+					   bool write, int lanes, uint64_t lo, uint64_t hi)
 {
-	struct tcache *c = tc_get(m);
+	struct tcache *c = tc_get(m, g);
 	uint64_t last = ~0ull;
 
-	if (run) {
+	if (lanes == LANES_RUN) {
 		for (uint64_t p = addr[0] / SIM_PAGE; p <= (addr[n - 1] + size - 1) / SIM_PAGE; p++)
 			if (page_in(m, c, p, write))
 				return -ISA_E_FAULT;
@@ -201,6 +225,23 @@ static int pages_in(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, uns
 		for (uint64_t p = lo / SIM_PAGE; p <= (hi + size - 1) / SIM_PAGE; p++)
 			if (page_in(m, c, p, write))
 				return -ISA_E_FAULT;
+		return 0;
+	}
+	/* rows: a row's lanes visit its pages in order, each once, so a row
+	 * is its span; the same pages in the same order as lane by lane */
+	if (lanes == LANES_ROWS) {
+		for (unsigned r = 0; r < ROWS; r++) {
+			uint64_t p0 = addr[r * ROW] / SIM_PAGE;
+			uint64_t p1 = (addr[r * ROW + ROW - 1] + size - 1) / SIM_PAGE;
+
+			for (uint64_t p = p0; p <= p1; p++) {
+				if (p == last)
+					continue;
+				if (page_in(m, c, p, write))
+					return -ISA_E_FAULT;
+				last = p;
+			}
+		}
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -238,13 +279,15 @@ static __attribute__((noinline)) void plain_copy(const struct iovec *local,
 static int guarded_copy(const struct iovec *local, const struct iovec *remote, unsigned nr,
 			bool write)
 {
-	if (sigsetjmp(guard_jmp, 0))
+	struct guard_tls *g = &gt;
+
+	if (sigsetjmp(g->jmp, 0))
 		return -ISA_E_FAULT;
-	guard_on = 1;
+	g->on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	plain_copy(local, remote, nr, write);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_on = 0;
+	g->on = 0;
 	return 0;
 }
 
@@ -291,17 +334,38 @@ static bool direct(struct sim_isa_mem *m)
 }
 
 /* The lanes' bytes, straight: one copy when the lanes are consecutive. Not
- * inlined, so that no load or store moves out of the guard's window. */
-static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned n, unsigned size,
-						 bool write, uint8_t *buf, bool run)
+ * inlined, so that no load or store moves out of the guard's window; wide
+ * (a row of 16 dwords is two 32-byte moves). */
+ISA_WIDE static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned n, unsigned size,
+						 bool write, uint8_t *buf, int lanes)
 {
-	if (run) {
+	if (lanes == LANES_RUN) {
 		if (write)
 			memcpy((void *)(uintptr_t)addr[0], buf, (size_t)n * size);
 		else
 			memcpy(buf, (const void *)(uintptr_t)addr[0], (size_t)n * size);
 		return;
 	}
+	/* rows: one copy a row, in lane order (so where rows overlap a later
+	 * lane's store still wins); the common sizes of a fixed length */
+#define ROW_COPY(sz) \
+	_Pragma("GCC unroll 4") \
+	for (unsigned r = 0; r < ROWS; r++, buf += ROW * (sz)) { \
+		void *p = (void *)(uintptr_t)addr[r * ROW]; \
+		if (write) \
+			memcpy(p, buf, ROW * (sz)); \
+		else \
+			memcpy(buf, p, ROW * (sz)); \
+	}
+	if (lanes == LANES_ROWS) {
+		switch (size) {
+		case 4: ROW_COPY(4) break;
+		case 16: ROW_COPY(16) break;
+		default: ROW_COPY(size) break;
+		}
+		return;
+	}
+#undef ROW_COPY
 	/* the common sizes as fixed-size copies (no call per lane) */
 #define LANE_COPY(sz) \
 	for (unsigned i = 0; i < n; i++, buf += (sz)) { \
@@ -323,16 +387,17 @@ static __attribute__((noinline)) void copy_lanes(const uint64_t *addr, unsigned 
 #undef LANE_COPY
 }
 
-static int guarded_lanes(const uint64_t *addr, unsigned n, unsigned size, bool write, uint8_t *buf,
-			 bool run)
+static __attribute__((noipa)) int guarded_lanes(struct guard_tls *g, const uint64_t *addr,
+						unsigned n, unsigned size, bool write,
+						uint8_t *buf, int lanes)
 {
-	if (sigsetjmp(guard_jmp, 0))
+	if (sigsetjmp(g->jmp, 0))
 		return -ISA_E_FAULT;
-	guard_on = 1;
+	g->on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	copy_lanes(addr, n, size, write, buf, run);
+	copy_lanes(addr, n, size, write, buf, lanes);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_on = 0;
+	g->on = 0;
 	return 0;
 }
 
@@ -356,10 +421,11 @@ static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n,
 			continue;
 		}
 		if (addr[i] + size < addr[i] ||
-		    pages_in(m, &addr[i], 1, size, write, true, addr[i], addr[i]))
+		    pages_in(m, &gt, &addr[i], 1, size, write, LANES_RUN, addr[i], addr[i]))
 			return -ISA_E_FAULT;
 		global = true;
-		if (direct(m) ? guarded_lanes(&addr[i], 1, size, write, b, true) : vm_copy(m, &l, &r, 1, write))
+		if (direct(m) ? guarded_lanes(&gt, &addr[i], 1, size, write, b, LANES_RUN)
+			      : vm_copy(m, &l, &r, 1, write))
 			return -ISA_E_FAULT;
 	}
 	if (global)
@@ -396,6 +462,8 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 	uint64_t lo = ~0ull, hi = 0;
 	unsigned nr = 0;
 	bool run = true;
+	int lanes;
+	struct guard_tls *g;
 
 	if (n > ISA_LANES || !n)
 		return n ? -ISA_E_FAULT : 0;
@@ -403,11 +471,51 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 	 * the ends. A whole wave's loops have a fixed count, which the
 	 * compiler vectorises (-O2 leaves a loop of unknown count scalar). */
 	if (n == ISA_LANES) {
-		uint64_t gaps = 0;
+		/* row by row: each row's lanes against its first; consecutive
+		 * when every row is and each starts where the one before ends */
+		uint64_t gaps, chain, rlo, rhi;
+		bool whole;
 
-		for (unsigned i = 0; i < ISA_LANES; i++)
-			gaps |= addr[i] ^ (addr[0] + (uint64_t)(i * size));
-		run = gaps == 0;
+		/* each lane against its row's first, four lanes a vector
+		 * (GCC's vector extension: -O2 leaves the nested loops' offsets
+		 * a multiply per lane); the offsets in registers across rows */
+		v4u64 o0 = { 0, size, 2 * (uint64_t)size, 3 * (uint64_t)size };
+		v4u64 st = { 4 * (uint64_t)size, 4 * (uint64_t)size, 4 * (uint64_t)size,
+			     4 * (uint64_t)size };
+		v4u64 o1 = o0 + st, o2 = o1 + st, o3 = o2 + st, acc = { 0, 0, 0, 0 };
+
+		for (unsigned r = 0; r < ROWS; r++) {
+			const uint64_t *a = addr + r * ROW;
+			v4u64 bv = { a[0], a[0], a[0], a[0] }, x0, x1, x2, x3;
+
+			memcpy(&x0, a, sizeof(x0));
+			memcpy(&x1, a + 4, sizeof(x1));
+			memcpy(&x2, a + 8, sizeof(x2));
+			memcpy(&x3, a + 12, sizeof(x3));
+			acc |= ((x0 - o0) ^ bv) | ((x1 - o1) ^ bv) | ((x2 - o2) ^ bv) |
+			       ((x3 - o3) ^ bv);
+		}
+		gaps = acc[0] | acc[1] | acc[2] | acc[3];
+		/* the rows' ends, straight (a loop of four kept its branches) */
+		const uint64_t b0 = addr[0], b1 = addr[ROW], b2 = addr[2 * ROW], b3 = addr[3 * ROW];
+		const uint64_t rs = (uint64_t)ROW * size;
+		uint64_t l01 = b0 < b1 ? b0 : b1, l23 = b2 < b3 ? b2 : b3;
+		uint64_t h01 = b0 > b1 ? b0 : b1, h23 = b2 > b3 ? b2 : b3;
+
+		_Static_assert(ROWS == 4, "the rows' ends are written out for four rows");
+		whole = (addr[ROW - 1] >= b0) & (addr[2 * ROW - 1] >= b1) &
+			(addr[3 * ROW - 1] >= b2) & (addr[4 * ROW - 1] >= b3);	/* no row wrapped */
+		chain = (b1 ^ (b0 + rs)) | (b2 ^ (b1 + rs)) | (b3 ^ (b2 + rs));
+		rlo = l01 < l23 ? l01 : l23;
+		rhi = h01 > h23 ? h01 : h23;
+		run = gaps == 0 && chain == 0;
+		if (!run && gaps == 0 && whole) {
+			/* each row spans its first lane to its last */
+			lanes = LANES_ROWS;
+			lo = rlo;
+			hi = rhi + (uint64_t)(ROW - 1) * size;
+			goto spanned;
+		}
 	} else {
 		unsigned gaps = 0;
 
@@ -416,12 +524,14 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 		run = gaps == 0;
 	}
 	run &= addr[n - 1] >= addr[0];	/* not wrapped */
+	lanes = run ? LANES_RUN : LANES_ANY;
 	if (run) {
 		lo = addr[0];
 		hi = addr[n - 1];
 	} else {
 		span(addr, n, &lo, &hi);
 	}
+spanned:
 	if (hi + size < hi)
 		return -ISA_E_FAULT;
 	for (unsigned i = 0; i < m->ninternal; i++) {
@@ -438,10 +548,20 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 		return mixed_access(m, addr, n, size, write, buf);
 	}
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (pages_in(m, addr, n, size, write, run, lo, hi))
+	g = &gt;
+	__asm__("" : "+r"(g));	/* one __tls_get_addr, kept across the calls */
+	/* lanes within two pages, both already known mapped: every path of
+	 * pages_in would only find them in the cache (the lowest lane touches
+	 * the first, the highest the last) */
+	struct tcache *c = tc_get(m, g);
+	uint64_t p0 = lo / SIM_PAGE, p1 = (hi + size - 1) / SIM_PAGE;
+
+	if (!(c && p1 - p0 <= 1 && c->page[p0 % TC_SLOTS] == p0 + 1 &&
+	      c->page[p1 % TC_SLOTS] == p1 + 1) &&
+	    pages_in(m, g, addr, n, size, write, lanes, lo, hi))
 		return -ISA_E_FAULT;
 	if (direct(m))
-		return guarded_lanes(addr, n, size, write, buf, run);
+		return guarded_lanes(g, addr, n, size, write, buf, lanes);
 	/* one process_vm_* call: consecutive lanes at consecutive addresses merge */
 	for (unsigned i = 0; i < n; i++) {
 		if (nr && (uintptr_t)remote[nr - 1].iov_base + remote[nr - 1].iov_len == addr[i]) {
@@ -512,9 +632,11 @@ static uint64_t rmw_lane(uint64_t addr, unsigned size, int op, uint64_t src, uin
 static int guarded_rmw(const uint64_t *addr, unsigned n, unsigned size, int op,
 		       const uint64_t *src, const uint64_t *cmp, uint64_t *old)
 {
-	if (sigsetjmp(guard_jmp, 0))
+	struct guard_tls *g = &gt;
+
+	if (sigsetjmp(g->jmp, 0))
 		return -ISA_E_FAULT;
-	guard_on = 1;
+	g->on = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (size == 4 && op == ISA_AT_ADD) {
 		/* atomicAdd, the common one: the loop without a switch per lane */
@@ -526,7 +648,7 @@ static int guarded_rmw(const uint64_t *addr, unsigned n, unsigned size, int op,
 			old[i] = rmw_lane(addr[i], size, op, src[i], cmp ? cmp[i] : 0);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_on = 0;
+	g->on = 0;
 	return 0;
 }
 
@@ -558,7 +680,7 @@ ISA_WIDE static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigne
 			break;
 		}
 	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
-	if (n && pages_in(m, addr, n, size, true, false, lo, hi))
+	if (n && pages_in(m, &gt, addr, n, size, true, LANES_ANY, lo, hi))
 		return -ISA_E_FAULT;
 	return guarded_rmw(addr, n, size, op, src, cmp, old);
 }

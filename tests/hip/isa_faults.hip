@@ -8,6 +8,11 @@
 //   atomic    an atomic on a page the GPU has mapped but the program has
 //             munmapped (without the shim the GPU keeps its mapping): the
 //             host atomic is guarded, the kernel ends with hipErrorIllegalAddress
+//   rows      loads and stores of a wave in four rows of 16 consecutive lanes
+//             (a tile's rows: the guard's one-copy-a-row path) a page or more
+//             apart, in order, reversed and on one address: the values as
+//             lane by lane (a later lane's store wins), exactly the rows'
+//             pages mapped, a row on a munmapped page hipErrorIllegalAddress
 //   race      a host thread munmaps pieces of a managed range while kernels
 //             load, store and add atomically on it: each ends with success or
 //             hipErrorIllegalAddress, and the process survives
@@ -59,6 +64,14 @@ __global__ void churn(int *p, size_t n, unsigned *sum, int rounds)
 			if ((i & 1023) == 0)
 				atomicAdd(sum, (unsigned)p[i]);
 		}
+}
+
+// lane l: row l / 16 at p + (l / 16) * stride, column l % 16
+__global__ void rows_copy(const int *src, int *dst, long stride)
+{
+	int l = threadIdx.x;
+	long at = (long)(l / 16) * stride + l % 16;
+	dst[at] = src[at] + l;
 }
 
 typedef int (*stats_fn)(int, struct hipsvm_sim_stats *);
@@ -197,6 +210,80 @@ static void t_handler(void)
 	CHECK(hipFree(out));
 }
 
+static void t_rows(void)
+{
+	const int pages = 64;
+	struct hipsvm_sim_stats a, b;
+	int *src, *dst;
+
+	CHECK(hipSetDevice(1));
+	CHECK(hipMallocManaged((void **)&src, pages * 4096, hipMemAttachGlobal));
+	CHECK(hipMallocManaged((void **)&dst, pages * 4096, hipMemAttachGlobal));
+	for (int i = 0; i < pages * 1024; i++)
+		src[i] = i * 3;
+	CHECK(hipMemPrefetchAsync(src, pages * 4096, 1, 0));
+	CHECK(hipMemPrefetchAsync(dst, pages * 4096, 1, 0));
+	CHECK(hipDeviceSynchronize());
+	// rows four pages apart, 40 bytes before a page's end (each row across two)
+	const long stride = 4 * 1024, first = 1024 - 10;
+	get_stats(1, &a);
+	hipLaunchKernelGGL(rows_copy, dim3(1), dim3(64), 0, 0, src + first, dst + first, stride);
+	CHECK(hipDeviceSynchronize());
+	get_stats(1, &b);
+	bool same = true;
+	for (int l = 0; l < 64; l++) {
+		long at = first + (long)(l / 16) * stride + l % 16;
+		same &= dst[at] == (int)at * 3 + l;
+	}
+	expect(same, "rows: four rows apart, the values");
+	printf("# rows: faults mapped %llu\n", (unsigned long long)(b.faults_mapped - a.faults_mapped));
+	expect(b.faults_mapped == a.faults_mapped, "rows: prefetched pages raise no fault");
+	// reversed rows (the highest lanes lowest)
+	const long last = first + 12 * 1024;
+	hipLaunchKernelGGL(rows_copy, dim3(1), dim3(64), 0, 0, src + last, dst + last, -stride);
+	CHECK(hipDeviceSynchronize());
+	same = true;
+	for (int l = 0; l < 64; l++) {
+		long at = last - (long)(l / 16) * stride + l % 16;
+		same &= dst[at] == (int)at * 3 + l;
+	}
+	expect(same, "rows: reversed, the values");
+	// every row on one address range: the last row's store wins
+	hipLaunchKernelGGL(rows_copy, dim3(1), dim3(64), 0, 0, src + 40 * 1024, dst + 40 * 1024, 0L);
+	CHECK(hipDeviceSynchronize());
+	same = true;
+	for (int c = 0; c < 16; c++)
+		same &= dst[40 * 1024 + c] == (40 * 1024 + c) * 3 + 48 + c;
+	expect(same, "rows: on one range, the last lane's store wins");
+	CHECK(hipFree(src));
+	CHECK(hipFree(dst));
+
+	// not prefetched: the GPU maps exactly the rows' pages (8: each row
+	// across two pages), in the rows' order
+	CHECK(hipMallocManaged((void **)&src, pages * 4096, hipMemAttachGlobal));
+	CHECK(hipMallocManaged((void **)&dst, pages * 4096, hipMemAttachGlobal));
+	memset(src, 0, pages * 4096);
+	memset(dst, 0, pages * 4096);
+	get_stats(1, &a);
+	hipLaunchKernelGGL(rows_copy, dim3(1), dim3(64), 0, 0, src + first, dst + first, stride);
+	CHECK(hipDeviceSynchronize());
+	get_stats(1, &b);
+	printf("# rows: faults mapped %llu\n", (unsigned long long)(b.faults_mapped - a.faults_mapped));
+	expect(b.faults_mapped - a.faults_mapped == 16, "rows: the rows' pages mapped, src's and dst's");
+	expect(dst[first + 3 * stride + 15] == 63 && dst[first + 16] == 0, "rows: values, nothing past a row");
+
+	// a row's first page gone behind the runtime's back (never mapped on the GPU)
+	if (munmap((char *)src + 14 * 4096, 4096) != 0)
+		exit(1);
+	hipLaunchKernelGGL(rows_copy, dim3(1), dim3(64), 0, 0, src + first + 2 * 1024, dst + first, stride);
+	hipError_t e = hipDeviceSynchronize();
+	printf("# rows: munmapped %s\n", hipGetErrorName(e));
+	expect(e == hipErrorIllegalAddress, "rows: a row on a munmapped page, hipErrorIllegalAddress");
+	(void)hipGetLastError();
+	CHECK(hipSetDevice(0));
+	// src is not freed: a page of it may hold another mapping by now
+}
+
 struct race {
 	char *base;
 	size_t size;
@@ -265,6 +352,8 @@ int main(int argc, char **argv)
 		t_malloc();
 	if (argc < 2 || !strcmp(argv[1], "atomic"))
 		t_atomic();
+	if (argc < 2 || !strcmp(argv[1], "rows"))
+		t_rows();
 	if (argc < 2 || !strcmp(argv[1], "race"))
 		t_race();
 	if (argc < 2 || !strcmp(argv[1], "handler"))
