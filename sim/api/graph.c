@@ -1326,6 +1326,34 @@ static struct hipGraphNode *typed(hipGraphNode_t node, hipGraphNodeType type)
 	return pick(NULL, node, type);
 }
 
+/* A node's parameters are the member of its union for its type, at the
+ * union's start: these copy them out of a node of the graph, or into one of
+ * the graph or of the executable graph x, under the graph lock. */
+static hipError_t params_get(hipGraphNode_t node, hipGraphNodeType type, void *out, size_t size)
+{
+	struct hipGraphNode *n;
+
+	pthread_mutex_lock(&graph_lock);
+	n = typed(node, type);
+	if (n)
+		memcpy(out, &n->u, size);
+	pthread_mutex_unlock(&graph_lock);
+	return n ? hipSuccess : hipErrorInvalidValue;
+}
+
+static hipError_t params_put(hipGraphExec_t x, hipGraphNode_t node, hipGraphNodeType type,
+			     const void *p, size_t size)
+{
+	struct hipGraphNode *n;
+
+	pthread_mutex_lock(&graph_lock);
+	n = pick(x, node, type);
+	if (n)
+		memcpy(&n->u, p, size);
+	pthread_mutex_unlock(&graph_lock);
+	return n ? hipSuccess : hipErrorInvalidValue;
+}
+
 SIM_API hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node,
 					       hipKernelNodeParams *pNodeParams)
 {
@@ -1383,32 +1411,17 @@ SIM_API hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node,
 
 SIM_API hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
-	struct hipGraphNode *n;
-
 	SIM_INIT_API();
 	if (!node || !pNodeParams)
 		SIM_RETURN(hipErrorInvalidValue);
-	pthread_mutex_lock(&graph_lock);
-	n = typed(node, hipGraphNodeTypeMemcpy);
-	if (n)
-		*pNodeParams = n->u.m3;
-	pthread_mutex_unlock(&graph_lock);
-	SIM_RETURN(n ? hipSuccess : hipErrorInvalidValue);
+	SIM_RETURN(params_get(node, hipGraphNodeTypeMemcpy, pNodeParams, sizeof(*pNodeParams)));
 }
 
 static hipError_t memcpy3d_set(hipGraphExec_t x, hipGraphNode_t node, const hipMemcpy3DParms *p)
 {
-	struct hipGraphNode *n;
 	hipError_t e = memcpy3d_check(p);
 
-	if (e != hipSuccess)
-		return e;
-	pthread_mutex_lock(&graph_lock);
-	n = pick(x, node, hipGraphNodeTypeMemcpy);
-	if (n)
-		n->u.m3 = *p;
-	pthread_mutex_unlock(&graph_lock);
-	return n ? hipSuccess : hipErrorInvalidValue;
+	return e != hipSuccess ? e : params_put(x, node, hipGraphNodeTypeMemcpy, p, sizeof(*p));
 }
 
 SIM_API hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node,
@@ -1551,32 +1564,17 @@ SIM_API hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, cons
 
 SIM_API hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
-	struct hipGraphNode *n;
-
 	SIM_INIT_API();
 	if (!node || !pNodeParams)
 		SIM_RETURN(hipErrorInvalidValue);
-	pthread_mutex_lock(&graph_lock);
-	n = typed(node, hipGraphNodeTypeMemset);
-	if (n)
-		*pNodeParams = n->u.set;
-	pthread_mutex_unlock(&graph_lock);
-	SIM_RETURN(n ? hipSuccess : hipErrorInvalidValue);
+	SIM_RETURN(params_get(node, hipGraphNodeTypeMemset, pNodeParams, sizeof(*pNodeParams)));
 }
 
 static hipError_t memset_set(hipGraphExec_t x, hipGraphNode_t node, const hipMemsetParams *p)
 {
-	struct hipGraphNode *n;
 	hipError_t e = memset_check(p);
 
-	if (e != hipSuccess)
-		return e;
-	pthread_mutex_lock(&graph_lock);
-	n = pick(x, node, hipGraphNodeTypeMemset);
-	if (n)
-		n->u.set = *p;
-	pthread_mutex_unlock(&graph_lock);
-	return n ? hipSuccess : hipErrorInvalidValue;
+	return e != hipSuccess ? e : params_put(x, node, hipGraphNodeTypeMemset, p, sizeof(*p));
 }
 
 SIM_API hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node,
@@ -1590,29 +1588,15 @@ SIM_API hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node,
 
 SIM_API hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
 {
-	struct hipGraphNode *n;
-
 	SIM_INIT_API();
 	if (!node || !pNodeParams)
 		SIM_RETURN(hipErrorInvalidValue);
-	pthread_mutex_lock(&graph_lock);
-	n = typed(node, hipGraphNodeTypeHost);
-	if (n)
-		*pNodeParams = n->u.host;
-	pthread_mutex_unlock(&graph_lock);
-	SIM_RETURN(n ? hipSuccess : hipErrorInvalidValue);
+	SIM_RETURN(params_get(node, hipGraphNodeTypeHost, pNodeParams, sizeof(*pNodeParams)));
 }
 
 static hipError_t host_set(hipGraphExec_t x, hipGraphNode_t node, const hipHostNodeParams *p)
 {
-	struct hipGraphNode *n;
-
-	pthread_mutex_lock(&graph_lock);
-	n = pick(x, node, hipGraphNodeTypeHost);
-	if (n)
-		n->u.host = *p;
-	pthread_mutex_unlock(&graph_lock);
-	return n ? hipSuccess : hipErrorInvalidValue;
+	return params_put(x, node, hipGraphNodeTypeHost, p, sizeof(*p));
 }
 
 /* hip_graph.cpp:1737: userData may not be NULL here, though it may be
@@ -1628,16 +1612,9 @@ SIM_API hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node,
 
 static hipError_t event_get(hipGraphNode_t node, hipEvent_t *out, hipGraphNodeType type)
 {
-	struct hipGraphNode *n;
-
 	if (!node || !out)
 		return hipErrorInvalidValue;
-	pthread_mutex_lock(&graph_lock);
-	n = typed(node, type);
-	if (n)
-		*out = n->u.ev;
-	pthread_mutex_unlock(&graph_lock);
-	return n ? hipSuccess : hipErrorInvalidValue;
+	return params_get(node, type, out, sizeof(*out));
 }
 
 static hipError_t event_set(hipGraphExec_t x, hipGraphNode_t node, hipEvent_t ev,

@@ -206,6 +206,73 @@ Test(conf_graph, memset_kernel_memcpy_host_computes)
 	free(h);
 }
 
+/* A node's parameters read back as they were set, by its own type only:
+ * memset, host and 3D copy nodes, and their Set calls replace them. */
+Test(conf_graph, node_params_read_back_by_type)
+{
+	hipMemsetParams mp = { 0 }, mp2;
+	hipHostNodeParams hp = { 0 }, hp2;
+	hipMemcpy3DParms m3 = { 0 }, m32;
+	hipGraphNode_t set, host, cp;
+	struct seen seen = { 0 };
+	hipGraph_t g;
+	int *d, *h = calloc(N, sizeof(int));
+
+	cr_assert(h);
+	ASSERT_OK(hipMalloc((void **)&d, N * sizeof(int)));
+	ASSERT_OK(hipGraphCreate(&g, 0));
+	mp.dst = d;
+	mp.value = 7;
+	mp.elementSize = 4;
+	mp.width = N;
+	mp.height = 1;
+	ASSERT_OK(hipGraphAddMemsetNode(&set, g, NULL, 0, &mp));
+	hp.fn = see;
+	hp.userData = &seen;
+	ASSERT_OK(hipGraphAddHostNode(&host, g, &set, 1, &hp));
+	m3.srcPtr = make_hipPitchedPtr(d, N * sizeof(int), N, 1);
+	m3.dstPtr = make_hipPitchedPtr(h, N * sizeof(int), N, 1);
+	m3.extent = make_hipExtent(N * sizeof(int), 1, 1);
+	m3.kind = hipMemcpyDeviceToHost;
+	ASSERT_OK(hipGraphAddMemcpyNode(&cp, g, &host, 1, &m3));
+
+	memset(&mp2, 0xa5, sizeof(mp2));
+	ASSERT_OK(hipGraphMemsetNodeGetParams(set, &mp2));
+	cr_expect(mp2.dst == d && mp2.value == 7 && mp2.elementSize == 4 && mp2.width == N &&
+		  mp2.height == 1);
+	memset(&hp2, 0, sizeof(hp2));
+	ASSERT_OK(hipGraphHostNodeGetParams(host, &hp2));
+	cr_expect(hp2.fn == see && hp2.userData == &seen);
+	memset(&m32, 0, sizeof(m32));
+	ASSERT_OK(hipGraphMemcpyNodeGetParams(cp, &m32));
+	cr_expect(m32.srcPtr.ptr == d && m32.dstPtr.ptr == h && m32.extent.width == N * sizeof(int) &&
+		  m32.kind == hipMemcpyDeviceToHost);
+
+	/* another node's type answers invalid value and leaves the output */
+	memset(&mp2, 0, sizeof(mp2));
+	cr_expect_eq(hipGraphMemsetNodeGetParams(host, &mp2), hipErrorInvalidValue);
+	cr_expect(mp2.dst == NULL && mp2.value == 0);
+	cr_expect_eq(hipGraphHostNodeGetParams(cp, &hp2), hipErrorInvalidValue);
+	cr_expect_eq(hipGraphMemcpyNodeGetParams(set, &m32), hipErrorInvalidValue);
+
+	mp.value = 9;
+	mp.width = N / 2;
+	ASSERT_OK(hipGraphMemsetNodeSetParams(set, &mp));
+	ASSERT_OK(hipGraphMemsetNodeGetParams(set, &mp2));
+	cr_expect(mp2.value == 9 && mp2.width == N / 2);
+	hp.userData = h;
+	ASSERT_OK(hipGraphHostNodeSetParams(host, &hp));
+	ASSERT_OK(hipGraphHostNodeGetParams(host, &hp2));
+	cr_expect(hp2.userData == h);
+	cr_expect_eq(hipGraphHostNodeSetParams(set, &hp), hipErrorInvalidValue);
+	ASSERT_OK(hipGraphMemsetNodeGetParams(set, &mp2));
+	cr_expect(mp2.value == 9, "a refused Set changed the node");
+
+	ASSERT_OK(hipGraphDestroy(g));
+	ASSERT_OK(hipFree(d));
+	free(h);
+}
+
 /* Unit_hipHostRegister_Graphs' graph: a copy to registered host memory
  * through hipHostGetDevicePointer's pointer, a kernel adding one there, a
  * copy back, ordered with hipGraphAddDependencies; each launch adds one. */
