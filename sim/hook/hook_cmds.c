@@ -98,58 +98,16 @@ static void zap_add(uintptr_t start, uintptr_t end, uint64_t gpus)
 	sim_unlock(&hs.zap_lock);
 }
 
-/* After a drain on g: invalidate every remembered range of g once more and
- * forget g in it. Returns "unmapped"/"mapped" for the log, NULL if none. */
-static const char *zap_drain(struct sim_gpu *g, bool invalidate)
-{
-	const char *word = NULL;
-	uint64_t bit = UINT64_C(1) << g->index;
-	unsigned i = 0;
-
-	/* drainclear: the drain forgot g everywhere already; the clear finds
-	 * nothing (a zap added meanwhile is another unmapper's) */
-	if (!__atomic_load_n(&hs.nzap, __ATOMIC_RELAXED))
-		return NULL;
-	sim_lock(&hs.zap_lock);
-	while (i < hs.nzap) {
-		struct zap *z = &hs.zap[i];
-
-		if (!(z->gpus & bit)) {
-			i++;
-			continue;
-		}
-		if (invalidate) {
-			/* First the pages the CPU unmap took leave their
-			 * allocation, so that no fault maps them again even
-			 * when a new mapping reuses the address; then this
-			 * GPU forgets what was mapped since the set. Once the
-			 * range is wholly gone that is known for every GPU
-			 * of the drain; a range still (partly) mapped may be
-			 * another unmapper's whose CPU unmap is yet to come,
-			 * so the next GPU looks again. */
-			if (!z->gone)
-				z->gone = sim_map_release_unmapped(z->start, z->end);
-			sim_gpu_unmap_range(g, z->start, z->end, z->map_events);
-			word = z->gone ? "unmapped" : "mapped";
-		}
-		z->gpus &= ~bit;
-		if (!z->gpus) {
-			memmove(z, z + 1, (hs.nzap - i - 1) * sizeof(*z));
-			hs.nzap--;
-		} else {
-			i++;
-		}
-	}
-	sim_unlock(&hs.zap_lock);
-	return word;
-}
-
-/* zap_drain(g, true) for every GPU of the mask, under one lock; word[g]
- * as its result. */
-static void zap_drain_gpus(uint64_t gpus, const char **word)
+/* After a drain on the GPUs of the mask gpus: invalidate every remembered
+ * range of theirs once more (when invalidate) and forget them in it, under
+ * one lock; word[g], for a GPU g of the mask that had a range, becomes
+ * "unmapped" or "mapped" for the log, and is left alone otherwise. */
+static void zap_forget(uint64_t gpus, bool invalidate, const char **word)
 {
 	unsigned i = 0;
 
+	/* drainclear: the drain forgot its GPUs everywhere already; the clear
+	 * finds nothing (a zap added meanwhile is another unmapper's) */
 	if (!__atomic_load_n(&hs.nzap, __ATOMIC_RELAXED))
 		return;
 	sim_lock(&hs.zap_lock);
@@ -161,9 +119,15 @@ static void zap_drain_gpus(uint64_t gpus, const char **word)
 			i++;
 			continue;
 		}
-		/* as zap_drain: the released pages first, then each GPU
-		 * forgets what was mapped since the set */
-		for (left = mine; left; left &= left - 1) {
+		/* First the pages the CPU unmap took leave their
+		 * allocation, so that no fault maps them again even
+		 * when a new mapping reuses the address; then each
+		 * GPU forgets what was mapped since the set. Once the
+		 * range is wholly gone that is known for every GPU
+		 * of the drain; a range still (partly) mapped may be
+		 * another unmapper's whose CPU unmap is yet to come,
+		 * so the next GPU looks again. */
+		for (left = invalidate ? mine : 0; left; left &= left - 1) {
 			unsigned g = (unsigned)__builtin_ctzll(left);
 
 			if (!z->gone)
@@ -180,6 +144,16 @@ static void zap_drain_gpus(uint64_t gpus, const char **word)
 		}
 	}
 	sim_unlock(&hs.zap_lock);
+}
+
+/* zap_forget for one GPU: its word, NULL if it had no range. */
+static const char *zap_drain(struct sim_gpu *g, bool invalidate)
+{
+	const char *word[HIPSVM_MAX_GPUS];
+
+	word[g->index] = NULL;
+	zap_forget(UINT64_C(1) << g->index, invalidate, word);
+	return word[g->index];
 }
 
 /* ---- the backend of src/shared/hooksrv.c ---- */
@@ -246,7 +220,7 @@ static void be_drained_gpus(void *be, uint64_t gpus, const char **word)
 		conn->pending &= ~gpus;
 		conn->cp_mask &= ~gpus;
 	}
-	zap_drain_gpus(gpus, word);
+	zap_forget(gpus, true, word);
 }
 
 static int be_wait(void *be, unsigned g, struct hipsvm_drain *d, uint32_t ms)
