@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -76,6 +77,53 @@ const char *preload_rest(void)
 
 void (*pl_before_exec)(int pid);
 
+/* The scratch folders of this test process's runs, removed when it exits
+ * (a test reads its run's folder after run() returns, so not sooner):
+ * thousands of them were left in /tmp otherwise. HIPSVM_TEST_KEEP keeps
+ * them for a look. Only what mkdtemp made is removed, entry by entry, never
+ * through a link. */
+static char made[16][128];
+static unsigned nmade;
+
+static void rm_scratch(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(fd, e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+static void rm_made(void)
+{
+	while (nmade)
+		rm_scratch(made[--nmade]);
+}
+
+static void remember_scratch(const char *dir)
+{
+	if (getenv("HIPSVM_TEST_KEEP"))
+		return;
+	if (!nmade)
+		atexit(rm_made);
+	if (nmade == sizeof(made) / sizeof(made[0])) {
+		/* the oldest run's folder: no test reads that far back */
+		rm_scratch(made[0]);
+		memmove(made[0], made[1], sizeof(made) - sizeof(made[0]));
+		nmade--;
+	}
+	snprintf(made[nmade++], sizeof(made[0]), "%s", dir);
+}
+
 /* Runs argv with only the environment given here (plus extra), stdout and
  * stderr to files, at most 120 s. */
 void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
@@ -90,6 +138,7 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dir, sizeof(r->dir), "/tmp/hipsvm-preload-XXXXXX");
 	cr_assert(mkdtemp(r->dir), "mkdtemp");
+	remember_scratch(r->dir);
 	envp[n++] = "PATH=/usr/bin:/bin";
 	envp[n++] = "LC_ALL=C";
 	envp[n++] = "HIPSVM_SIM_QUIET=1";
