@@ -136,19 +136,61 @@ static void copy_run(struct sim_op *op)
 		memmove(c->dst, c->src, c->n);
 }
 
+/* The context of HIP memory at p (a device, or HIPSVM_CTX_HOST: pinned or
+ * registered memory every device shares); NO_CTX for other memory. */
+#define NO_CTX (-2)
+
+static int mem_ctx(const void *p)
+{
+	struct sim_alloc a;
+
+	return sim_lookup(p, &a) ? a.ctx : NO_CTX;
+}
+
+/* The device whose null stream a copy runs on instead of the stream it was
+ * given, or -1: as hipamd 5.2.3's ihipMemcpyCommand (hip_memory.cpp:333-399)
+ * chooses it, a copy whose device memory is one other device's (the given
+ * stream's GPU is neither side's) goes on that device's null stream (its
+ * source's when both sides are that device's), so it is ordered behind that
+ * device's null-stream kernels; two devices' memory is a peer copy on the
+ * stream itself. The pinned-only cases hipamd routes to the current
+ * device's null stream are left on the stream. */
+static int copy_route(const void *dst, const void *src, int qdev)
+{
+	int sc = mem_ctx(src), dc = mem_ctx(dst), m;
+
+	if (sc >= 0 && dc >= 0 && sc != dc)
+		return -1;
+	m = sc >= 0 ? sc : dc;
+	return m >= 0 && m != qdev ? m : -1;
+}
+
 static hipError_t submit(hipStream_t stream, bool sync, void *dst, const void *src, size_t n,
 			 int value, unsigned elem)
 {
-	struct sim_stream *s = sim_stream_get(stream);
+	struct sim_stream *s = sim_stream_get(stream), *via = NULL;
 	struct copy_op *c;
 	hipError_t e;
+	int dev;
 
 	if (!s)
 		return hipErrorInvalidHandle;
 	if (n == 0)
 		return hipSuccess;
+	if (!elem && (dev = copy_route(dst, src, sim_stream_device(s))) >= 0)
+		via = sim_null_stream(dev);
 	if (sync) {
 		e = sync_wait(stream, s);
+		if (via) {
+			/* and, on that device's null stream, behind its
+			 * blocking streams (hip_device.cpp, NullStream) */
+			hipError_t ve;
+
+			sim_stream_wait_blocking(dev);
+			ve = sim_stream_wait(via);
+			if (ve != hipSuccess)	/* its own sync's to report */
+				sim_stream_set_error(via, ve);
+		}
 		if (elem)
 			fill(dst, (uint32_t)value, n, elem);
 		else
@@ -164,7 +206,10 @@ static hipError_t submit(hipStream_t stream, bool sync, void *dst, const void *s
 	c->n = n;
 	c->value = value;
 	c->elem = elem;
-	sim_stream_enqueue(s, &c->op);
+	if (via)
+		sim_stream_enqueue_via(s, via, &c->op);
+	else
+		sim_stream_enqueue(s, &c->op);
 	return hipSuccess;
 }
 

@@ -205,6 +205,26 @@ static struct sim_stream *spt_stream(int dev)
 	return spt->s[dev];
 }
 
+/* dev's null stream, made at its first use; caller holds reg_lock. */
+static struct sim_stream *null_stream_locked(int dev)
+{
+	if (!sim_gpu(dev))
+		return NULL;
+	if (!null_streams[dev])
+		null_streams[dev] = stream_new(dev, 0, 0, true);
+	return null_streams[dev];
+}
+
+struct sim_stream *sim_null_stream(int dev)
+{
+	struct sim_stream *s;
+
+	pthread_mutex_lock(&reg_lock);
+	s = null_stream_locked(dev);
+	pthread_mutex_unlock(&reg_lock);
+	return s;
+}
+
 struct sim_stream *sim_stream_get(hipStream_t h)
 {
 	struct sim_stream *s = (struct sim_stream *)h, *it;
@@ -214,12 +234,7 @@ struct sim_stream *sim_stream_get(hipStream_t h)
 		return spt_stream(dev);
 	pthread_mutex_lock(&reg_lock);
 	if (!h) {
-		s = NULL;
-		if (sim_gpu(dev)) {
-			if (!null_streams[dev])
-				null_streams[dev] = stream_new(dev, 0, 0, true);
-			s = null_streams[dev];
-		}
+		s = null_stream_locked(dev);
 	} else {
 		for (it = streams; it && it != s; it = it->next)
 			;
@@ -413,6 +428,33 @@ void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op)
 {
 	fence(s);
 	enqueue_one(s, op);
+}
+
+/* A barrier on everything o has queued so far, queued on s. */
+static void order_behind(struct sim_stream *s, struct sim_stream *o)
+{
+	struct barrier_op *b;
+
+	pthread_mutex_lock(&reg_lock);
+	b = barrier_on(o);
+	pthread_mutex_unlock(&reg_lock);
+	if (b)
+		enqueue_one(s, &b->op);
+}
+
+void sim_stream_enqueue_via(struct sim_stream *s, struct sim_stream *via, struct sim_op *op)
+{
+	if (via == s) {
+		sim_stream_enqueue(s, op);
+		return;
+	}
+	fence(via);
+	order_behind(via, s);
+	enqueue_one(via, op);
+	/* Anything queued on via meanwhile is waited for too: a later
+	 * barrier, never one that could wait for s in turn (its count of s
+	 * was taken before this one was queued on s). */
+	order_behind(s, via);
 }
 
 hipError_t sim_stream_sync(struct sim_stream *s)

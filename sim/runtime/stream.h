@@ -21,6 +21,13 @@ int sim_stream_device(const struct sim_stream *s);
  * null-stream / blocking-stream barriers (stream.c). Takes the registry
  * lock: not with it held. */
 void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op);
+/* ROCm 5.2.3's route for a copy whose memory is another device's
+ * (hip_memory.cpp ihipMemcpyCommand, ihipMemcpy): op goes on via (that
+ * device's null stream, behind its barriers) after all that s has queued,
+ * and s waits for it. via == s: sim_stream_enqueue. */
+void sim_stream_enqueue_via(struct sim_stream *s, struct sim_stream *via, struct sim_op *op);
+/* dev's null stream (made at its first use); NULL for no such GPU. */
+struct sim_stream *sim_null_stream(int dev);
 hipError_t sim_stream_wait(struct sim_stream *s);	/* s's own queue only */
 /* What a synchronous operation on s waits for, as in ROCm 5.2: s's queue,
  * and before that, for the null stream, the device's blocking streams (for

@@ -217,3 +217,46 @@ Test(conf_async, wait_event_holds_and_destroy_does_not_wait)
 	ASSERT_OK(hipStreamDestroy(s1));
 	ASSERT_OK(hipStreamDestroy(s2));
 }
+
+/* A copy of one device's memory on another device's stream (the stream made
+ * while that device was current, as hip-tests' Unit_hipMemcpyAsync_Positive_
+ * Basic does after a case left GPU 1 current) runs, in hipamd 5.2.3, on the
+ * memory's device's null stream (hip_memory.cpp ihipMemcpyCommand), so it
+ * follows the kernel queued there, and the given stream waits for it. The
+ * gate kernel writes its stamps into the device memory copied. */
+Test(conf_async, copy_on_another_gpus_stream_follows_the_null_stream_kernel)
+{
+	unsigned long long limit = GATE_LIMIT_S * REALTIME_HZ, want[4], got[4];
+	void *a = NULL, *b = NULL, *g = (void *)gate_mem;
+	void *params[] = { &g, &a, &limit };
+	hipStream_t other;
+	int n = 0;
+
+	ASSERT_OK(hipGetDeviceCount(&n));
+	if (n < 2)
+		cr_skip_test("one GPU");
+	ASSERT_OK(hipSetDevice(1));
+	ASSERT_OK(hipStreamCreate(&other));
+	ASSERT_OK(hipSetDevice(0));
+	ASSERT_OK(hipMalloc(&a, sizeof(want)));
+	ASSERT_OK(hipMalloc(&b, sizeof(want)));
+	ASSERT_OK(hipMemset(a, 0, sizeof(want)));
+	ASSERT_OK(hipMemset(b, 0, sizeof(want)));
+	gate_mem[0] = 0;
+	gate_mem[1] = 0;
+	ASSERT_OK(hipModuleLaunchKernel(f_gate, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+	ASSERT_OK(hipMemcpyAsync(b, a, sizeof(want), hipMemcpyDeviceToDevice, other));
+	wait_started();
+	EXPECT_HIP(hipStreamQuery(other), hipErrorNotReady);
+	open_gate();
+	ASSERT_OK(hipStreamSynchronize(other));
+	ASSERT_OK(hipMemcpy(want, a, sizeof(want), hipMemcpyDeviceToHost));
+	ASSERT_OK(hipMemcpy(got, b, sizeof(got), hipMemcpyDeviceToHost));
+	cr_expect_neq(want[3], 0ull, "the kernel stamped a");
+	for (unsigned i = 0; i < 4; i++)
+		cr_expect_eq(got[i], want[i], "b[%u] = %llu, the kernel wrote %llu", i, got[i],
+			     want[i]);
+	ASSERT_OK(hipStreamDestroy(other));
+	ASSERT_OK(hipFree(a));
+	ASSERT_OK(hipFree(b));
+}
