@@ -41,6 +41,16 @@ bool hipsvm_madvise_drops_pages(int advice);
  * /proc/self/maps cannot be read. errno unchanged (shm_wrap.c). */
 size_t hipsvm_shm_extent(uintptr_t addr);
 
+/* The granule bitmap, NULL until the first SVM piece: both loads atomic, as
+ * the registry publishes the bitmap with a release store while other
+ * threads unmap (a plain load of it was a data race under TSan). On x86 an
+ * acquire load is the plain move it was. */
+static inline const uint64_t *hipsvm_unmap_bitmap(void)
+{
+	return __atomic_load_n(__atomic_load_n(&hipsvm_svm_bits, __ATOMIC_ACQUIRE),
+			       __ATOMIC_ACQUIRE);
+}
+
 /* True when [addr, addr + len) holds no tracked SVM memory for sure and
  * this thread is neither inside the shim nor inside a hipFree: the real
  * function may be called straight away. */
@@ -48,8 +58,7 @@ static inline bool hipsvm_unmap_untracked(const void *addr, size_t len)
 {
 	if (__builtin_expect(hipsvm_tls.guard != 0 || hipsvm_tls.freeing != NULL, 0))
 		return false;
-	return hipsvm_gf_svm_clear(*__atomic_load_n(&hipsvm_svm_bits, __ATOMIC_ACQUIRE),
-				   (uintptr_t)addr, len);
+	return hipsvm_gf_svm_clear(hipsvm_unmap_bitmap(), (uintptr_t)addr, len);
 }
 
 /* The same, inline to the end for a range within one 2 MiB granule (a
@@ -59,8 +68,7 @@ static inline bool hipsvm_unmap_untracked_one(const void *addr, size_t len)
 {
 	if (__builtin_expect(hipsvm_tls.guard != 0 || hipsvm_tls.freeing != NULL, 0))
 		return false;
-	return hipsvm_gf_svm_clear_one(*__atomic_load_n(&hipsvm_svm_bits, __ATOMIC_ACQUIRE),
-				       (uintptr_t)addr, len);
+	return hipsvm_gf_svm_clear_one(hipsvm_unmap_bitmap(), (uintptr_t)addr, len);
 }
 
 #endif
