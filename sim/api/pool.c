@@ -349,13 +349,16 @@ hipError_t sim_pool_free(void *ptr, struct sim_stream *s)
 		b = a.owner;
 		pthread_mutex_lock(&pool_lock);
 		if (!b->free && b->p == (uintptr_t)ptr) {
-			b->pool->busy -= b->size;
-			free_push(b->pool, b);
+			/* once unlocked, b is another thread's to free */
+			struct sim_pool *bp = b->pool;
+
+			bp->busy -= b->size;
+			free_push(bp, b);
 			if (m) {
 				m->refs = 2;
 				b->mark = m;
 			}
-			last = unref(b->pool);
+			last = unref(bp);
 			pthread_mutex_unlock(&pool_lock);
 			if (op) {
 				op->op.fn = mark_run;
@@ -363,7 +366,7 @@ hipError_t sim_pool_free(void *ptr, struct sim_stream *s)
 				sim_stream_enqueue(s, &op->op);
 			}
 			if (last)
-				pool_final(b->pool);
+				pool_final(bp);
 			return hipSuccess;
 		}
 		pthread_mutex_unlock(&pool_lock);
