@@ -194,9 +194,9 @@ SIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 	s = sim_stream_get(stream);
 	if (!s)
 		SIM_RETURN(hipErrorInvalidValue);
-	/* Stream order: work queued before the free may still use the memory. */
-	sim_stream_wait(s);
-	SIM_RETURN(sim_pool_free(ptr));
+	/* stream order: a pool block is reached when s gets to the free;
+	 * anything else is freed after s's work (pool.c) */
+	SIM_RETURN(sim_pool_free(ptr, s));
 }
 
 /* ROCm pins the range (hsa_amd_memory_lock): more than the machine's

@@ -454,7 +454,9 @@ static hipError_t kernel_check(const hipKernelNodeParams *p, const struct hipsvm
 		return e;
 	if (!p->kernelParams == !p->extra)
 		return hipErrorInvalidValue;
-	return hipSuccess;
+	/* ihipValidateKernelParams runs the launch's own checks
+	 * (hip_graph.cpp:56): the kernel's launch bounds too */
+	return sim_exec_check_bounds(*info, dims.block);
 }
 
 hipError_t sim_graph_add_kernel(hipGraphNode_t *out, hipGraph_t g, const hipGraphNode_t *deps,

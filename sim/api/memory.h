@@ -12,11 +12,12 @@
 #include <stdint.h>
 
 struct sim_op;
+struct sim_stream;
 
 /* hipMallocAsync (pool NULL: the stream's device's current pool) and
- * hipFreeAsync's bookkeeping. HIP errors, as ROCm answers them. */
+ * hipFreeAsync's bookkeeping (s: the freeing stream, never NULL). HIP errors, as ROCm answers them. */
 hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream_t stream);
-hipError_t sim_pool_free(void *ptr);
+hipError_t sim_pool_free(void *ptr, struct sim_stream *s);
 
 struct sim_array_info {
 	uint8_t *mem;			/* the elements, rows packed */

@@ -325,6 +325,8 @@ static hipError_t module_launch(hipFunction_t f, uint32_t gx, uint32_t gy, uint3
 	}
 	if ((r = sim_exec_check_block(l.dims.block)) != hipSuccess)
 		return r;
+	if ((r = sim_exec_check_bounds(l.info, l.dims.block)) != hipSuccess)
+		return r;
 	if (start && (r = hipEventRecord(start, stream)) != hipSuccess)
 		return r;
 	r = sim_exec_launch(&l, stream);

@@ -141,14 +141,19 @@ SIM_API hipError_t hipLaunchKernel_spt(const void *fn, dim3 grid, dim3 block, vo
 }
 
 /* A cooperative grid must be resident at once: no more blocks than the
- * device holds (hipErrorCooperativeLaunchTooLarge otherwise). */
-static hipError_t coop_check(dim3 grid, dim3 block, unsigned shmem)
+ * device holds (hipErrorCooperativeLaunchTooLarge otherwise). The kernel's
+ * launch bounds come first, as in ihipLaunchKernel_validate. */
+static hipError_t coop_check(const void *f, dim3 grid, dim3 block, unsigned shmem)
 {
 	uint64_t threads = (uint64_t)block.x * block.y * block.z;
 	uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
+	const struct hipsvm_kernel_info *info = NULL;
+	uint32_t b[3] = { block.x, block.y, block.z };
 
 	if (!threads || threads > SIM_BLOCK_MAX || !blocks)
 		return hipErrorInvalidConfiguration;
+	if (sim_func_lookup(f, &info) && sim_exec_check_bounds(info, b) != hipSuccess)
+		return hipErrorLaunchFailure;
 	if (blocks > (uint64_t)blocks_per_cu((int)threads, shmem) * NCU)
 		return hipErrorCooperativeLaunchTooLarge;
 	return hipSuccess;
@@ -162,7 +167,7 @@ SIM_API hipError_t hipLaunchCooperativeKernel(const void *f, dim3 grid, dim3 blo
 	SIM_INIT_API();
 	if (!host_fn_known(f))
 		SIM_RETURN(hipErrorInvalidDeviceFunction);
-	if ((r = coop_check(grid, block, shmem)) != hipSuccess)
+	if ((r = coop_check(f, grid, block, shmem)) != hipSuccess)
 		SIM_RETURN(r);
 	return hipLaunchKernel(f, grid, block, args, shmem, stream);
 }
@@ -197,7 +202,8 @@ static hipError_t multi(hipLaunchParams *list, int n, bool coop)
 			if (hipGetStreamDeviceId(list[j].stream) == dev)
 				return hipErrorInvalidDevice;
 		if (coop && host_fn_known(list[i].func) &&
-		    (r = coop_check(list[i].gridDim, b, (unsigned)list[i].sharedMem)) != hipSuccess)
+		    (r = coop_check(list[i].func, list[i].gridDim, b,
+				    (unsigned)list[i].sharedMem)) != hipSuccess)
 			return r;
 	}
 	for (i = 0; i < n; i++) {
@@ -227,9 +233,18 @@ SIM_API hipError_t hipExtLaunchKernel(const void *f, dim3 grid, dim3 block, void
 				      size_t shmem, hipStream_t stream, hipEvent_t start,
 				      hipEvent_t stop, int flags)
 {
+	const struct hipsvm_kernel_info *info = NULL;
+	struct sim_launch_dims d;
 	hipError_t r;
 
 	(void)flags;
+	SIM_INIT_API();
+	/* the launch's checks come before its start event (ihipLaunchKernel,
+	 * then ihipModuleLaunchKernel); hipLaunchKernel makes the others */
+	if (f && sim_func_lookup(f, &info) &&
+	    sim_exec_dims_blocks(grid, block, shmem, &d) == hipSuccess &&
+	    sim_exec_check_bounds(info, d.block) != hipSuccess)
+		SIM_RETURN(hipErrorLaunchFailure);
 	if (start && (r = hipEventRecord(start, stream)) != hipSuccess)
 		return r;
 	r = hipLaunchKernel(f, grid, block, args, shmem, stream);

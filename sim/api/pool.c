@@ -5,10 +5,22 @@
  * the allocation map like hipMalloc's, so they take the page-fault path) and
  * keeps the ones freed with hipFreeAsync for reuse: the first free block at
  * least as large as asked, as ROCm's free heap does. Its memory goes back to
- * the device only at hipMemPoolTrimTo and hipMemPoolDestroy (ROCm also
- * releases above the threshold when a stream synchronises; the simulator
- * keeps it until then). Frees wait for their stream, so every free block is
- * safe to reuse at once.
+ * the device only at hipMemPoolTrimTo and hipMemPoolDestroy (5.2.3's
+ * Device::ReleaseFreedMemory, the release at a stream's synchronisation, has
+ * no caller).
+ *
+ * A free is stream-ordered, as in 5.2.3 (hip_mempool_impl.cpp:173-199): the
+ * block goes to the free list at once with a marker queued on the freeing
+ * stream, and is "reached" when the stream gets there (at once when the
+ * stream is idle). A free block is taken again by an allocation on the
+ * stream that allocated it (MemoryTimestamp's safe stream: FreeMemory's
+ * AddSafeStream adds the freeing stream only when it is already there,
+ * hip_mempool_impl.hpp:39-43), or on any stream once reached while
+ * hipMemPoolReuseAllowOpportunistic is set (IsSafeFind, hpp:58-68). Trims
+ * and destroys give back reached blocks only (IsSafeRelease, hpp:70-77);
+ * the last reference of a destroyed pool waits for the rest (~MemoryPool,
+ * hpp:160-163). The other two reuse attributes are stored and read back,
+ * and nothing else reads them, as in 5.2.3.
  *
  * Answers follow ROCm 5.2.3 even where they are odd: an allocation the
  * device cannot hold gives hipSuccess and NULL; setting
@@ -31,11 +43,25 @@
 
 #define POOL_MAGIC 0x504f4f4cu	/* "POOL" */
 
+/* The freeing stream's marker: set when the stream reaches the free. Held
+ * by the block and by the queued op; under pool_lock. */
+struct mark {
+	unsigned refs;
+	bool done;
+};
+
+struct mark_op {
+	struct sim_op op;	/* first: the stream frees the op */
+	struct mark *m;
+};
+
 struct blk {
 	struct sim_pool *pool;
 	uintptr_t p;
 	size_t size;
 	bool free;
+	const struct sim_stream *safe;	/* the stream it was allocated on */
+	struct mark *mark;		/* free: NULL when reached at the free */
 	struct blk *prev, *next;	/* the free list, oldest first */
 };
 
@@ -51,6 +77,7 @@ struct sim_pool {
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t mark_cond = PTHREAD_COND_INITIALIZER;	/* a mark is done */
 static struct sim_pool *pools;
 static struct sim_pool *def_pool[HIPSVM_MAX_GPUS], *cur_pool[HIPSVM_MAX_GPUS];
 
@@ -61,6 +88,7 @@ static void pool_forget(struct sim_alloc *a);
 static void pools_reset(void)
 {
 	pthread_mutex_init(&pool_lock, NULL);
+	pthread_cond_init(&mark_cond, NULL);
 	pools = NULL;
 	memset(def_pool, 0, sizeof(def_pool));
 	memset(cur_pool, 0, sizeof(cur_pool));
@@ -108,14 +136,35 @@ static struct sim_pool *current_of(int dev)
 	return cur_pool[dev] ? cur_pool[dev] : default_of(dev);
 }
 
-/* Caller holds pool_lock: drop one reference, free a destroyed pool with
- * none left. */
-static void unref(struct sim_pool *p)
+/* Caller holds pool_lock. */
+static void mark_put(struct mark *m)
+{
+	if (m && !--m->refs)
+		free(m);
+}
+
+static void mark_run(struct sim_op *op)
+{
+	struct mark *m = ((struct mark_op *)op)->m;
+
+	pthread_mutex_lock(&pool_lock);
+	m->done = true;
+	pthread_cond_broadcast(&mark_cond);
+	mark_put(m);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* Caller holds pool_lock: has the freeing stream reached the free? */
+static bool reached(const struct blk *b)
+{
+	return !b->mark || b->mark->done;
+}
+
+/* Caller holds pool_lock: unlink and free a destroyed pool. */
+static void pool_unlink(struct sim_pool *p)
 {
 	struct sim_pool **pp;
 
-	if (--p->refs || !p->destroyed)
-		return;
 	for (pp = &pools; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
@@ -123,6 +172,13 @@ static void unref(struct sim_pool *p)
 		}
 	p->magic = 0;
 	free(p);
+}
+
+/* Caller holds pool_lock: drop one reference. True when it was the last
+ * of a destroyed pool: the caller then calls pool_final with no lock held. */
+static bool unref(struct sim_pool *p)
+{
+	return !--p->refs && p->destroyed;
 }
 
 static void free_unlink(struct sim_pool *p, struct blk *b)
@@ -137,6 +193,8 @@ static void free_unlink(struct sim_pool *p, struct blk *b)
 		p->free_tail = b->prev;
 	b->prev = b->next = NULL;
 	b->free = false;
+	mark_put(b->mark);
+	b->mark = NULL;
 	p->freed -= b->size;
 }
 
@@ -155,16 +213,24 @@ static void free_push(struct sim_pool *p, struct blk *b)
 		p->freed_high = p->freed;
 }
 
-/* Gives back free blocks, oldest first, while more than keep bytes are
- * held. The blocks leave the map and are destroyed with no lock held. */
-static void release_free(struct sim_pool *p, uint64_t keep)
+/* Gives back reached free blocks, oldest first, while more than keep bytes
+ * are held (Heap::ReleaseAllMemory); wait: each block's free is waited for
+ * first (its safe_release). The blocks leave the map and are destroyed with
+ * no lock held. */
+static void release_free(struct sim_pool *p, uint64_t keep, bool wait)
 {
 	for (;;) {
 		struct sim_alloc *a;
-		struct blk *b;
+		struct blk *b = NULL;
 
 		pthread_mutex_lock(&pool_lock);
-		b = p->freed > keep ? p->free_head : NULL;
+		if (p->freed > keep) {
+			if (wait)
+				while (p->free_head && !reached(p->free_head))
+					pthread_cond_wait(&mark_cond, &pool_lock);
+			for (b = p->free_head; b && !reached(b); b = b->next)
+				;
+		}
 		if (b)
 			free_unlink(p, b);
 		pthread_mutex_unlock(&pool_lock);
@@ -177,18 +243,31 @@ static void release_free(struct sim_pool *p, uint64_t keep)
 	}
 }
 
-/* MemoryPool::AllocateMemory: NULL when the device cannot hold it. */
-static void *pool_alloc(struct sim_pool *p, size_t size)
+/* The last reference of a destroyed pool is gone: every free block goes
+ * back once its free is reached (~MemoryPool), then the pool. */
+static void pool_final(struct sim_pool *p)
+{
+	release_free(p, 0, true);
+	pthread_mutex_lock(&pool_lock);
+	pool_unlink(p);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* MemoryPool::AllocateMemory: NULL when the device cannot hold it. s is
+ * the allocating stream. */
+static void *pool_alloc(struct sim_pool *p, size_t size, const struct sim_stream *s)
 {
 	struct hipsvm_context *c;
 	struct sim_alloc *a;
 	struct blk *b;
 
 	pthread_mutex_lock(&pool_lock);
-	for (b = p->free_head; b && b->size < size; b = b->next)
-		;
+	for (b = p->free_head; b; b = b->next)
+		if (b->size >= size && (b->safe == s || (p->opportunistic && reached(b))))
+			break;
 	if (b) {
 		free_unlink(p, b);
+		b->safe = s;
 		p->busy += b->size;
 		if (p->busy > p->busy_high)
 			p->busy_high = p->busy;
@@ -207,6 +286,7 @@ static void *pool_alloc(struct sim_pool *p, size_t size)
 	b->pool = p;
 	b->p = a->base;
 	b->size = size;
+	b->safe = s;
 	pthread_mutex_lock(&pool_lock);
 	p->busy += size;
 	if (p->busy > p->busy_high)
@@ -230,33 +310,70 @@ static void pool_forget(struct sim_alloc *a)
 		free_unlink(p, b);
 	} else {
 		p->busy -= b->size;
-		unref(p);
+		/* hipFree of a busy block of a destroyed pool, its last: the
+		 * pool's free blocks cannot be given back from here (the map
+		 * is the caller's), so the pool stays, destroyed, with them */
+		(void)unref(p);
 	}
 	pthread_mutex_unlock(&pool_lock);
 	free(b);
 }
 
-/* hipFreeAsync: a busy pool block goes back to its pool; anything else is
- * freed as hipFree would (ROCm's ihipFree), a pool's free block included. */
-hipError_t sim_pool_free(void *ptr)
+/* hipFreeAsync on s: a busy pool block goes back to its pool, reached when
+ * s gets there (MemoryPool::FreeMemory); anything else is freed as hipFree
+ * would (ROCm's ihipFree), a pool's free block included, after s's work. */
+hipError_t sim_pool_free(void *ptr, struct sim_stream *s)
 {
+	struct mark_op *op = NULL;
+	struct mark *m = NULL;
 	struct sim_alloc a;
 	struct blk *b;
+	bool last;
 
 	if (!sim_lookup(ptr, &a) || a.base != (uintptr_t)ptr)
 		return hipErrorInvalidValue;
 	if (a.role == SIM_ROLE_POOL && a.owner) {
+		/* an idle stream has reached the free already: no marker */
+		if (sim_stream_query(s) != hipSuccess) {
+			op = calloc(1, sizeof(*op));
+			m = calloc(1, sizeof(*m));
+			if (!op || !m) {
+				/* no marker to queue: the free waits instead */
+				free(op);
+				free(m);
+				op = NULL;
+				m = NULL;
+				sim_stream_wait(s);
+			}
+		}
 		b = a.owner;
 		pthread_mutex_lock(&pool_lock);
 		if (!b->free && b->p == (uintptr_t)ptr) {
-			b->pool->busy -= b->size;
-			free_push(b->pool, b);
-			unref(b->pool);
+			/* once unlocked, b is another thread's to free */
+			struct sim_pool *bp = b->pool;
+
+			bp->busy -= b->size;
+			free_push(bp, b);
+			if (m) {
+				m->refs = 2;
+				b->mark = m;
+			}
+			last = unref(bp);
 			pthread_mutex_unlock(&pool_lock);
+			if (op) {
+				op->op.fn = mark_run;
+				op->m = m;
+				sim_stream_enqueue(s, &op->op);
+			}
+			if (last)
+				pool_final(bp);
 			return hipSuccess;
 		}
 		pthread_mutex_unlock(&pool_lock);
+		free(op);
+		free(m);
 	}
+	sim_stream_wait(s);
 	return sim_free(ptr, false);
 }
 
@@ -282,7 +399,7 @@ hipError_t sim_pool_malloc(void **ptr, size_t size, hipMemPool_t pool, hipStream
 	pthread_mutex_unlock(&pool_lock);
 	if (!p)
 		return hipErrorInvalidValue;
-	*ptr = pool_alloc(p, size);
+	*ptr = pool_alloc(p, size, s);
 	return hipSuccess;
 }
 
@@ -364,7 +481,7 @@ SIM_API hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProp
 SIM_API hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
 	struct sim_pool *p = (struct sim_pool *)mem_pool;
-	bool live;
+	bool live, last = false;
 
 	SIM_INIT_API();
 	if (!mem_pool)
@@ -374,15 +491,17 @@ SIM_API hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 	pthread_mutex_unlock(&pool_lock);
 	if (!live)
 		SIM_RETURN(hipErrorInvalidValue);
-	release_free(p, p->threshold);
+	release_free(p, p->threshold, false);
 	pthread_mutex_lock(&pool_lock);
 	if (cur_pool[p->device] == p)
 		cur_pool[p->device] = NULL;
 	if (!p->is_default) {
 		p->destroyed = true;
-		unref(p);
+		last = unref(p);
 	}
 	pthread_mutex_unlock(&pool_lock);
+	if (last)
+		pool_final(p);
 	SIM_RETURN(hipSuccess);
 }
 
@@ -399,7 +518,7 @@ SIM_API hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_h
 	pthread_mutex_unlock(&pool_lock);
 	if (!live)
 		SIM_RETURN(hipErrorInvalidValue);
-	release_free(p, min_bytes_to_hold);
+	release_free(p, min_bytes_to_hold, false);
 	SIM_RETURN(hipSuccess);
 }
 

@@ -161,6 +161,9 @@ static int parse_kernel(struct mp *m, struct hipsvm_codeobj *co)
 		} else if (tok_is(&k, ".kernarg_segment_size")) {
 			if (!mp_u32(m, &ke.info.kernarg_size))
 				return -EINVAL;
+		} else if (tok_is(&k, ".max_flat_workgroup_size")) {
+			if (!mp_u32(m, &ke.info.max_flat_wg))
+				return -EINVAL;
 		} else if (tok_is(&k, ".args")) {
 			if (!mp_next(m, &v))
 				return -EINVAL;

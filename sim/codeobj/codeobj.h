@@ -58,6 +58,9 @@ struct hipsvm_kernel_info {
 				 * further ones are dropped) */
 	struct hipsvm_karg args[HIPSVM_KERNEL_MAX_ARGS];
 	uint32_t kernarg_size;	/* .kernarg_segment_size, hidden arguments included */
+	/* .max_flat_workgroup_size (__launch_bounds__; clang writes 1024 for
+	 * a HIP kernel without it); 0: not in the metadata */
+	uint32_t max_flat_wg;
 	/*
 	 * The machine code, when the ELF has the "<name>.kd" symbol and the
 	 * entry it names lies in an executable section (codeobj_code.c):

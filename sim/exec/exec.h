@@ -43,6 +43,12 @@ struct sim_launch {
  * work-items: the one check of the limit, which every launch entry point
  * makes at its place in ROCm's order. */
 hipError_t sim_exec_check_block(const uint32_t block[3]);
+/* hipErrorLaunchFailure for a group larger than the kernel's maximum flat
+ * work-group size (its __launch_bounds__), hipamd 5.2.3's
+ * ihipLaunchKernel_validate (hip_module.cpp:244-251): checked after the
+ * device's limit and before anything of the launch is queued (its start
+ * event, the cooperative checks). info NULL: no limit known. */
+hipError_t sim_exec_check_bounds(const struct hipsvm_kernel_info *info, const uint32_t block[3]);
 /* A <<<grid, block, shmem>>> launch (grid in blocks) checked in
  * hipLaunchKernel's order (a grid of more than 2^32-1 work-items in a
  * dimension, a zero size, the group limit) and turned into dims. */

@@ -428,6 +428,14 @@ hipError_t sim_exec_check_block(const uint32_t block[3])
 	return hipSuccess;
 }
 
+hipError_t sim_exec_check_bounds(const struct hipsvm_kernel_info *info, const uint32_t block[3])
+{
+	if (info && info->max_flat_wg &&
+	    (uint64_t)block[0] * block[1] * block[2] > info->max_flat_wg)
+		return hipErrorLaunchFailure;
+	return hipSuccess;
+}
+
 hipError_t sim_exec_dims_blocks(dim3 grid, dim3 block, size_t shmem,
 				struct sim_launch_dims *out)
 {
@@ -476,6 +484,8 @@ hipError_t sim_exec_launch(const struct sim_launch *l, hipStream_t stream)
 
 	if (!s)
 		return hipErrorInvalidHandle;
+	if (sim_exec_check_bounds(l->info, l->dims.block) != hipSuccess)
+		return hipErrorLaunchFailure;
 	/* ROCclr sums the launch's dynamic shared memory and the kernel's
 	 * group_segment_fixed_size and refuses more than the device's LDS when
 	 * it captures the arguments; hipamd 5.2.3 returns that as

@@ -20,7 +20,7 @@
 #define N 4096u
 
 static hipModule_t mod;
-static hipFunction_t f_inc, f_inc8;
+static hipFunction_t f_inc, f_inc8, f_bounded64;
 static void *image;
 static void **fatbin;
 
@@ -74,6 +74,7 @@ static void setup(void)
 	ASSERT_OK(hipModuleLoad(&mod, path));
 	ASSERT_OK(hipModuleGetFunction(&f_inc, mod, "inc"));
 	ASSERT_OK(hipModuleGetFunction(&f_inc8, mod, "inc8"));
+	ASSERT_OK(hipModuleGetFunction(&f_bounded64, mod, "bounded64"));
 	image = read_file(path);
 	wrapper = (struct fatbin_wrapper){ 0x48495046u, 1, image, NULL };
 	fatbin = __hipRegisterFatBinary(&wrapper);
@@ -870,6 +871,11 @@ Test(conf_graph, graph_argument_answers)
 	kp = inc_params(f_inc, args, 1);
 	kp.blockDim = dim3_of(2048);
 	EXPECT_HIP(hipGraphAddKernelNode(&node, g, NULL, 0, &kp), hipErrorInvalidConfiguration);
+	/* the kernel's __launch_bounds__(64): ihipValidateKernelParams makes
+	 * the launch's checks (hip_graph.cpp:56, hip_module.cpp:244-251) */
+	kp = inc_params(f_bounded64, args, 1);
+	kp.blockDim = dim3_of(65);
+	EXPECT_HIP(hipGraphAddKernelNode(&node, g, NULL, 0, &kp), hipErrorLaunchFailure);
 	/* memset nodes: the element size and the height (hip_memory.cpp:2386) */
 	mp.dst = d;
 	mp.width = 4;

@@ -51,3 +51,10 @@ extern "C" __global__ void set32(int *a, int v, unsigned long n)
 // A device variable for the symbol copies (tests/sim/conf_graph.c).
 extern "C" __device__ int graph_var[4];
 __device__ int graph_var[4];
+
+// At most 64 work-items a group (.max_flat_workgroup_size 64): a larger
+// block is hipErrorLaunchFailure in ROCm 5.2.3 (tests/sim/conf_launch.c).
+extern "C" __global__ void __launch_bounds__(64) bounded64(int *a)
+{
+	a[threadIdx.x] = (int)threadIdx.x;
+}

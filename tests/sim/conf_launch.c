@@ -207,3 +207,105 @@ Test(conf_launch, multi_device_launches, .init = register_kernel, .fini = unregi
 		ASSERT_OK(hipStreamDestroy(s[i]));
 	}
 }
+
+/* ---- __launch_bounds__: a block larger than the kernel's maximum flat
+ * work-group size (.max_flat_workgroup_size in its metadata) is
+ * hipErrorLaunchFailure, after the device's own limit
+ * (hipErrorInvalidConfiguration), in every launch path: hipamd 5.2.3's
+ * ihipLaunchKernel_validate (hip_module.cpp:244-251), which
+ * hipLaunchKernel, the module launches and the cooperative ones all
+ * reach. hip-tests' Unit_hipLaunchBounds_*. ---- */
+
+static void bounded_stub(void)
+{
+}
+
+static struct {
+	uint32_t magic, version;
+	const void *bin;
+	void *unused;
+} bounded_wrapper;
+static void **bounded_fatbin;
+static void *bounded_co;
+static hipModule_t bounded_mod;
+
+/* conf_kernels.hip's code object, registered as hipcc's host code would
+ * (bounded64 under bounded_stub) and loaded as a module. */
+static void register_bounded(void)
+{
+	const char *path = getenv("CONF_KERNELS");
+	FILE *f;
+	long n;
+
+	if (!path)	/* built without hipcc: the case skips */
+		return;
+	f = fopen(path, "rb");
+	cr_assert(f, "%s", path);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	cr_assert_gt(n, 0);
+	rewind(f);
+	bounded_co = malloc((size_t)n);
+	cr_assert(bounded_co);
+	cr_assert_eq(fread(bounded_co, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	bounded_wrapper.magic = 0x48495046u;
+	bounded_wrapper.version = 1;
+	bounded_wrapper.bin = bounded_co;
+	bounded_fatbin = __hipRegisterFatBinary(&bounded_wrapper);
+	cr_assert(bounded_fatbin);
+	__hipRegisterFunction(bounded_fatbin, (const void *)bounded_stub, "bounded64",
+			      "bounded64", -1u, NULL, NULL, NULL, NULL, NULL);
+	ASSERT_OK(hipModuleLoad(&bounded_mod, path));
+}
+
+static void unregister_bounded(void)
+{
+	if (!bounded_fatbin)
+		return;
+	ASSERT_OK(hipModuleUnload(bounded_mod));
+	__hipUnregisterFatBinary(bounded_fatbin);
+	free(bounded_co);
+}
+
+Test(conf_launch, launch_bounds_exceeded_is_launch_failure, .init = register_bounded,
+     .fini = unregister_bounded)
+{
+	dim3 one = { 1, 1, 1 }, b64 = { 64, 1, 1 }, b65 = { 65, 1, 1 }, b2d = { 8, 16, 1 };
+	dim3 huge = { 2048, 1, 1 };
+	hipFunction_t fn;
+	hipEvent_t start;
+	int *a, host[64], i;
+	void *args[] = { &a };
+
+	if (!getenv("CONF_KERNELS"))
+		cr_skip_test("no conf_kernels code object (hipcc not found)");
+	ASSERT_OK(hipModuleGetFunction(&fn, bounded_mod, "bounded64"));
+	ASSERT_OK(hipMalloc((void **)&a, 256 * sizeof(int)));
+	ASSERT_OK(hipMemset(a, 0xff, 256 * sizeof(int)));
+	EXPECT_HIP(hipLaunchKernel((void *)bounded_stub, one, b65, args, 0, NULL),
+		   hipErrorLaunchFailure);
+	EXPECT_HIP(hipLaunchKernel((void *)bounded_stub, one, b2d, args, 0, NULL),
+		   hipErrorLaunchFailure);
+	EXPECT_HIP(hipLaunchKernel((void *)bounded_stub, one, huge, args, 0, NULL),
+		   hipErrorInvalidConfiguration);
+	EXPECT_HIP(hipModuleLaunchKernel(fn, 1, 1, 1, 65, 1, 1, 0, NULL, args, NULL),
+		   hipErrorLaunchFailure);
+	EXPECT_HIP(hipLaunchCooperativeKernel((void *)bounded_stub, one, b65, args, 0, NULL),
+		   hipErrorLaunchFailure);
+	ASSERT_OK(hipEventCreate(&start));
+	EXPECT_HIP(hipExtLaunchKernel((void *)bounded_stub, one, b65, args, 0, NULL, start, NULL,
+				      0), hipErrorLaunchFailure);
+	ASSERT_OK(hipEventDestroy(start));
+	ASSERT_OK(hipDeviceSynchronize());
+	ASSERT_OK(hipMemcpy(host, a, sizeof(host), hipMemcpyDeviceToHost));
+	cr_expect_eq(host[0], -1, "a refused launch ran");
+	/* within the bounds the kernel runs */
+	ASSERT_OK(hipLaunchKernel((void *)bounded_stub, one, b64, args, 0, NULL));
+	ASSERT_OK(hipModuleLaunchKernel(fn, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+	ASSERT_OK(hipDeviceSynchronize());
+	ASSERT_OK(hipMemcpy(host, a, sizeof(host), hipMemcpyDeviceToHost));
+	for (i = 0; i < 64; i++)
+		cr_expect_eq(host[i], i, "a[%d]", i);
+	ASSERT_OK(hipFree(a));
+}

@@ -3,6 +3,8 @@
  * (hip_mempool.cpp, hip_mempool_impl.cpp). */
 #include "conf_mem.h"
 
+#include <time.h>
+
 TestSuite(mem_pool, .timeout = 60);
 
 static hipMemPool_t make_pool(int dev)
@@ -233,4 +235,165 @@ Test(mem_pool, hipMemPool_export_import_are_empty)
 	cr_expect_eq(hipMemPoolGetAccess(&fl, p, &loc), hipSuccess);
 	cr_expect_eq(fl, (hipMemAccessFlags)77);
 	cr_expect_eq(hipMemPoolSetAccess(p, NULL, 0), hipSuccess);
+}
+
+/* ---- stream-ordered frees (MemoryPool::FreeMemory): a kernel that runs
+ * until the case opens its gate (conf_kernels.hip's `gate`, as in
+ * conf_async.c) holds the freeing stream, so no case depends on timing ---- */
+
+#define GATE_LIMIT_S 20
+#define REALTIME_HZ 100000000ull	/* MI200's reference clock */
+
+static hipModule_t gate_mod;
+static hipFunction_t f_gate;
+static volatile int *gate_mem;		/* [0] open, [1] started */
+static unsigned long long *gate_stamp;
+
+static void gate_setup(void)
+{
+	const char *path = getenv("CONF_KERNELS");
+
+	if (!path)	/* built without hipcc: the cases skip */
+		return;
+	cr_assert_eq(hipSetDevice(0), hipSuccess);
+	cr_assert_eq(hipModuleLoad(&gate_mod, path), hipSuccess);
+	cr_assert_eq(hipModuleGetFunction(&f_gate, gate_mod, "gate"), hipSuccess);
+	cr_assert_eq(hipHostMalloc((void **)&gate_mem, 2 * sizeof(int), 0), hipSuccess);
+	cr_assert_eq(hipHostMalloc((void **)&gate_stamp, 4 * sizeof(*gate_stamp), 0), hipSuccess);
+}
+
+static void gate_teardown(void)
+{
+	if (!gate_mem)
+		return;
+	__atomic_store_n(&gate_mem[0], 1, __ATOMIC_RELEASE);
+	cr_assert_eq(hipDeviceSynchronize(), hipSuccess);
+	cr_assert_eq(hipHostFree((void *)gate_mem), hipSuccess);
+	cr_assert_eq(hipHostFree(gate_stamp), hipSuccess);
+	cr_assert_eq(hipModuleUnload(gate_mod), hipSuccess);
+}
+
+/* Launches the gate kernel on s, closed, and waits (bounded) until it runs. */
+static void gate_need(void)
+{
+	if (!gate_mem)
+		cr_skip_test("no conf_kernels code object (hipcc not found)");
+}
+
+static void gate_hold(hipStream_t s)
+{
+	unsigned long long limit = GATE_LIMIT_S * REALTIME_HZ;
+	void *g = (void *)gate_mem, *st = gate_stamp;
+	void *params[] = { &g, &st, &limit };
+	struct timespec ts = { 0, 1000000 };
+	int i;
+
+	gate_mem[0] = 0;
+	gate_mem[1] = 0;
+	cr_assert_eq(hipModuleLaunchKernel(f_gate, 1, 1, 1, 1, 1, 1, 0, s, params, NULL),
+		     hipSuccess);
+	for (i = 0; i < GATE_LIMIT_S * 1000 && !__atomic_load_n(&gate_mem[1], __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ts, NULL);
+	cr_assert(gate_mem[1], "the kernel did not start");
+}
+
+static void gate_open(void)
+{
+	__atomic_store_n(&gate_mem[0], 1, __ATOMIC_RELEASE);
+}
+
+static void set_opportunistic(hipMemPool_t p, int32_t v)
+{
+	cr_assert_eq(hipMemPoolSetAttribute(p, hipMemPoolReuseAllowOpportunistic, &v), hipSuccess);
+}
+
+/* hipFreeAsync behind a running kernel returns at once (the stream is still
+ * busy), the block counts as reserved, and hipMemPoolTrimTo leaves it
+ * (IsSafeRelease: its marker has not retired); hipStreamSynchronize gives
+ * nothing back (5.2.3 releases at no synchronisation); a trim after it does.
+ * hip-tests' Unit_hipMemPoolApi_BasicTrim. */
+Test(mem_pool, hipFreeAsync_trim_waits_for_the_stream, .init = gate_setup,
+     .fini = gate_teardown)
+{
+	hipMemPool_t p;
+	hipStream_t s;
+	void *b, *c;
+
+	gate_need();
+	p = make_pool(0);
+	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
+	cr_assert_eq(hipMallocFromPoolAsync(&b, MIB, p, s), hipSuccess);
+	cr_assert_eq(hipMallocFromPoolAsync(&c, 4 * KIB, p, s), hipSuccess);
+	gate_hold(s);
+	cr_expect_eq(hipFreeAsync(b, s), hipSuccess);
+	cr_expect_eq(hipStreamQuery(s), hipErrorNotReady, "the free did not wait for the kernel");
+	cr_expect_eq(attr64(p, hipMemPoolAttrUsedMemCurrent), 4 * KIB);
+	cr_expect_eq(attr64(p, hipMemPoolAttrReservedMemCurrent), MIB + 4 * KIB);
+	cr_expect_eq(hipMemPoolTrimTo(p, 4 * KIB), hipSuccess);
+	cr_expect_eq(attr64(p, hipMemPoolAttrReservedMemCurrent), MIB + 4 * KIB,
+		     "a block whose free the stream has not reached stays");
+	gate_open();
+	cr_assert_eq(hipStreamSynchronize(s), hipSuccess);
+	cr_expect_eq(attr64(p, hipMemPoolAttrReservedMemCurrent), MIB + 4 * KIB);
+	cr_expect_eq(hipMemPoolTrimTo(p, 4 * KIB), hipSuccess);
+	cr_expect_eq(attr64(p, hipMemPoolAttrReservedMemCurrent), 4 * KIB);
+	cr_expect_eq(attr64(p, hipMemPoolAttrUsedMemCurrent), 4 * KIB);
+	cr_expect_eq(hipFreeAsync(c, s), hipSuccess);
+	cr_expect_eq(hipMemPoolDestroy(p), hipSuccess);
+	cr_expect_eq(hipStreamDestroy(s), hipSuccess);
+}
+
+/* MemoryPool::AllocateMemory on another stream (IsSafeFind): a block whose
+ * free is not reached is not taken, opportunistic or not; a reached one is
+ * taken only while hipMemPoolReuseAllowOpportunistic is set. The stream it
+ * was allocated on takes it at once (its safe stream). hip-tests'
+ * Unit_hipMemPoolApi_Opportunistic, its three sections. */
+Test(mem_pool, hipMallocFromPoolAsync_reuse_follows_the_attributes, .init = gate_setup,
+     .fini = gate_teardown)
+{
+	hipMemPool_t p;
+	hipStream_t s, s2;
+	void *a, *b, *c;
+
+	gate_need();
+	p = make_pool(0);
+	cr_assert_eq(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+	cr_assert_eq(hipStreamCreateWithFlags(&s2, hipStreamNonBlocking), hipSuccess);
+
+	/* opportunistic, not reached: a new block for s2; s itself reuses */
+	set_opportunistic(p, 1);
+	cr_assert_eq(hipMallocFromPoolAsync(&a, MIB, p, s), hipSuccess);
+	gate_hold(s);
+	cr_expect_eq(hipFreeAsync(a, s), hipSuccess);
+	cr_assert_eq(hipMallocFromPoolAsync(&b, MIB, p, s2), hipSuccess);
+	cr_expect_neq(b, a, "a block still in use by the kernel was handed out");
+	cr_assert_eq(hipMallocFromPoolAsync(&c, MIB, p, s), hipSuccess);
+	cr_expect_eq(c, a, "the allocating stream reuses its own block");
+	gate_open();
+	cr_assert_eq(hipStreamSynchronize(s), hipSuccess);
+	cr_expect_eq(hipFreeAsync(b, s2), hipSuccess);
+	cr_expect_eq(hipFreeAsync(c, s), hipSuccess);
+	cr_expect_eq(hipMemPoolTrimTo(p, 0), hipSuccess);
+	cr_expect_eq(attr64(p, hipMemPoolAttrReservedMemCurrent), 0);
+
+	/* not opportunistic, reached: still a new block for s2 */
+	set_opportunistic(p, 0);
+	cr_assert_eq(hipMallocFromPoolAsync(&a, MIB, p, s), hipSuccess);
+	gate_hold(s);
+	cr_expect_eq(hipFreeAsync(a, s), hipSuccess);
+	gate_open();
+	cr_assert_eq(hipStreamSynchronize(s), hipSuccess);
+	cr_assert_eq(hipMallocFromPoolAsync(&b, MIB, p, s2), hipSuccess);
+	cr_expect_neq(b, a, "reuse on another stream without hipMemPoolReuseAllowOpportunistic");
+
+	/* opportunistic, reached: s2 takes s's block */
+	set_opportunistic(p, 1);
+	cr_assert_eq(hipMallocFromPoolAsync(&c, MIB, p, s2), hipSuccess);
+	cr_expect_eq(c, a, "a reached free block is reused");
+	cr_expect_eq(attr64(p, hipMemPoolAttrReservedMemCurrent), 2 * MIB);
+	cr_expect_eq(hipFreeAsync(b, s2), hipSuccess);
+	cr_expect_eq(hipFreeAsync(c, s2), hipSuccess);
+	cr_expect_eq(hipMemPoolDestroy(p), hipSuccess);
+	cr_expect_eq(hipStreamDestroy(s), hipSuccess);
+	cr_expect_eq(hipStreamDestroy(s2), hipSuccess);
 }
