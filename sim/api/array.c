@@ -20,11 +20,15 @@
 
 #define ARRAY_MAGIC 0x41525259u	/* "ARRY" */
 #define MIP_MAGIC 0x4d495050u	/* "MIPP" */
-/* gfx90a image limits (ROCclr's device info) */
+/* gfx90a image limits: ROCclr's device info (rocdevice.cpp:1413-1444) from
+ * ROCr's HSA_EXT_AGENT_INFO_IMAGE_*_MAX_ELEMENTS, i.e. ImageLutKv's
+ * kMaxDimensionLut_ (image_lut_kv.cpp:299-308, also gfx9's). The 2 Ki 3D
+ * limit is PAL's (paldevice.cpp:464), not ROCm's. */
 #define MAX_1D 16384u
 #define MAX_2D 16384u
-#define MAX_3D 2048u
-#define MAX_LAYERS 2048u
+#define MAX_3D 16384u		/* width and height */
+#define MAX_3D_DEPTH 8192u
+#define MAX_LAYERS 8192u	/* imageMaxArraySize_: the 2DA array size */
 #define PITCH_ALIGN 256u	/* imagePitchAlignment_ */
 
 struct sim_array {
@@ -112,7 +116,7 @@ static bool dims_ok(size_t w, size_t h, size_t d, unsigned flags)
 	if (flags & hipArrayLayered)
 		return w <= MAX_2D && h <= MAX_2D && d >= 1 && d <= MAX_LAYERS;
 	if (d)
-		return h && w <= MAX_3D && h <= MAX_3D && d <= MAX_3D;
+		return h && w <= MAX_3D && h <= MAX_3D && d <= MAX_3D_DEPTH;
 	if (h)
 		return w <= MAX_2D && h <= MAX_2D;
 	return w <= MAX_1D;

@@ -79,7 +79,9 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	p->maxTexture1DLinear = 1 << 27;
 	p->maxTexture1D = 16384;
 	p->maxTexture2D[0] = p->maxTexture2D[1] = 16384;
-	p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 2048;
+	/* hip_device.cpp:320-322 from ROCr's 3D image limits (sim/api/array.c) */
+	p->maxTexture3D[0] = p->maxTexture3D[1] = 16384;
+	p->maxTexture3D[2] = 8192;
 	p->memPitch = 2147483647;
 	p->textureAlignment = 256;
 	p->texturePitchAlignment = 256;

@@ -764,14 +764,11 @@ static hipError_t node_run(const struct hipGraphNode *n, hipStream_t s)
 	case hipGraphNodeTypeMemcpy:
 		return hipMemcpy3DAsync(&n->u.m3, s);
 	case hipGraphNodeTypeMemcpy1D:
-		return hipMemcpyAsync(n->u.m1.dst, n->u.m1.src, n->u.m1.n,
-				      (hipMemcpyKind)n->u.m1.kind, s);
+		return sim_copy_node(n->u.m1.dst, n->u.m1.src, n->u.m1.n, n->u.m1.kind, s);
 	case hipGraphNodeTypeMemcpyFromSymbol:
-		return hipMemcpyFromSymbolAsync(n->u.ms.ptr, n->u.ms.sym, n->u.ms.n, n->u.ms.off,
-						(hipMemcpyKind)n->u.ms.kind, s);
 	case hipGraphNodeTypeMemcpyToSymbol:
-		return hipMemcpyToSymbolAsync(n->u.ms.sym, n->u.ms.ptr, n->u.ms.n, n->u.ms.off,
-					      (hipMemcpyKind)n->u.ms.kind, s);
+		return sim_symbol_copy_node(n->type == hipGraphNodeTypeMemcpyToSymbol, n->u.ms.ptr,
+					    n->u.ms.sym, n->u.ms.n, n->u.ms.off, n->u.ms.kind, s);
 	case hipGraphNodeTypeMemset:
 		return memset_run(&n->u.set, s);
 	case hipGraphNodeTypeHost:

@@ -213,28 +213,57 @@ static hipError_t submit(hipStream_t stream, bool sync, void *dst, const void *s
 	return hipSuccess;
 }
 
-hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync)
+/* ihipMemcpy (hip_memory.cpp:438-450) turns an asynchronous copy with a
+ * side that is not HIP memory (pageable host memory) into a synchronous one:
+ * the command is queued on its stream and awaited, so the caller may read
+ * or reuse the host buffer when the call returns. The stream's earlier
+ * error is left for its synchronisation, as awaitCompletion does not
+ * report it. */
+static void await_pageable(hipStream_t stream, void *dst, const void *src)
+{
+	struct sim_stream *s;
+	struct sim_alloc a;
+
+	if (sim_lookup(dst, &a) && sim_lookup(src, &a))
+		return;
+	s = sim_stream_get(stream);
+	if (s)
+		sim_stream_drain(s);
+}
+
+hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync,
+		    bool await)
 {
 	hipError_t e = sim_check_copy(dst, src, n, kind);
 
 	if (e == hipSuccess)
 		e = submit(s, sync, dst, src, n, -1, 0);
+	if (e == hipSuccess && !sync && await && n)
+		await_pageable(s, dst, src);
 	return e;
 }
 
-static hipError_t copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync)
+/* await: the public asynchronous calls (ihipMemcpy); a graph's copy node
+ * is queued as a command of its own and never awaited. */
+static hipError_t copy_to(void *dst, const void *src, size_t n, int kind, hipStream_t s,
+			  bool sync, bool await)
 {
-	hipError_t e;
-
 	SIM_INIT_API();
 	if (sync && sim_capture_implicit())
 		return hipErrorStreamCaptureImplicit;
 	if (!sync && sim_capture_active(s))
 		return sim_capture_memcpy(s, dst, src, n, kind);
-	e = sim_check_copy(dst, src, n, kind);
-	if (e == hipSuccess)
-		e = submit(s, sync, dst, src, n, -1, 0);
-	SIM_RETURN(e);
+	SIM_RETURN(sim_copy(dst, src, n, kind, s, sync, await));
+}
+
+static hipError_t copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync)
+{
+	return copy_to(dst, src, n, kind, s, sync, true);
+}
+
+hipError_t sim_copy_node(void *dst, const void *src, size_t n, int kind, hipStream_t s)
+{
+	return copy_to(dst, src, n, kind, s, false, false);
 }
 
 SIM_API hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)

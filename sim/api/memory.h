@@ -35,7 +35,17 @@ hipError_t sim_run_op(hipStream_t stream, bool sync, struct sim_op *op);
 hipStream_t sim_spt_stream(void);
 /* ROCm's validation of a linear copy (ihipMemcpy_validate) and kind. */
 hipError_t sim_check_copy(void *dst, const void *src, size_t n, int kind);
-hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync);
+/* await: an asynchronous copy with a pageable host side returns when done
+ * (ihipMemcpy); false for a graph node's copy. */
+hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync,
+		    bool await);
+/* hipMemcpyAsync as a graph's 1D copy node runs it: queued, never awaited
+ * (a pageable host side included). */
+hipError_t sim_copy_node(void *dst, const void *src, size_t n, int kind, hipStream_t s);
+/* hipMemcpyToSymbolAsync (to) / hipMemcpyFromSymbolAsync as a graph's
+ * symbol copy node runs it: never awaited. */
+hipError_t sim_symbol_copy_node(bool to, void *ptr, const void *symbol, size_t n, size_t offset,
+				int kind, hipStream_t s);
 
 /* hmm.c */
 /* Is every page of [lo, hi) mapped in this process? */

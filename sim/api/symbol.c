@@ -147,7 +147,7 @@ static hipError_t at(const void *symbol, size_t n, size_t offset, void **p)
 }
 
 static hipError_t to_symbol(const void *symbol, const void *src, size_t n, size_t offset, int kind,
-			    hipStream_t s, bool sync)
+			    hipStream_t s, bool sync, bool await)
 {
 	void *p;
 	hipError_t e;
@@ -159,12 +159,12 @@ static hipError_t to_symbol(const void *symbol, const void *src, size_t n, size_
 		return sim_capture_symbol(s, true, (void *)src, symbol, n, offset, kind);
 	e = at(symbol, n, offset, &p);
 	if (e == hipSuccess)
-		e = sim_copy(p, src, n, kind, s, sync);
+		e = sim_copy(p, src, n, kind, s, sync, await);
 	SIM_RETURN(e);
 }
 
 static hipError_t from_symbol(void *dst, const void *symbol, size_t n, size_t offset, int kind,
-			      hipStream_t s, bool sync)
+			      hipStream_t s, bool sync, bool await)
 {
 	void *p;
 	hipError_t e;
@@ -176,42 +176,50 @@ static hipError_t from_symbol(void *dst, const void *symbol, size_t n, size_t of
 		return sim_capture_symbol(s, false, dst, symbol, n, offset, kind);
 	e = at(symbol, n, offset, &p);
 	if (e == hipSuccess)
-		e = sim_copy(dst, p, n, kind, s, sync);
+		e = sim_copy(dst, p, n, kind, s, sync, await);
 	SIM_RETURN(e);
+}
+
+hipError_t sim_symbol_copy_node(bool to, void *ptr, const void *symbol, size_t n, size_t offset,
+				int kind, hipStream_t s)
+{
+	if (to)
+		return to_symbol(symbol, ptr, n, offset, kind, s, false, false);
+	return from_symbol(ptr, symbol, n, offset, kind, s, false, false);
 }
 
 SIM_API hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes,
 				     size_t offset, hipMemcpyKind kind)
 {
-	return to_symbol(symbol, src, sizeBytes, offset, kind, NULL, true);
+	return to_symbol(symbol, src, sizeBytes, offset, kind, NULL, true, true);
 }
 
 SIM_API hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes,
 					 size_t offset, hipMemcpyKind kind)
 {
-	return to_symbol(symbol, src, sizeBytes, offset, kind, sim_spt_stream(), true);
+	return to_symbol(symbol, src, sizeBytes, offset, kind, sim_spt_stream(), true, true);
 }
 
 SIM_API hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes,
 					  size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
-	return to_symbol(symbol, src, sizeBytes, offset, kind, stream, false);
+	return to_symbol(symbol, src, sizeBytes, offset, kind, stream, false, true);
 }
 
 SIM_API hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes,
 				       size_t offset, hipMemcpyKind kind)
 {
-	return from_symbol(dst, symbol, sizeBytes, offset, kind, NULL, true);
+	return from_symbol(dst, symbol, sizeBytes, offset, kind, NULL, true, true);
 }
 
 SIM_API hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes,
 					   size_t offset, hipMemcpyKind kind)
 {
-	return from_symbol(dst, symbol, sizeBytes, offset, kind, sim_spt_stream(), true);
+	return from_symbol(dst, symbol, sizeBytes, offset, kind, sim_spt_stream(), true, true);
 }
 
 SIM_API hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes,
 					    size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
-	return from_symbol(dst, symbol, sizeBytes, offset, kind, stream, false);
+	return from_symbol(dst, symbol, sizeBytes, offset, kind, stream, false, true);
 }

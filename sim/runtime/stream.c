@@ -463,6 +463,14 @@ hipError_t sim_stream_sync(struct sim_stream *s)
 	return sim_stream_wait(s);
 }
 
+void sim_stream_drain(struct sim_stream *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->pending)
+		pthread_cond_wait(&s->idle, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
 hipError_t sim_stream_wait(struct sim_stream *s)
 {
 	hipError_t e;

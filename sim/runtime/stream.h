@@ -29,6 +29,10 @@ void sim_stream_enqueue_via(struct sim_stream *s, struct sim_stream *via, struct
 /* dev's null stream (made at its first use); NULL for no such GPU. */
 struct sim_stream *sim_null_stream(int dev);
 hipError_t sim_stream_wait(struct sim_stream *s);	/* s's own queue only */
+/* Waits until s's own queue is empty, leaving its error alone (a command
+ * awaited by the runtime itself, not a synchronisation the caller asked
+ * for). */
+void sim_stream_drain(struct sim_stream *s);
 /* What a synchronous operation on s waits for, as in ROCm 5.2: s's queue,
  * and before that, for the null stream, the device's blocking streams (for
  * a blocking stream, the null stream). Takes the registry lock: not with

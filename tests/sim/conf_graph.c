@@ -15,7 +15,9 @@
 #include "conf.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 
 #define N 4096u
 
@@ -1074,6 +1076,55 @@ Test(conf_graph, capture_answers)
 	cr_expect_eq(mode, hipStreamCaptureModeRelaxed);
 	mode = (hipStreamCaptureMode)7;
 	EXPECT_HIP(hipThreadExchangeStreamCaptureMode(&mode), hipErrorInvalidValue);
+	ASSERT_OK(hipStreamDestroy(s));
+	ASSERT_OK(hipFree(d));
+}
+
+static atomic_int held_done;
+
+static void hold_stream(hipStream_t s, hipError_t e, void *arg)
+{
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+	(void)s;
+	(void)e;
+	(void)arg;
+	nanosleep(&ts, NULL);
+	atomic_store(&held_done, 1);
+}
+
+/* A graph's copy nodes are commands enqueued on the launch stream
+ * (hipGraphMemcpyNode1D, hipGraphMemcpyNodeFromSymbol: not ihipMemcpy), so
+ * unlike hipMemcpyAsync a pageable host side does not make hipGraphLaunch
+ * wait for them: the launch returns while the stream still holds the copy. */
+Test(conf_graph, pageable_copy_nodes_not_awaited)
+{
+	static int host[N];
+	int *d = NULL, i;
+	hipGraph_t g;
+	hipGraphExec_t x;
+	hipGraphNode_t cp;
+	hipStream_t s;
+
+	ASSERT_OK(hipMalloc((void **)&d, N * sizeof(int)));
+	for (i = 0; i < (int)N; i++)
+		host[i] = i;
+	ASSERT_OK(hipMemcpy(d, host, N * sizeof(int), hipMemcpyHostToDevice));
+	memset(host, 0, sizeof(host));
+	ASSERT_OK(hipGraphCreate(&g, 0));
+	ASSERT_OK(hipGraphAddMemcpyNode1D(&cp, g, NULL, 0, host, d, N * sizeof(int),
+					  hipMemcpyDeviceToHost));
+	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
+	ASSERT_OK(hipStreamCreate(&s));
+	atomic_store(&held_done, 0);
+	ASSERT_OK(hipStreamAddCallback(s, hold_stream, NULL, 0));
+	ASSERT_OK(hipGraphLaunch(x, s));
+	cr_expect_eq(atomic_load(&held_done), 0, "the launch waited for its copy node");
+	EXPECT_HIP(hipStreamQuery(s), hipErrorNotReady);
+	ASSERT_OK(hipStreamSynchronize(s));
+	cr_expect_eq(host[N - 1], (int)N - 1);
+	ASSERT_OK(hipGraphExecDestroy(x));
+	ASSERT_OK(hipGraphDestroy(g));
 	ASSERT_OK(hipStreamDestroy(s));
 	ASSERT_OK(hipFree(d));
 }

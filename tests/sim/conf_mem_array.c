@@ -60,13 +60,39 @@ Test(mem_array, hipArray3DCreate_flags_not_supported)
 }
 
 /* ihipImageCreate: dimensions past the device's image limits, or a width
- * of 0, are hipErrorInvalidValue. */
+ * of 0, are hipErrorInvalidValue. gfx90a's 3D limit is 16384 x 16384 x 8192
+ * (ROCr's image_lut_kv.cpp:302 through ROCclr rocdevice.cpp:1423-1425), not
+ * PAL's 2048: hip-tests 5.2.3's Unit_hipMemcpy3D_Basic allocates widths up
+ * to 10240. */
 Test(mem_array, hipMalloc3DArray_dimensions)
 {
 	hipChannelFormatDesc d = chan(8, 0, 0, 0, hipChannelFormatKindUnsigned);
-	hipArray *a;
+	hipChannelFormatDesc f = chan(32, 0, 0, 0, hipChannelFormatKindFloat);
+	hipArray *a = NULL;
+	int v = 0;
 
-	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(4096, 4, 4), 0), hipErrorInvalidValue);
+	cr_assert_eq(hipMalloc3DArray(&a, &f, make_hipExtent(10240, 10, 10), 0), hipSuccess);
+	cr_expect_eq(a->width, 10240);
+	cr_expect_eq(hipFreeArray(a), hipSuccess);
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(16384, 4, 4), 0), hipSuccess);
+	cr_expect_eq(hipFreeArray(a), hipSuccess);
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(4, 16384, 2), 0), hipSuccess);
+	cr_expect_eq(hipFreeArray(a), hipSuccess);
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(1, 1, 8192), 0), hipSuccess);
+	cr_expect_eq(hipFreeArray(a), hipSuccess);
+	/* layers: imageMaxArraySize_, 8192 (image_lut_kv.cpp:304) */
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(16, 16, 8192), hipArrayLayered),
+		     hipSuccess);
+	cr_expect_eq(hipFreeArray(a), hipSuccess);
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(16, 16, 8193), hipArrayLayered),
+		     hipErrorInvalidValue);
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(16385, 4, 4), 0), hipErrorInvalidValue);
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(4, 16385, 4), 0), hipErrorInvalidValue);
+	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(4, 4, 8193), 0), hipErrorInvalidValue);
+	cr_expect_eq(hipDeviceGetAttribute(&v, hipDeviceAttributeMaxTexture3DWidth, 0), hipSuccess);
+	cr_expect_eq(v, 16384, "the attribute and the check disagree");
+	cr_expect_eq(hipDeviceGetAttribute(&v, hipDeviceAttributeMaxTexture3DDepth, 0), hipSuccess);
+	cr_expect_eq(v, 8192, "the attribute and the check disagree");
 	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(0, 4, 4), 0), hipErrorInvalidValue);
 	cr_expect_eq(hipMallocArray(&a, &d, 20000, 1, 0), hipErrorInvalidValue);
 	cr_expect_eq(hipMalloc3DArray(&a, &d, make_hipExtent(64, 4, 4), 0), hipSuccess);

@@ -4,6 +4,9 @@
  * symbol copies, ihipMemcpy_validate). */
 #include "conf_mem.h"
 
+#include <stdatomic.h>
+#include <time.h>
+
 extern void __hipRegisterVar(void **handle, void *var, char *host_var, char *dev_var, int ext,
 			     size_t size, int constant, int global);
 
@@ -338,4 +341,127 @@ Test(mem_copy, spt_forms)
 	cr_expect_eq(hipMemcpy3D_spt(&p), hipSuccess);
 	cr_expect_eq(memcmp(a, b, 64), 0);
 	hipFree(d);
+}
+
+/* A stream callback that holds its stream for a while, so that a copy
+ * queued behind it has not run yet when an asynchronous call returns,
+ * unless that call waited for it. */
+static atomic_int held_done;
+
+static void hold_stream(hipStream_t s, hipError_t e, void *arg)
+{
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+	(void)s;
+	(void)e;
+	(void)arg;
+	nanosleep(&ts, NULL);
+	atomic_store(&held_done, 1);
+}
+
+/* ihipMemcpy (hip_memory.cpp:438-450): an asynchronous device-to-host copy
+ * into pageable memory is awaited before the call returns (hip-tests
+ * Unit_hipMemcpy_HalfMemCopy reads the halves back with no
+ * synchronisation), behind its stream's earlier work. */
+Test(mem_copy, hipMemcpyAsync_pageable_dst_awaited)
+{
+	enum { N = 1 << 20 };
+	unsigned char *src = malloc(N), *back = calloc(1, N);
+	void *d = dmalloc(N);
+	hipStream_t s;
+
+	cr_assert(src && back);
+	pattern(src, N, 5);
+	cr_assert_eq(hipMemcpy(d, src, N, hipMemcpyHostToDevice), hipSuccess);
+	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
+	atomic_store(&held_done, 0);
+	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_expect_eq(hipMemcpyAsync(back, d, N / 2, hipMemcpyDeviceToHost, s), hipSuccess);
+	cr_expect_eq(atomic_load(&held_done), 1, "the copy did not wait for its stream");
+	cr_expect_eq(memcmp(back, src, N / 2), 0, "the half was not copied on return");
+	cr_expect_eq(back[N / 2], 0, "copied past the half");
+	cr_expect_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	memset(back, 0, N);
+	cr_expect_eq(hipMemcpyDtoHAsync(back, d, N, s), hipSuccess);
+	cr_expect_eq(memcmp(back, src, N), 0, "hipMemcpyDtoHAsync not copied on return");
+	hipStreamDestroy(s);
+	hipFree(d);
+	free(src);
+	free(back);
+}
+
+/* ihipMemcpy: a host-to-device copy from pageable memory has read its
+ * source when the call returns: the buffer may be reused at once. */
+Test(mem_copy, hipMemcpyAsync_pageable_src_awaited)
+{
+	enum { N = 4096 };
+	unsigned char *src = malloc(N), *want = malloc(N), *back = malloc(N);
+	void *d = dmalloc(N);
+	hipStream_t s;
+
+	cr_assert(src && want && back);
+	pattern(src, N, 8);
+	memcpy(want, src, N);
+	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
+	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_expect_eq(hipMemcpyHtoDAsync(d, src, N, s), hipSuccess);
+	memset(src, 0xee, N);
+	cr_assert_eq(hipStreamSynchronize(s), hipSuccess);
+	cr_assert_eq(hipMemcpy(back, d, N, hipMemcpyDeviceToHost), hipSuccess);
+	cr_expect_eq(memcmp(back, want, N), 0, "the copy read the source after the call");
+	hipStreamDestroy(s);
+	hipFree(d);
+	free(src);
+	free(want);
+	free(back);
+}
+
+/* ihipMemcpy: with both sides HIP memory (pinned host memory from
+ * hipHostMalloc is) the copy stays queued: the call returns while the
+ * stream still holds it. */
+Test(mem_copy, hipMemcpyAsync_pinned_stays_async)
+{
+	enum { N = 4096 };
+	unsigned char *h = NULL;
+	void *d = dmalloc(N);
+	hipStream_t s;
+
+	cr_assert_eq(hipHostMalloc((void **)&h, N, 0), hipSuccess);
+	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
+	atomic_store(&held_done, 0);
+	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_expect_eq(hipMemcpyAsync(h, d, N, hipMemcpyDeviceToHost, s), hipSuccess);
+	cr_expect_eq(hipStreamQuery(s), hipErrorNotReady);
+	cr_expect_eq(atomic_load(&held_done), 0, "a copy between HIP memory was awaited");
+	cr_expect_eq(hipStreamSynchronize(s), hipSuccess);
+	cr_expect_eq(atomic_load(&held_done), 1);
+	hipStreamDestroy(s);
+	hipHostFree(h);
+	hipFree(d);
+}
+
+/* hipMemcpyFromSymbolAsync / ToSymbolAsync are hipMemcpyAsync on the
+ * symbol's storage (hip_memory.cpp:1170, 1188): into or out of pageable
+ * memory, awaited. */
+Test(mem_copy, hipMemcpySymbolAsync_pageable_awaited)
+{
+	int w[8] = { 0 }, v = 77;
+	hipStream_t s;
+
+	register_var();
+	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
+	atomic_store(&held_done, 0);
+	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_expect_eq(hipMemcpyFromSymbolAsync(w, dev_var, sizeof(w), 0, hipMemcpyDeviceToHost, s),
+		     hipSuccess);
+	cr_expect_eq(atomic_load(&held_done), 1, "the copy did not wait for its stream");
+	cr_expect_eq(w[7], 8);
+	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_expect_eq(hipMemcpyToSymbolAsync(dev_var, &v, sizeof(v), 0, hipMemcpyHostToDevice, s),
+		     hipSuccess);
+	v = 0;
+	cr_assert_eq(hipMemcpyFromSymbol(w, dev_var, sizeof(w), 0, hipMemcpyDeviceToHost),
+		     hipSuccess);
+	cr_expect_eq(w[0], 77, "the copy read its source after the call");
+	hipStreamDestroy(s);
 }
