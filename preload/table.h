@@ -100,9 +100,17 @@ extern struct hipsvm_row hipsvm_rows[HIPSVM_ROW_COUNT];
  * (one acquire load): every wrapper and every callback of the core asks. */
 void *hipsvm_real_resolve(enum hipsvm_row_id id);
 
+/* The real function of a row as far as it is resolved: NULL before the
+ * first lookup. The hot wrappers (munmap, mmap) take this and go out of
+ * line on NULL, so that they set up no frame. */
+static inline void *hipsvm_real_loaded(enum hipsvm_row_id id)
+{
+	return __atomic_load_n(&hipsvm_rows[id].real, __ATOMIC_ACQUIRE);
+}
+
 static inline void *hipsvm_real(enum hipsvm_row_id id)
 {
-	void *p = __atomic_load_n(&hipsvm_rows[id].real, __ATOMIC_ACQUIRE);
+	void *p = hipsvm_real_loaded(id);
 
 	return __builtin_expect(p != NULL, 1) ? p : hipsvm_real_resolve(id);
 }

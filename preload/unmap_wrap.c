@@ -168,8 +168,7 @@ static __attribute__((noinline)) int munmap_slow(void *addr, size_t len)
 
 HIPSVM_EXPORT int munmap(void *addr, size_t len)
 {
-	munmap_fn f = (munmap_fn)__atomic_load_n(&hipsvm_rows[HIPSVM_ROW_munmap].real,
-						 __ATOMIC_ACQUIRE);
+	munmap_fn f = (munmap_fn)hipsvm_real_loaded(HIPSVM_ROW_munmap);
 
 	if (LIKELY(f != NULL && hipsvm_unmap_untracked_one(addr, len)))
 		return f(addr, len);
@@ -197,8 +196,7 @@ static __attribute__((noinline)) void *mmap_other(void *addr, size_t len, int pr
 static inline void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	if (LIKELY(!(flags & MAP_FIXED) && !hipsvm_tls.guard)) {
-		mmap_fn f = (mmap_fn)__atomic_load_n(&hipsvm_rows[HIPSVM_ROW_mmap].real,
-						     __ATOMIC_ACQUIRE);
+		mmap_fn f = (mmap_fn)hipsvm_real_loaded(HIPSVM_ROW_mmap);
 
 		if (LIKELY(f != NULL))
 			return f(addr, len, prot, flags, fd, off);
