@@ -11,9 +11,11 @@
 
 #include <criterion/criterion.h>
 #include <hip/hip_runtime_api.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hipsvm_sim.h"
 
@@ -40,6 +42,19 @@ static inline hipStream_t conf_dead_stream(void)
 	ASSERT_OK(hipStreamCreate(&s));
 	ASSERT_OK(hipStreamDestroy(s));
 	return s;
+}
+
+/* A stream callback that holds its stream for 300 ms and then sets *done
+ * (an atomic_int), so that work queued behind it has not run yet when an
+ * asynchronous call returns, unless that call waited for it. */
+static inline void conf_hold_stream(hipStream_t s, hipError_t e, void *done)
+{
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+	(void)s;
+	(void)e;
+	nanosleep(&ts, NULL);
+	atomic_store((atomic_int *)done, 1);
 }
 
 static inline int conf_ngpu(void)

@@ -1082,17 +1082,6 @@ Test(conf_graph, capture_answers)
 
 static atomic_int held_done;
 
-static void hold_stream(hipStream_t s, hipError_t e, void *arg)
-{
-	struct timespec ts = { 0, 300 * 1000 * 1000 };
-
-	(void)s;
-	(void)e;
-	(void)arg;
-	nanosleep(&ts, NULL);
-	atomic_store(&held_done, 1);
-}
-
 /* A graph's copy nodes are commands enqueued on the launch stream
  * (hipGraphMemcpyNode1D, hipGraphMemcpyNodeFromSymbol: not ihipMemcpy), so
  * unlike hipMemcpyAsync a pageable host side does not make hipGraphLaunch
@@ -1117,7 +1106,7 @@ Test(conf_graph, pageable_copy_nodes_not_awaited)
 	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
 	ASSERT_OK(hipStreamCreate(&s));
 	atomic_store(&held_done, 0);
-	ASSERT_OK(hipStreamAddCallback(s, hold_stream, NULL, 0));
+	ASSERT_OK(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0));
 	ASSERT_OK(hipGraphLaunch(x, s));
 	cr_expect_eq(atomic_load(&held_done), 0, "the launch waited for its copy node");
 	EXPECT_HIP(hipStreamQuery(s), hipErrorNotReady);

@@ -6,6 +6,7 @@
  * twice: on the simulator alone and with libhipsvm linked first, so the same
  * cases prove that the shim changes no answer. Criterion runs each case in
  * a fresh process, so a case may set HIPSVM_SIM_* before its first call.
+ * It adds to conf.h, which every conformance file shares.
  */
 #ifndef HIPSVM_CONF_MEM_H
 #define HIPSVM_CONF_MEM_H
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "hipsvm_sim.h"
 
 #define KIB ((size_t)1 << 10)

@@ -343,21 +343,7 @@ Test(mem_copy, spt_forms)
 	hipFree(d);
 }
 
-/* A stream callback that holds its stream for a while, so that a copy
- * queued behind it has not run yet when an asynchronous call returns,
- * unless that call waited for it. */
 static atomic_int held_done;
-
-static void hold_stream(hipStream_t s, hipError_t e, void *arg)
-{
-	struct timespec ts = { 0, 300 * 1000 * 1000 };
-
-	(void)s;
-	(void)e;
-	(void)arg;
-	nanosleep(&ts, NULL);
-	atomic_store(&held_done, 1);
-}
 
 /* ihipMemcpy (hip_memory.cpp:438-450): an asynchronous device-to-host copy
  * into pageable memory is awaited before the call returns (hip-tests
@@ -375,12 +361,12 @@ Test(mem_copy, hipMemcpyAsync_pageable_dst_awaited)
 	cr_assert_eq(hipMemcpy(d, src, N, hipMemcpyHostToDevice), hipSuccess);
 	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
 	atomic_store(&held_done, 0);
-	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_assert_eq(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0), hipSuccess);
 	cr_expect_eq(hipMemcpyAsync(back, d, N / 2, hipMemcpyDeviceToHost, s), hipSuccess);
 	cr_expect_eq(atomic_load(&held_done), 1, "the copy did not wait for its stream");
 	cr_expect_eq(memcmp(back, src, N / 2), 0, "the half was not copied on return");
 	cr_expect_eq(back[N / 2], 0, "copied past the half");
-	cr_expect_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_expect_eq(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0), hipSuccess);
 	memset(back, 0, N);
 	cr_expect_eq(hipMemcpyDtoHAsync(back, d, N, s), hipSuccess);
 	cr_expect_eq(memcmp(back, src, N), 0, "hipMemcpyDtoHAsync not copied on return");
@@ -403,7 +389,7 @@ Test(mem_copy, hipMemcpyAsync_pageable_src_awaited)
 	pattern(src, N, 8);
 	memcpy(want, src, N);
 	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
-	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_assert_eq(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0), hipSuccess);
 	cr_expect_eq(hipMemcpyHtoDAsync(d, src, N, s), hipSuccess);
 	memset(src, 0xee, N);
 	cr_assert_eq(hipStreamSynchronize(s), hipSuccess);
@@ -429,7 +415,7 @@ Test(mem_copy, hipMemcpyAsync_pinned_stays_async)
 	cr_assert_eq(hipHostMalloc((void **)&h, N, 0), hipSuccess);
 	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
 	atomic_store(&held_done, 0);
-	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_assert_eq(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0), hipSuccess);
 	cr_expect_eq(hipMemcpyAsync(h, d, N, hipMemcpyDeviceToHost, s), hipSuccess);
 	cr_expect_eq(hipStreamQuery(s), hipErrorNotReady);
 	cr_expect_eq(atomic_load(&held_done), 0, "a copy between HIP memory was awaited");
@@ -451,12 +437,12 @@ Test(mem_copy, hipMemcpySymbolAsync_pageable_awaited)
 	register_var();
 	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
 	atomic_store(&held_done, 0);
-	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_assert_eq(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0), hipSuccess);
 	cr_expect_eq(hipMemcpyFromSymbolAsync(w, dev_var, sizeof(w), 0, hipMemcpyDeviceToHost, s),
 		     hipSuccess);
 	cr_expect_eq(atomic_load(&held_done), 1, "the copy did not wait for its stream");
 	cr_expect_eq(w[7], 8);
-	cr_assert_eq(hipStreamAddCallback(s, hold_stream, NULL, 0), hipSuccess);
+	cr_assert_eq(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0), hipSuccess);
 	cr_expect_eq(hipMemcpyToSymbolAsync(dev_var, &v, sizeof(v), 0, hipMemcpyHostToDevice, s),
 		     hipSuccess);
 	v = 0;
