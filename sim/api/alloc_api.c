@@ -41,6 +41,8 @@ static hipError_t device_alloc(enum hipsvm_api api, void **ptr, size_t size, uns
 		*ptr = NULL;
 		return hipSuccess;
 	}
+	if (size > sim_max_alloc())
+		return hipErrorOutOfMemory;		/* ihipMalloc, hip_memory.cpp:281 */
 	return alloc_via(api, sim_current_device(), ptr, size, HIPSVM_KIND_DEVICE, flags);
 }
 
@@ -100,6 +102,8 @@ SIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
 		SIM_RETURN(hipErrorInvalidValue);
 	if (!sim.ngpu)
 		SIM_RETURN(hipErrorNoDevice);
+	if (size > sim_max_alloc())
+		SIM_RETURN(hipErrorMemoryAllocation);	/* hip_hmm.cpp:221 */
 	SIM_RETURN(alloc_via(HIPSVM_API_MALLOC_MANAGED, sim_current_device(), ptr, size,
 			     HIPSVM_KIND_MANAGED, flags));
 }

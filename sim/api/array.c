@@ -352,6 +352,8 @@ static hipError_t malloc_pitch(void **ptr, size_t *pitch, size_t w, size_t h, si
 	if (h > SIZE_MAX / p || d > SIZE_MAX / (p * h))
 		return hipErrorOutOfMemory;
 	*pitch = p;
+	if (p * h * d > sim_max_alloc())
+		return hipErrorOutOfMemory;		/* ihipMallocPitch, hip_memory.cpp:681 */
 	dev = sim_current_device();
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC_PITCH, dev);
 	if (!c)

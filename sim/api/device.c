@@ -6,6 +6,7 @@
  */
 #include "api/api.h"
 #include "api/device.h"
+#include "runtime/map.h"
 #include "runtime/stream.h"
 #include "exec/exec.h"
 #include "isa/isa.h"
@@ -82,7 +83,8 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	/* hip_device.cpp:320-322 from ROCr's 3D image limits (sim/api/array.c) */
 	p->maxTexture3D[0] = p->maxTexture3D[1] = 16384;
 	p->maxTexture3D[2] = 8192;
-	p->memPitch = 2147483647;
+	/* min(maxMemAllocSize_, INT32_MAX), hip_device.cpp:326 */
+	p->memPitch = sim_max_alloc() < INT32_MAX ? sim_max_alloc() : INT32_MAX;
 	p->textureAlignment = 256;
 	p->texturePitchAlignment = 256;
 	p->ECCEnabled = 0;

@@ -276,6 +276,8 @@ static void *pool_alloc(struct sim_pool *p, size_t size, const struct sim_stream
 		return (void *)b->p;
 	}
 	pthread_mutex_unlock(&pool_lock);
+	if (size > sim_max_alloc())			/* hip_mempool_impl.cpp:139 */
+		return NULL;
 	b = calloc(1, sizeof(*b));
 	c = hipsvm_ctxset_for_api(&sim.ctx, HIPSVM_API_MALLOC_ASYNC, p->device);
 	if (!b || !c || sim_alloc_new(size, HIPSVM_KIND_DEVICE, c->id, p->device, 0, NULL, &a) !=

@@ -83,6 +83,8 @@ bool sim_alloc_set_role(const void *p, unsigned role, void *owner);
 extern void (*sim_role_forget[SIM_ROLE_COUNT])(struct sim_alloc *a);
 /* Device memory accounting: hipErrorOutOfMemory past the capacity. */
 hipError_t sim_charge(int dev, size_t bytes);
+/* The largest one allocation of device or managed memory may be. */
+size_t sim_max_alloc(void);
 void sim_uncharge(int dev, size_t bytes);
 /* Creates and inserts; HIP error. */
 hipError_t sim_alloc_new(size_t size, enum hipsvm_kind kind, int ctx, int device,

@@ -82,6 +82,22 @@ hipError_t sim_charge(int dev, size_t bytes)
 	return e;
 }
 
+/*
+ * ROCclr's maxMemAllocSize_: GPU_SINGLE_ALLOC_PERCENT of the device's
+ * memory, 85 by default (flags.hpp:113), aligned down to 8 bytes
+ * (rocdevice.cpp:1228-1260). hipMalloc, the pitched and pool allocations and
+ * hipMallocManaged (against GPU 0) refuse more than that before any memory
+ * is looked for, so a request for all the free memory of an idle GPU fails
+ * although the memory is there. The simulator does not read
+ * GPU_SINGLE_ALLOC_PERCENT: a program that sets it to allocate more would
+ * need it, and none of the tests does.
+ */
+size_t sim_max_alloc(void)
+{
+	return (size_t)((uint64_t)sim.mem_capacity / 100 * 85 +
+			(uint64_t)sim.mem_capacity % 100 * 85 / 100) & ~(size_t)7;
+}
+
 void sim_uncharge(int dev, size_t bytes)
 {
 	if (!sim_gpu(dev) || !bytes)

@@ -67,6 +67,42 @@ Test(mem_alloc, hipMemGetInfo_follows_HIPSVM_SIM_MEM)
 	cr_expect_eq(hipMalloc(&p, 65 * MIB), hipErrorOutOfMemory);
 }
 
+/* ROCclr's maxMemAllocSize_, 85 % of the device aligned down to 8 bytes
+ * (rocdevice.cpp:1228-1260): one device, pitched, pool or managed
+ * allocation larger than it is refused before free memory is looked at
+ * (hip_memory.cpp:281, :681, hip_mempool_impl.cpp:139, hip_hmm.cpp:221), so
+ * an idle GPU's whole free memory is not one allocation (5.2.3's own
+ * Unit_hipMallocManaged_OverSubscription); hipDeviceProp_t.memPitch is the
+ * limit when it is under INT32_MAX (hip_device.cpp:326). */
+Test(mem_alloc, one_allocation_is_at_most_85_percent_of_the_device)
+{
+	const size_t max = (size_t)((uint64_t)64 * MIB * 85 / 100) & ~(size_t)7;
+	hipDeviceProp_t prop;
+	hipPitchedPtr pp;
+	size_t f, t, pitch;
+	void *p;
+
+	setenv("HIPSVM_SIM_MEM", "64M", 1);
+	cr_assert_eq(hipMemGetInfo(&f, &t), hipSuccess);
+	cr_assert_eq(f, 64 * MIB);
+	cr_expect_eq(hipMalloc(&p, max + 1), hipErrorOutOfMemory);
+	cr_expect_eq(hipMallocManaged(&p, f + 1, hipMemAttachGlobal), hipErrorMemoryAllocation);
+	cr_expect_eq(hipMallocManaged(&p, max + 1, hipMemAttachGlobal), hipErrorMemoryAllocation);
+	cr_expect_eq(hipMallocPitch(&p, &pitch, 4096, max / 4096 + 1), hipErrorOutOfMemory);
+	cr_expect_eq(hipMalloc3D(&pp, make_hipExtent(4096, max / 4096 / 2 + 1, 2)),
+		     hipErrorOutOfMemory);
+	/* hipMallocAsync answers hipSuccess and NULL (hip_mempool.cpp:68-69) */
+	p = (void *)1;
+	cr_expect_eq(hipMallocAsync(&p, max + 8, NULL), hipSuccess);
+	cr_expect_null(p);
+	cr_assert_eq(hipGetDeviceProperties(&prop, 0), hipSuccess);
+	cr_expect_eq(prop.memPitch, max);
+	cr_assert_eq(hipMallocManaged(&p, max, hipMemAttachGlobal), hipSuccess);
+	cr_expect_eq(hipFree(p), hipSuccess);
+	cr_assert_eq(hipMalloc(&p, max), hipSuccess, "exactly the limit");
+	cr_expect_eq(hipFree(p), hipSuccess);
+}
+
 /* hipHostRegister: no "already registered" check; ROCm's map keeps the
  * first registration, one hipHostUnregister removes it. */
 Test(mem_alloc, hipHostRegister_twice_succeeds)
