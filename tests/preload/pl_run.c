@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,24 +83,43 @@ void (*pl_before_exec)(int pid);
  * thousands of them were left in /tmp otherwise. HIPSVM_TEST_KEEP keeps
  * them for a look. Only what mkdtemp made is removed, entry by entry, never
  * through a link. */
-static char made[16][128];
+static char made[32][128];
 static unsigned nmade;
+
+/* dirfd's entries, and a folder's below it (test_security makes one level;
+ * at most 4 are followed), never through a link: unlinkat removes a link
+ * itself, and a folder is opened with O_NOFOLLOW. */
+static void rm_entries(int fd, unsigned depth)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		int sub;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(fd, e->d_name, 0) == 0 || errno != EISDIR || depth == 4)
+			continue;
+		sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0)
+			rm_entries(sub, depth + 1);
+		unlinkat(fd, e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
 
 static void rm_scratch(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return;
-	}
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(fd, e->d_name, 0);
-	closedir(d);
+	rm_entries(fd, 1);
 	rmdir(dir);
 }
 
@@ -109,7 +129,7 @@ static void rm_made(void)
 		rm_scratch(made[--nmade]);
 }
 
-static void remember_scratch(const char *dir)
+void pl_remove_at_exit(const char *dir)
 {
 	if (getenv("HIPSVM_TEST_KEEP"))
 		return;
@@ -138,7 +158,7 @@ void run(struct res *r, enum rt rt, bool preload, const char *const *argv,
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dir, sizeof(r->dir), "/tmp/hipsvm-preload-XXXXXX");
 	cr_assert(mkdtemp(r->dir), "mkdtemp");
-	remember_scratch(r->dir);
+	pl_remove_at_exit(r->dir);
 	envp[n++] = "PATH=/usr/bin:/bin";
 	envp[n++] = "LC_ALL=C";
 	envp[n++] = "HIPSVM_SIM_QUIET=1";

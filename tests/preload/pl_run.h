@@ -34,6 +34,9 @@ struct res {
 
 const char *bdir(void);
 void read_file(const char *path, char *buf, size_t cap);
+/* A folder mkdtemp made, removed with what is in it when the test process
+ * exits (HIPSVM_TEST_KEEP: kept). */
+void pl_remove_at_exit(const char *dir);
 /* build/tests/preload/<name>; build/preload/libhipsvm.so */
 char *prog(const char *name);
 char *shim(void);

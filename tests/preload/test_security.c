@@ -32,6 +32,7 @@ static const char *tmpdir(void)
 {
 	snprintf(scratch, sizeof(scratch), "/tmp/hipsvm-sec-XXXXXX");
 	cr_assert(mkdtemp(scratch));
+	pl_remove_at_exit(scratch);
 	return scratch;
 }
 
