@@ -304,7 +304,7 @@ static void *tex_memory(void *owner)
 	return (void *)a->base;
 }
 
-/* ihipCreateTextureObject (hip_texture.cpp:75-300), its checks in order. */
+/* ihipCreateTextureObject (hip_texture.cpp:75-309), its checks in order. */
 static hipError_t tex_create(hipTextureObject_t *out, const hipResourceDesc *r,
 			     const hipTextureDesc *t, const struct hipResourceViewDesc *v)
 {
@@ -463,7 +463,7 @@ static struct sim_tex *tex_find(hipTextureObject_t h, bool unlink)
 	return x;
 }
 
-/* ihipDestroyTextureObject: NULL is success (hip_texture.cpp:311-314). */
+/* ihipDestroyTextureObject: NULL is success (hip_texture.cpp:319-321). */
 static hipError_t tex_destroy(hipTextureObject_t h)
 {
 	struct sim_tex *x;
@@ -748,7 +748,7 @@ SIM_API hipError_t hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTex
 	SIM_RETURN(hipSuccess);
 }
 
-/* hipGetChannelDesc: the array's descriptor (hip_texture.cpp:750-770). */
+/* hipGetChannelDesc: the array's descriptor (hip_texture.cpp:696-716). */
 SIM_API hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
 {
 	struct sim_array_info ai;
@@ -1026,7 +1026,7 @@ SIM_API hipError_t hipTexRefGetFilterMode(enum hipTextureFilterMode *pfm, const 
 	SIM_RETURN(hipSuccess);
 }
 
-/* dim 0 or 1 to read (hip_texture.cpp:877), 0..2 to set (:903) */
+/* dim 0 or 1 to read (hip_texture.cpp:845), 0..2 to set (:867) */
 SIM_API hipError_t hipTexRefGetAddressMode(enum hipTextureAddressMode *pam,
 					   const textureReference *texRef, int dim)
 {
@@ -1086,7 +1086,7 @@ SIM_API hipError_t hipTexRefSetMipmapLevelClamp(textureReference *texRef, float 
 }
 
 /* The getters below answer hipErrorInvalidValue after storing the value:
- * 5.2.3's own (hip_texture.cpp:1218, 1241, 1264, 1289). */
+ * 5.2.3's own (hip_texture.cpp:1204, 1224, 1244, 1267). */
 SIM_API hipError_t hipTexRefGetMaxAnisotropy(int *pmaxAnsio, const textureReference *texRef)
 {
 	SIM_INIT_API();

@@ -98,7 +98,7 @@ Test(conf_texture, sampler_modes_and_read_mode)
 	cr_expect_eq(SRD_IMG_NFMT(w), SRD_NUM_UINT);
 	cr_expect_eq(SRD_SAMP_UNNORM(w + SRD_IMAGE_DWORDS), 1);
 	cr_expect_eq(SRD_SAMP_CLAMP(w + SRD_IMAGE_DWORDS, 0), SRD_CLAMP_LAST_TEXEL,
-		     "unnormalized wrap is clamp (hip_texture.cpp:171-174)");
+		     "unnormalized wrap is clamp (hip_texture.cpp:164-167)");
 	ASSERT_OK(hipDestroyTextureObject(o));
 
 	t = point_desc(1, hipAddressModeBorder);
@@ -262,7 +262,7 @@ Test(conf_texture, create_argument_checks)
 	r.resType = hipResourceTypeMipmappedArray;
 	EXPECT_HIP(hipCreateTextureObject(&o, &r, &t, NULL), hipErrorInvalidValue);
 	/* a mipmapped array passes the checks, then "Mipmaps are currently
-	 * not supported" (hip_texture.cpp:142) */
+	 * not supported" (hip_texture.cpp:138-141) */
 	ASSERT_OK(hipMallocArray(&a, &cd, 8, 8, 0));
 	r.res.mipmap.mipmap = (hipMipmappedArray_t)(void *)a;
 	EXPECT_HIP(hipCreateTextureObject(&o, &r, &t, NULL), hipErrorNotSupported);
