@@ -24,6 +24,7 @@
 #include "api/memory.h"
 #include "isa/srd.h"
 #include "runtime/map.h"
+#include "runtime/stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -463,7 +464,10 @@ static struct sim_tex *tex_find(hipTextureObject_t h, bool unlink)
 	return x;
 }
 
-/* ihipDestroyTextureObject: NULL is success (hip_texture.cpp:319-321). */
+/* ihipDestroyTextureObject: NULL is success (hip_texture.cpp:319-321);
+ * the object's memory goes as hipFree's does (ihipFree, :343), after the
+ * devices finish (hip_memory.cpp:100-104), so a kernel still queued reads
+ * it whole. */
 static hipError_t tex_destroy(hipTextureObject_t h)
 {
 	struct sim_tex *x;
@@ -474,6 +478,7 @@ static hipError_t tex_destroy(hipTextureObject_t h)
 	x = tex_find(h, true);
 	if (!x)
 		return hipErrorInvalidValue;
+	sim_device_sync(-1);
 	a = sim_map_take(x->dev, SIM_ROLE_TEXTURE);
 	if (a)
 		sim_alloc_destroy(a);
