@@ -867,10 +867,12 @@ static hipError_t bind_linear(size_t *offset, const textureReference *ref, const
 	if (e != hipSuccess)
 		return e;
 	((textureReference *)ref)->textureObject = NULL;
-	e = align_offset(offset ? offset : &off, p);
+	/* unaligned with no offset to return: hipErrorInvalidValue; 5.2.3
+	 * then reads *offset even when NULL (aligned): 0 here */
+	e = align_offset(offset, p);
 	if (e != hipSuccess)
 		return e;
-	off = offset ? *offset : off;
+	off = offset ? *offset : 0;
 	memset(&r, 0, sizeof(r));
 	if (two_d) {
 		r.resType = hipResourceTypePitch2D;

@@ -383,6 +383,7 @@ Test(conf_texture, texref_binds_need_a_variable)
 	ASSERT_OK(hipMalloc(&p, 1024));
 	ASSERT_OK(hipMallocArray(&a, &cd, 8, 8, 0));
 	EXPECT_HIP(hipBindTexture(&off, &ref, p, &cd, 1024), hipErrorInvalidSymbol);
+	EXPECT_HIP(hipBindTexture(NULL, &ref, (char *)p + 4, &cd, 1024), hipErrorInvalidSymbol);
 	EXPECT_HIP(hipBindTexture(&off, NULL, p, &cd, 1024), hipErrorInvalidSymbol);
 	EXPECT_HIP(hipBindTextureToArray(&ref, a, &cd), hipErrorInvalidSymbol);
 	EXPECT_HIP(hipTexRefSetAddress(&off, &ref, p, 1024), hipErrorNotFound);
@@ -412,4 +413,50 @@ Test(conf_texture, get_channel_desc)
 	cr_expect_eq(got.f, hipChannelFormatKindSigned);
 	EXPECT_HIP(hipGetChannelDesc(NULL, a), hipErrorInvalidValue);
 	ASSERT_OK(hipFreeArray(a));
+}
+
+/* hipcc's constructors register a texture reference so; here by hand, with
+ * no code object, so the variable is device memory of its own. */
+void __hipRegisterTexture(void **module, void *var, char *host_var, char *dev_var, int type,
+			  int norm, int ext);
+
+static textureReference gref;
+
+/* A bind makes an object from the reference's fields and copies the
+ * whole reference to its variable (hip_texture.cpp:545-693). */
+Test(conf_texture, texref_bind_copies_to_the_variable)
+{
+	hipChannelFormatDesc cd = hipCreateChannelDesc(32, 0, 0, 0, hipChannelFormatKindFloat);
+	textureReference dev;
+	hipResourceDesc r;
+	hipArray *a = NULL;
+	void *p = NULL;
+	size_t off = 7;
+
+	__hipRegisterTexture(NULL, &gref, "gref", "gref", 1, 0, 0);
+	gref.filterMode = hipFilterModeLinear;
+	gref.normalized = 1;
+	ASSERT_OK(hipMalloc(&p, 4096));
+	ASSERT_OK(hipBindTexture(&off, &gref, p, &cd, 4096));
+	cr_expect_eq(off, 0);
+	cr_assert_not_null(gref.textureObject);
+	ASSERT_OK(hipMemcpyFromSymbol(&dev, &gref, sizeof(dev), 0, hipMemcpyDeviceToHost));
+	cr_expect_eq(dev.textureObject, gref.textureObject, "the kernel's copy names the object");
+	ASSERT_OK(hipGetTextureObjectResourceDesc(&r, gref.textureObject));
+	cr_expect_eq(r.resType, hipResourceTypeLinear);
+	cr_expect_eq(r.res.linear.devPtr, p);
+	/* unaligned, and no offset to say by how much */
+	EXPECT_HIP(hipBindTexture(NULL, &gref, (char *)p + 4, &cd, 1024), hipErrorInvalidValue);
+	cr_expect_null(gref.textureObject, "the previous object went first");
+
+	ASSERT_OK(hipMallocArray(&a, &cd, 16, 16, 0));
+	ASSERT_OK(hipBindTextureToArray(&gref, a, &cd));
+	ASSERT_OK(hipGetTextureObjectResourceDesc(&r, gref.textureObject));
+	cr_expect_eq(r.resType, hipResourceTypeArray);
+	ASSERT_OK(hipMemcpyFromSymbol(&dev, &gref, sizeof(dev), 0, hipMemcpyDeviceToHost));
+	cr_expect_eq(dev.textureObject, gref.textureObject);
+	ASSERT_OK(hipUnbindTexture(&gref));
+	cr_expect_null(gref.textureObject);
+	ASSERT_OK(hipFreeArray(a));
+	ASSERT_OK(hipFree(p));
 }
