@@ -35,6 +35,7 @@ struct sim_array {
 	hipArray pub;			/* first: the handle is its address */
 	uint32_t magic;
 	size_t elem, row, rows, slices;
+	unsigned flags;
 	void *mem;
 	struct sim_array *next;
 };
@@ -172,6 +173,7 @@ static hipError_t array_create(struct sim_array **out, const HIP_ARRAY3D_DESCRIP
 	a->row = d->Width * a->elem;
 	a->rows = d->Height ? d->Height : 1;
 	a->slices = d->Depth ? d->Depth : 1;
+	a->flags = d->Flags;
 	a->mem = storage(a->row * a->rows * a->slices, a);
 	if (!a->mem) {
 		free(a);
@@ -226,6 +228,10 @@ bool sim_array_get(const hipArray *h, struct sim_array_info *out)
 			out->row = a->row;
 			out->rows = a->rows;
 			out->slices = a->slices;
+			out->width = a->pub.width;
+			out->height = a->pub.height;
+			out->depth = a->pub.depth;
+			out->flags = a->flags;
 		}
 	pthread_mutex_unlock(&arr_lock);
 	return found;

@@ -22,9 +22,16 @@ hipError_t sim_pool_free(void *ptr, struct sim_stream *s);
 struct sim_array_info {
 	uint8_t *mem;			/* the elements, rows packed */
 	size_t elem, row, rows, slices;	/* bytes per element and per row; counts */
+	size_t width, height, depth;	/* as created (0: the dimension is absent) */
+	unsigned flags;			/* hipArrayLayered, ... */
 };
 /* The layout of a live array handle; false for anything else. */
 bool sim_array_get(const hipArray *h, struct sim_array_info *out);
+
+/* symbol.c: a registered variable's storage on the current device
+ * (PlatformState::getStatGlobalVar): hipErrorInvalidSymbol if never
+ * registered. */
+hipError_t sim_symbol_storage(const void *symbol, void **dptr, size_t *size);
 
 /* memcpy.c: shared by the copy and fill files */
 /* Runs op in stream order: queued when !sync; otherwise after the stream

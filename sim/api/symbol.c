@@ -111,6 +111,11 @@ static hipError_t resolve(const void *symbol, void **dptr, size_t *size)
 	return e;
 }
 
+hipError_t sim_symbol_storage(const void *symbol, void **dptr, size_t *size)
+{
+	return resolve(symbol, dptr, size);
+}
+
 SIM_API hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
 {
 	size_t n;

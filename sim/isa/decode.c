@@ -7,8 +7,9 @@
  * of 255 pulls in a 32-bit literal dword after the instruction (one per
  * instruction). VOP1, VOP2 and VOPC with src0 250 (DPP) or 249 (SDWA)
  * carry a second dword instead, with the real src0 and the lane or
- * sub-dword controls (ext_word). MIMG, MTBUF and EXP are not decoded: a
- * kernel that has one falls back to the buffer-touch model.
+ * sub-dword controls (ext_word). MTBUF and EXP are not decoded, nor MIMG
+ * with AGPR data, LWE, A16 or D16: a kernel that has one falls back to the
+ * buffer-touch model.
  *
  * Then the instruction is bound to its row of the opcode table (ops.def):
  * the handler that runs it, chosen here once, and the float modifiers
@@ -290,6 +291,26 @@ static int fields(const uint8_t *code, size_t len, struct isa_insn *in)
 		if ((a >> 16) & 1)
 			return -ISA_E_DECODE;	/* LDS DMA */
 		return need_lit(in, in->soffset, code, len, 2);
+	}
+	if (a >> 26 == 0x3c) {	/* MIMG */
+		if (len < 8)
+			return -ISA_E_DECODE;
+		in->fmt = F_MIMG;
+		in->words = 2;
+		in->op = (a >> 18) & 0x7f;
+		in->dmask = (a >> 8) & 0xf;
+		in->unorm = (a >> 12) & 1;
+		in->glc = (a >> 13) & 1;
+		in->da = (a >> 14) & 1;
+		in->slc = (a >> 25) & 1;
+		in->addr = b & 0xff;
+		in->data = (b >> 8) & 0xff;
+		in->srsrc = ((b >> 16) & 0x1f) << 2;
+		in->saddr = ((b >> 21) & 0x1f) << 2;
+		/* A16 (15), AGPR data (16), LWE (17), D16 (63); no component */
+		if ((a >> 15) & 7 || b >> 31 || !in->dmask)
+			return -ISA_E_DECODE;
+		return 0;
 	}
 	if (a >> 25 == 0x3F) {	/* VOP1 */
 		in->fmt = F_VOP1;

@@ -91,7 +91,7 @@ enum isa_sdwa_unused { UNUSED_PAD, UNUSED_SEXT, UNUSED_PRESERVE };
 
 enum isa_fmt {
 	F_SOP2 = 1, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
-	F_VOP2, F_VOP1, F_VOPC, F_VOP3, F_VOP3P, F_DS, F_FLAT, F_MUBUF,
+	F_VOP2, F_VOP1, F_VOPC, F_VOP3, F_VOP3P, F_DS, F_FLAT, F_MUBUF, F_MIMG,
 	F_COUNT
 };
 
@@ -182,6 +182,7 @@ struct isa_insn {
 	uint8_t offset1;	/* DS offset1 */
 	uint8_t seg;		/* FLAT: 0 flat, 1 scratch, 2 global */
 	uint8_t glc, slc, offen, idxen, imm, gds;
+	uint8_t dmask, unorm, da;		/* MIMG (ssamp in saddr) */
 	uint16_t addr, data, data1, saddr, srsrc, soffset; /* register numbers */
 	uint32_t end;				/* with plain (above) */
 	const struct isa_insn *next;

@@ -24,6 +24,7 @@
 #define ISA_FMT_FLAT F_FLAT
 #define ISA_FMT_MUBUF F_MUBUF
 #define ISA_FMT_DS F_DS
+#define ISA_FMT_MIMG F_MIMG
 
 enum {
 	R_NONE,
@@ -65,7 +66,7 @@ void isa_describe(const struct isa_insn *in, char *buf, size_t len)
 {
 	static const char *const fmts[] = {
 		"?", "SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "SMEM", "VOP2", "VOP1", "VOPC",
-		"VOP3", "VOP3P", "DS", "FLAT", "MUBUF",
+		"VOP3", "VOP3P", "DS", "FLAT", "MUBUF", "MIMG",
 	};
 	static const char *const segs[] = { "flat_", "scratch_", "global_", "flat_" };
 	const char *name;

@@ -442,5 +442,6 @@ int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 #define ROW_FLAT(op, h)
 #define ROW_MUBUF(op, h)
 #define ROW_DS(op, h)
+#define ROW_MIMG(op, h)
 #include "ops.def"
 #undef ROW

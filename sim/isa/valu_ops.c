@@ -395,6 +395,21 @@ int isa_h_valu32(struct isa_wave *w, const struct isa_env *env, const struct isa
 		break;
 	case 0x1ce: LANES(ex) r[l] = (uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (C[l] & 31)); break;
 	case 0x1cf: LANES(ex) r[l] = (uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (8 * (C[l] & 3))); break;
+	case 0x1ed: LANES(ex) {	/* v_perm_b32: each byte picked from {A, B} by C's byte */
+			uint64_t d = ((uint64_t)A[l] << 32) | B[l];
+			uint32_t v = 0;
+
+			for (unsigned i = 0; i < 4; i++) {
+				unsigned sel = C[l] >> (8 * i) & 0xff;
+				uint32_t b = sel >= 13 ? 0xff : sel == 12 ? 0
+					   : sel >= 8 ? ((d >> (16 * (sel - 8) + 15) & 1) ? 0xff : 0)
+					   : (uint32_t)(d >> (8 * sel) & 0xff);
+
+				v |= b << (8 * i);
+			}
+			r[l] = v;
+		}
+		break;
 	case 0x1d0: LANES(ex) r[l] = u32(out32(in, fminf(fminf(m32(in, 0, A[l]), m32(in, 1, B[l])), m32(in, 2, C[l])))); break;
 	case 0x1d3: LANES(ex) r[l] = u32(out32(in, fmaxf(fmaxf(m32(in, 0, A[l]), m32(in, 1, B[l])), m32(in, 2, C[l])))); break;
 	case 0x1d1: LANES(ex) { int32_t a = (int32_t)A[l], b = (int32_t)B[l], c = (int32_t)C[l]; a = a < b ? a : b; r[l] = (uint32_t)(a < c ? a : c); } break;

@@ -55,6 +55,7 @@ enum sim_role {
 	SIM_ROLE_ARRAY,		/* an array's storage: owner = the array */
 	SIM_ROLE_SYMBOL,	/* a device variable's storage */
 	SIM_ROLE_CODE,		/* a loaded code object (exec/loader.c), a hostcall buffer */
+	SIM_ROLE_TEXTURE,	/* a texture object's descriptors (api/texture.c): owner = its record */
 	SIM_ROLE_COUNT,
 };
 

@@ -42,22 +42,22 @@ Test(conf_notsup, hipCreateChannelDesc)
 	cr_expect_eq(d.f, hipChannelFormatKindFloat);
 }
 
-/* Textures: hipCreateTextureObject, hipTexRef*, hipBindTexture. */
-Test(conf_notsup, textures_not_supported)
+/* Textures run (conf_texture.c) but for mipmapped ones, which 5.2.3 does
+ * not create either, and module references (hipModuleGetTexRef). */
+Test(conf_notsup, mipmapped_textures_not_supported)
 {
-	hipTextureObject_t t;
-	hipResourceDesc r;
-	hipTextureDesc td;
-	textureReference ref;
+	hipChannelFormatDesc d = hipCreateChannelDesc(32, 0, 0, 0, hipChannelFormatKindFloat);
+	textureReference ref, *pref = NULL;
+	hipMipmappedArray m;
 
-	memset(&r, 0, sizeof(r));
-	memset(&td, 0, sizeof(td));
 	memset(&ref, 0, sizeof(ref));
-	EXPECT_HIP(hipCreateTextureObject(NULL, &r, &td, NULL), hipErrorInvalidValue);
-	EXPECT_HIP(hipCreateTextureObject(&t, &r, &td, NULL), hipErrorNotSupported);
-	EXPECT_HIP(hipTexRefSetFilterMode(NULL, hipFilterModePoint), hipErrorInvalidValue);
-	EXPECT_HIP(hipTexRefSetFilterMode(&ref, hipFilterModePoint), hipErrorNotSupported);
-	EXPECT_HIP(hipUnbindTexture(&ref), hipErrorNotSupported);
+	memset(&m, 0, sizeof(m));
+	EXPECT_HIP(hipBindTextureToMipmappedArray(NULL, &m, &d), hipErrorInvalidValue);
+	EXPECT_HIP(hipBindTextureToMipmappedArray(&ref, &m, &d), hipErrorNotSupported);
+	EXPECT_HIP(hipTexRefSetMipmappedArray(&ref, NULL, 0), hipErrorInvalidValue);
+	EXPECT_HIP(hipTexRefSetMipmappedArray(&ref, &m, 0), hipErrorNotSupported);
+	EXPECT_HIP(hipModuleGetTexRef(&pref, NULL, NULL), hipErrorInvalidValue);
+	EXPECT_HIP(hipModuleGetTexRef(&pref, NULL, "tex"), hipErrorNotSupported);
 }
 
 /* External memory and semaphores, GL interop, surfaces. */

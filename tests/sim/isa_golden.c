@@ -15,6 +15,7 @@
 
 #include "isa/dispatch.h"
 #include "isa/isa.h"
+#include "isa/srd.h"
 
 #include "isa_golden.h"
 
@@ -516,6 +517,25 @@ Test(isa_golden, every_row_runs)
 		in.seg = 2;
 		in.srsrc = 4;
 		in.soffset = in.fmt == F_SMEM ? 0xffff : 128;
+		if (in.fmt == F_MIMG || o->fn == isa_h_mubuf_format) {
+			/* a texture's descriptors (srd.h) in s[8:15], a sampler (all
+			 * zeros: normalized, wrap, point) in s[16:19]: a 4x4 float
+			 * image, or a buffer of 16 floats, at MEM_BASE */
+			bool img = in.fmt == F_MIMG;
+
+			st.w.s[8] = img ? MEM_BASE >> 8 : MEM_BASE;
+			st.w.s[9] = img ? srd_put(SRD_FMT_32, 20, 6) | srd_put(SRD_NUM_FLOAT, 26, 4)
+					: srd_put(4, 16, 14);
+			st.w.s[10] = img ? 3u | 3u << 14 : 16u;
+			st.w.s[11] = img ? SRD_SEL_X | srd_put(SRD_TYPE_2D, 28, 4)
+					 : SRD_SEL_X | srd_put(SRD_NUM_FLOAT, 12, 3) |
+					   srd_put(SRD_FMT_32, 15, 4);
+			st.w.s[12] = img ? srd_put(3, 13, 16) : 0;
+			in.srsrc = 8;
+			in.saddr = 16;
+			in.dmask = 1;
+			in.addr = 0;
+		}
 		err = isa_exec_insn(&st.w, &env, &in);
 		cr_expect(err != -ISA_E_DECODE && err != -ISA_E_FAULT, "%s: error %d (%s)", o->name,
 			  err, isa_strerror(err));
@@ -619,10 +639,10 @@ Test(isa_golden, every_row_has_a_golden_case)
 Test(isa_golden, documented_count_is_the_table_s)
 {
 	static const char *const fams[] = { "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM", "VALU",
-					    "VOP3P", "FLAT/GLOBAL/SCRATCH", "MUBUF", "DS" };
+					    "VOP3P", "FLAT/GLOBAL/SCRATCH", "MUBUF", "DS", "MIMG" };
 	static const uint8_t fmts[] = { F_SOP1, F_SOP2, F_SOPC, F_SOPK, F_SOPP, F_SMEM, F_VOP3,
-					F_VOP3P, F_FLAT, F_MUBUF, F_DS };
-	unsigned count[11] = { 0 }, total = 0, cmps = 0;
+					F_VOP3P, F_FLAT, F_MUBUF, F_DS, F_MIMG };
+	unsigned count[12] = { 0 }, total = 0, cmps = 0;
 	const char *path = getenv("ISA_DOCS");
 	char want[512], *text;
 	size_t len = 0;
@@ -651,14 +671,14 @@ Test(isa_golden, documented_count_is_the_table_s)
 
 		if (!op->fn || (op->flags & O_HOSTCALL))
 			continue;
-		for (unsigned i = 0; i < 11; i++)
+		for (unsigned i = 0; i < 12; i++)
 			count[i] += op->fmt == fmts[i];
 		cmps += op->fmt == F_VOP3 && op->op < 0x100;
 		total++;
 	}
 	o = snprintf(want, sizeof(want), "**What is interpreted**: %u opcodes, counted per encoding "
 		     "family with the VOP1, VOP2 and VOPC forms counted once with their VOP3 form (", total);
-	for (unsigned i = 0; i < 11; i++) {
+	for (unsigned i = 0; i < 12; i++) {
 		o += snprintf(want + o, sizeof(want) - (size_t)o, "%s%s %u", i ? ", " : "", fams[i], count[i]);
 		if (fmts[i] == F_VOP3)
 			o += snprintf(want + o, sizeof(want) - (size_t)o, ", of which %u are comparisons", cmps);
