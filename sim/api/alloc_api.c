@@ -13,7 +13,6 @@
 
 #include <unistd.h>
 
-#define DEVICE_MALLOC_UNCACHED 0x3	/* hipDeviceMallocUncached in later headers */
 #define PITCH_ALIGN 256
 
 static hipError_t alloc_via(enum hipsvm_api api, int dev, void **ptr, size_t size,
@@ -87,8 +86,9 @@ SIM_API hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int f
 		SIM_RETURN(alloc_via(HIPSVM_API_EXT_MALLOC_SIGNAL, sim_current_device(),
 				     ptr, size, HIPSVM_KIND_SIGNAL, flags));
 	}
-	if (flags != hipDeviceMallocDefault && flags != hipDeviceMallocFinegrained &&
-	    flags != DEVICE_MALLOC_UNCACHED)
+	/* 5.2.3 knows no other flag (hip_memory.cpp:472-490): the uncached
+	 * one of later headers (0x3) is hipErrorInvalidValue */
+	if (flags != hipDeviceMallocDefault && flags != hipDeviceMallocFinegrained)
 		SIM_RETURN(hipErrorInvalidValue);
 	SIM_RETURN(device_alloc(HIPSVM_API_EXT_MALLOC_WITH_FLAGS, ptr, size, flags));
 }

@@ -214,6 +214,10 @@ SIM_API hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const
 					hipMemcpyKind kind)
 {
 	SIM_INIT_API();
+	/* hipMemcpy2DFromArray_common and the async call (hip_memory.cpp:3098,
+	 * :3120); hipMemcpyFromArray's own pitch of 0 is the tight one */
+	if (dpitch == 0)
+		SIM_RETURN(hipErrorInvalidPitchValue);
 	SIM_RETURN(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind, NULL,
 			      true));
 }
@@ -223,6 +227,8 @@ SIM_API hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_c
 					    size_t height, hipMemcpyKind kind)
 {
 	SIM_INIT_API();
+	if (dpitch == 0)
+		SIM_RETURN(hipErrorInvalidPitchValue);
 	SIM_RETURN(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind,
 			      sim_spt_stream(), true));
 }
@@ -232,6 +238,8 @@ SIM_API hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_
 					     size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
 	SIM_INIT_API();
+	if (dpitch == 0)
+		SIM_RETURN(hipErrorInvalidPitchValue);
 	SIM_RETURN(from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream,
 			      false));
 }

@@ -153,6 +153,12 @@ static int load(struct sim_image *r, int dev)
 		r->kinfo[dev] = NULL;
 		return r->err[dev];
 	}
+	/* ROCr's loader places the segments (hsa_executable_load_agent_code_object),
+	 * out of ROCclr's sight: only its own device buffers move the free memory
+	 * hipMemGetInfo answers (ROCclr rocmemory.cpp:807, rocdevice.cpp:2076),
+	 * so a loaded kernel leaves it where it was */
+	sim_uncharge(dev, a->charged);
+	a->charged = 0;
 	p = (uint8_t *)a->base;
 	/* fresh anonymous memory is zero: bss and the gaps need nothing */
 	err = hipsvm_codeobj_image_write(r->co, p, (uint64_t)a->base);

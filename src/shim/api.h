@@ -29,7 +29,7 @@
 	X(MALLOC_PITCH, "hipMallocPitch", PRIMARY_CURRENT, DEVICE, false) \
 	X(MALLOC_3D, "hipMalloc3D", PRIMARY_CURRENT, DEVICE, false) \
 	X(MALLOC_ASYNC, "hipMallocAsync", PRIMARY_CURRENT, DEVICE, false) \
-	/* default, fine-grained, uncached, contiguous */ \
+	/* default or fine-grained */ \
 	X(EXT_MALLOC_WITH_FLAGS, "hipExtMallocWithFlags", PRIMARY_CURRENT, DEVICE, false) \
 	X(EXT_MALLOC_SIGNAL, "hipExtMallocWithFlags(hipMallocSignalMemory)", HOST, SIGNAL, false) \
 	X(HOST_MALLOC, "hipHostMalloc", HOST, HOST, false) \

@@ -309,3 +309,38 @@ Test(conf_launch, launch_bounds_exceeded_is_launch_failure, .init = register_bou
 		cr_expect_eq(host[i], i, "a[%d]", i);
 	ASSERT_OK(hipFree(a));
 }
+
+/* ROCclr counts only its own device buffers against hipMemGetInfo's free
+ * memory (rocmemory.cpp:807, rocdevice.cpp:2076); a kernel's code object is
+ * placed by ROCr's loader, so loading it at the first launch moves nothing:
+ * hip-tests' validateMemoryOnGPU compares the free memory around a launch. */
+Test(conf_launch, a_loaded_kernel_charges_no_free_memory, .init = register_bounded,
+     .fini = unregister_bounded)
+{
+	dim3 one = { 1, 1, 1 }, b64 = { 64, 1, 1 };
+	size_t f0, f1, f2, f3, t;
+	hipFunction_t fn;
+	int *a;
+	void *args[] = { &a };
+
+	if (!getenv("CONF_KERNELS"))
+		cr_skip_test("no conf_kernels code object (hipcc not found)");
+	ASSERT_OK(hipSetDevice(1));	/* a device no other case has loaded on */
+	ASSERT_OK(hipMemGetInfo(&f0, &t));
+	ASSERT_OK(hipMalloc((void **)&a, 64 * sizeof(int)));
+	ASSERT_OK(hipMemGetInfo(&f1, &t));
+	cr_expect_lt(f1, f0, "the allocation is charged");
+	ASSERT_OK(hipModuleGetFunction(&fn, bounded_mod, "bounded64"));
+	ASSERT_OK(hipModuleLaunchKernel(fn, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+	ASSERT_OK(hipDeviceSynchronize());
+	ASSERT_OK(hipMemGetInfo(&f2, &t));
+	cr_expect_eq(f2, f1, "a module's kernel charged %zu bytes", f1 - f2);
+	ASSERT_OK(hipLaunchKernel((void *)bounded_stub, one, b64, args, 0, NULL));
+	ASSERT_OK(hipDeviceSynchronize());
+	ASSERT_OK(hipMemGetInfo(&f2, &t));
+	cr_expect_eq(f2, f1, "a registered kernel charged %zu bytes", f1 - f2);
+	ASSERT_OK(hipFree(a));
+	ASSERT_OK(hipMemGetInfo(&f3, &t));
+	cr_expect_eq(f3, f0, "%zu bytes left charged", f0 - f3);
+	ASSERT_OK(hipSetDevice(0));
+}

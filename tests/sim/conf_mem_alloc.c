@@ -359,3 +359,21 @@ Test(mem_alloc, hipHostRegister_reads_no_flags)
 	cr_expect_eq(hipHostUnregister(buf), hipSuccess);
 	free(buf);
 }
+
+/* hipExtMallocWithFlags takes the default, fine-grained and signal flags
+ * alone (hip_memory.cpp:472-490): 0x3, hipDeviceMallocUncached in the
+ * headers of ROCm 5.3 and later, is hipErrorInvalidValue, and nothing is
+ * allocated. */
+Test(mem_alloc, hipExtMallocWithFlags_refuses_uncached)
+{
+	size_t f0, f1, t;
+	void *p = NULL;
+
+	cr_assert_eq(hipMemGetInfo(&f0, &t), hipSuccess);
+	cr_expect_eq(hipExtMallocWithFlags(&p, 4096, 0x3), hipErrorInvalidValue);
+	cr_expect_null(p);
+	cr_assert_eq(hipMemGetInfo(&f1, &t), hipSuccess);
+	cr_expect_eq(f1, f0);
+	cr_expect_eq(hipExtMallocWithFlags(&p, 4096, hipDeviceMallocFinegrained), hipSuccess);
+	cr_expect_eq(hipFree(p), hipSuccess);
+}

@@ -128,6 +128,36 @@ Test(mem_copy, hipMemcpy2DToArray_bounds)
 	hipFreeArray(a);
 }
 
+/* hipMemcpy2DFromArray(Async) with a destination pitch of 0:
+ * hipErrorInvalidPitchValue before the array is looked at
+ * (hip_memory.cpp:3098, :3120), nothing copied; hipMemcpyFromArray, which
+ * passes a pitch of 0 itself, still copies. */
+Test(mem_copy, hipMemcpy2DFromArray_zero_pitch)
+{
+	hipArray *a = int_array(16, 8);
+	static int h[16 * 8], all[16 * 8];
+	hipStream_t s;
+	int i;
+
+	for (i = 0; i < 16 * 8; i++)
+		all[i] = i + 1;
+	cr_assert_eq(hipMemcpy2DToArray(a, 0, 0, all, 64, 64, 8, hipMemcpyHostToDevice), hipSuccess);
+	cr_assert_eq(hipStreamCreate(&s), hipSuccess);
+	cr_expect_eq(hipMemcpy2DFromArray(h, 0, a, 0, 0, 64, 8, hipMemcpyDeviceToHost),
+		     hipErrorInvalidPitchValue);
+	cr_expect_eq(hipMemcpy2DFromArrayAsync(h, 0, a, 0, 0, 64, 8, hipMemcpyDeviceToHost, s),
+		     hipErrorInvalidPitchValue);
+	cr_expect_eq(hipMemcpy2DFromArray(h, 0, NULL, 0, 0, 64, 8, hipMemcpyDeviceToHost),
+		     hipErrorInvalidPitchValue);
+	cr_assert_eq(hipStreamSynchronize(s), hipSuccess);
+	cr_expect_eq(h[5], 0, "a refused copy copied");
+	cr_expect_eq(hipMemcpyFromArray(h, a, 0, 0, sizeof(h), hipMemcpyDeviceToHost), hipSuccess);
+	cr_expect_eq(h[5], 6);
+	cr_expect_eq(h[16 * 8 - 1], 16 * 8);
+	cr_assert_eq(hipStreamDestroy(s), hipSuccess);
+	hipFreeArray(a);
+}
+
 /* hipMemcpyToArray / hipMemcpyFromArray: a whole array from a count. */
 Test(mem_copy, hipMemcpyToArray_whole)
 {
