@@ -118,7 +118,9 @@ def compat_flags(root, src=None):
     return ["-include", os.path.join(HERE, "compat.h")] if uses_compat(paths, names) else []
 
 
-def compile_obj(root, src, obj, flags, hdr):
+def compile_obj(root, src, obj, flags, hdr, temps=None):
+    """temps: a directory for hipcc's --save-temps files (its working
+    directory while it compiles), made afresh for each compile."""
     compat = compat_flags(root, src)
     if compat:
         flags = flags[:len(FLAGS)] + compat + flags[len(FLAGS):]
@@ -132,10 +134,13 @@ def compile_obj(root, src, obj, flags, hdr):
             if f.read().strip() == key:
                 return None
     os.makedirs(os.path.dirname(obj), exist_ok=True)
-    tmp = obj + ".part"
+    tmp = os.path.abspath(obj + ".part")
+    if temps:
+        shutil.rmtree(temps, ignore_errors=True)
+        os.makedirs(temps)
     cmd = ["nice", "-n", "10", "hipcc"] + flags + ["-c", src, "-o", tmp]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       errors="replace")
+                       errors="replace", cwd=temps)
     if p.returncode != 0:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -160,9 +165,18 @@ def build(args, root, files):
     helpers = sorted({h for rel in files for h in args.helpers.get(rel, [])})
     jobs += [(rel, os.path.join(root, rel), os.path.join(objdir, rel + ".o"))
              for rel in files + [h for h in helpers if h not in files]]
+    progs = sorted({p for rel in files for p in args.progs.get(rel, [])})
+    jobs += [(p, os.path.join(root, p), os.path.join(objdir, p + ".o")) for p in progs]
     errors = {}
+
+    def own_flags(rel):
+        extra = args.cflags.get(rel, [])
+        return flags + extra, (os.path.join(objdir, rel + ".temps")
+                               if "--save-temps" in extra else None)
+
     with cf.ThreadPoolExecutor(args.jobs) as ex:
-        futs = {ex.submit(compile_obj, root, src, obj, flags, hdr): rel for rel, src, obj in jobs}
+        futs = {ex.submit(compile_obj, root, src, obj, own_flags(rel)[0], hdr,
+                          own_flags(rel)[1]): rel for rel, src, obj in jobs}
         for fut in cf.as_completed(futs):
             rel = futs[fut]
             err = fut.result()
@@ -179,9 +193,43 @@ def build(args, root, files):
     cfg = os.path.join(args.work, "hipTestMain", "config")
     if not os.path.isdir(cfg):
         shutil.copytree(os.path.join(root, "hipTestMain", "config"), cfg)
+    # hip-tests' CMake compiles these files with --save-temps in its build
+    # tree, whose root is the working directory of ctest: the cases read
+    # the saved assembly from ./catch/<the file's directory>/
+    for rel in files:
+        temps = own_flags(rel)[1]
+        if temps and rel not in errors and os.path.isdir(temps):
+            dest = os.path.join(args.work, "scratch", "catch", os.path.dirname(rel))
+            os.makedirs(dest, exist_ok=True)
+            for name in os.listdir(temps):
+                if name.endswith(".s"):
+                    shutil.copyfile(os.path.join(temps, name), os.path.join(dest, name))
+    # programs a case starts: built alone, as hip-tests' CMake builds them,
+    # without its main; hip::SpawnProc looks for DIR/NAME above the working
+    # directory (TestContext::currentPath is the current directory), which
+    # is WORK/scratch
+    for p in progs:
+        if p in errors:
+            continue
+        exe = os.path.join(args.work, os.path.basename(os.path.dirname(p)),
+                           os.path.basename(p)[:-len(".cc")])
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        obj = os.path.join(objdir, p + ".o")
+        if not os.path.exists(exe) or os.path.getmtime(obj) > os.path.getmtime(exe):
+            cmd = ["nice", "-n", "10", "hipcc", "--offload-arch=gfx90a", obj, "-o", exe + ".part"]
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace")
+            if r.returncode != 0:
+                errors[p] = r.stdout[-4000:]
+                print("link: %s failed" % p, flush=True)
+                continue
+            os.replace(exe + ".part", exe)
     exes = {}
     for rel in files:
         if rel in errors:
+            continue
+        if any(p in errors for p in args.progs.get(rel, [])):
+            errors[rel] = "a program it starts did not build: " + ", ".join(args.progs[rel])
             continue
         exe = os.path.join(bindir, rel.replace("/", "_")[:-len(".cc")])
         mine = [rel] + args.helpers.get(rel, [])
@@ -271,16 +319,23 @@ def main():
     args.work = os.path.abspath(args.work or os.path.join(builddir, "hiptests"))
     os.makedirs(args.work, exist_ok=True)
 
-    # a line: the test file, then any helper sources it is linked with
-    files, absent, args.helpers = [], [], {}
+    # a line: the test file, then any helper sources it is linked with,
+    # programs it starts (run:SOURCE) and compile flags of its own, as
+    # hip-tests' CMake sets them (flags:A,B)
+    files, absent, args.helpers, args.progs, args.cflags = [], [], {}, {}, {}
     with open(args.files) as f:
         for line in f:
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
-            if all(os.path.isfile(os.path.join(root, w)) for w in words):
-                files.append(words[0])
-                args.helpers[words[0]] = words[1:]
+            srcs = [w for w in words if not w.startswith("flags:")]
+            flags = [x for w in words if w.startswith("flags:") for x in w[6:].split(",") if x]
+            paths = [w[4:] if w.startswith("run:") else w for w in srcs]
+            if all(os.path.isfile(os.path.join(root, w)) for w in paths):
+                files.append(srcs[0])
+                args.helpers[srcs[0]] = [w for w in srcs[1:] if not w.startswith("run:")]
+                args.progs[srcs[0]] = [w[4:] for w in srcs[1:] if w.startswith("run:")]
+                args.cflags[srcs[0]] = flags
             else:
                 absent.append(" ".join(words))
     if args.first:

@@ -357,26 +357,11 @@ static hipError_t query(const void *ptr, size_t count, struct page_state *st)
 }
 
 /* The grain of memory the runtime allocated itself, as ROCr's pointer
- * info gives it: device memory coarse unless fine-grained;
- * hipHostMalloc memory fine when ROCm 5.2.3 asks for atomics
- * (hip_memory.cpp:518-529: no flags, coherent, mapped or NUMA-user, and
- * not non-coherent), else coarse; registered and signal memory fine. */
+ * info gives it (map.h's sim_alloc_fine). */
 static int grain_of(const struct sim_alloc *a)
 {
-	const unsigned fine_host = hipHostMallocCoherent | hipHostMallocMapped |
-				   hipHostMallocNumaUser;
-
-	switch (a->kind) {
-	case HIPSVM_KIND_DEVICE:
-		return a->flags == hipDeviceMallocFinegrained
-			? hipMemRangeCoherencyModeFineGrain : hipMemRangeCoherencyModeCoarseGrain;
-	case HIPSVM_KIND_HOST:
-		return (a->flags == 0 || (a->flags & fine_host)) &&
-				!(a->flags & hipHostMallocNonCoherent)
-			? hipMemRangeCoherencyModeFineGrain : hipMemRangeCoherencyModeCoarseGrain;
-	default:
-		return hipMemRangeCoherencyModeFineGrain;
-	}
+	return sim_alloc_fine(a) ? hipMemRangeCoherencyModeFineGrain
+				 : hipMemRangeCoherencyModeCoarseGrain;
 }
 
 /* The coherency mode alone of memory ROCr allocated or locked: ROCclr

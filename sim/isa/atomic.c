@@ -7,7 +7,32 @@
  */
 #include "isa.h"
 
+#include <math.h>
 #include <string.h>
+
+/* A float denormal as the zero of its sign. */
+static float flush32(float f)
+{
+	return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f;
+}
+
+/* global/flat_atomic_min_f64 and _max_f64: IEEE minNum/maxNum, a NaN
+ * loses to a number (both NaN: the memory's, quieted) and -0 is below +0;
+ * denormals kept, as all of CDNA2's f64 atomics keep them. */
+static uint64_t minmax64(uint64_t old, uint64_t src, bool max)
+{
+	double a, b;
+
+	memcpy(&a, &old, 8);
+	memcpy(&b, &src, 8);
+	if (isnan(a))
+		return isnan(b) ? old | 1ull << 51 : src;
+	if (isnan(b))
+		return old;
+	if (a == b)	/* only the zeros differ: the sign bit decides */
+		return max ? old & src : old | src;
+	return (a < b) != max ? old : src;
+}
 
 uint64_t isa_atomic_rmw(int op, unsigned size, uint64_t old, uint64_t src)
 {
@@ -37,9 +62,12 @@ uint64_t isa_atomic_rmw(int op, unsigned size, uint64_t old, uint64_t src)
 		uint32_t o = (uint32_t)old, s = (uint32_t)src;
 		float a;
 
+		/* CDNA2's global/flat f32 atomic add flushes denormals, in and
+		 * out, whatever the kernel's float mode (why LLVM keeps the
+		 * instruction to kernels whose f32 mode is preserve-sign) */
 		memcpy(&a, &o, 4);
 		memcpy(&f, &s, 4);
-		a += f;
+		a = flush32(flush32(a) + flush32(f));
 		memcpy(&o, &a, 4);
 		return o;
 	}
@@ -52,6 +80,8 @@ uint64_t isa_atomic_rmw(int op, unsigned size, uint64_t old, uint64_t src)
 		memcpy(&old, &a, 8);
 		return old;
 	}
+	case ISA_AT_FMIN64: return minmax64(old, src, false);
+	case ISA_AT_FMAX64: return minmax64(old, src, true);
 	}
 	return old;
 }

@@ -206,7 +206,8 @@ struct isa_mem {
 enum isa_atomic {
 	ISA_AT_SWAP, ISA_AT_CMPSWAP, ISA_AT_ADD, ISA_AT_SUB, ISA_AT_SMIN, ISA_AT_UMIN,
 	ISA_AT_SMAX, ISA_AT_UMAX, ISA_AT_AND, ISA_AT_OR, ISA_AT_XOR, ISA_AT_INC, ISA_AT_DEC,
-	ISA_AT_FADD32, ISA_AT_FADD64,
+	/* the floating-point ones last (guard.c tells them by that) */
+	ISA_AT_FADD32, ISA_AT_FADD64, ISA_AT_FMIN64, ISA_AT_FMAX64,
 };
 
 /* atomic.c: the new value an ISA_AT_* (not CMPSWAP) makes of old with src */

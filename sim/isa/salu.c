@@ -57,6 +57,14 @@ INLINE int sop1(struct isa_wave *w, const struct isa_env *env, const struct isa_
 		isa_swrite32(w, in->dst, v);
 		break;
 	}
+	case 0x09: {							/* s_brev_b64 */
+		uint64_t v = 0;
+
+		for (int i = 0; i < 64; i++)
+			v |= ((a64 >> i) & 1u) << (63 - i);
+		isa_swrite64(w, in->dst, v);
+		break;
+	}
 	case 0x0c: r = (uint32_t)__builtin_popcount(a); isa_swrite32(w, in->dst, (uint32_t)r); w->scc = r != 0; break;
 	case 0x0d: r = (uint64_t)__builtin_popcountll(a64); isa_swrite32(w, in->dst, (uint32_t)r); w->scc = r != 0; break;
 	case 0x10: isa_swrite32(w, in->dst, a ? (uint32_t)__builtin_ctz(a) : ~0u); break;	/* s_ff1_i32_b32 */

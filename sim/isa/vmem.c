@@ -241,8 +241,8 @@ static int atomic_op(unsigned op, int *at, unsigned *size)
 		*size = 4;
 		return 1;
 	}
-	if (op == 0x4f) {
-		*at = ISA_AT_FADD64;
+	if (op == 0x4f || op == 0x50 || op == 0x51) {
+		*at = op == 0x4f ? ISA_AT_FADD64 : op == 0x50 ? ISA_AT_FMIN64 : ISA_AT_FMAX64;
 		*size = 8;
 		return 1;
 	}

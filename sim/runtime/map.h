@@ -97,6 +97,17 @@ hipError_t sim_unregister(void *ptr);
 void sim_alloc_destroy(struct sim_alloc *a);
 bool sim_map_overlaps(uintptr_t p, size_t n);
 bool sim_lookup(const void *p, struct sim_alloc *copy);
+/* Fine-grained memory, as ROCr's pointer info answers it: device memory
+ * allocated fine-grained; hipHostMalloc memory when ROCm 5.2.3
+ * asks for atomics (hip_memory.cpp:518-529: no flags, coherent, mapped or
+ * NUMA-user, and not non-coherent); registered, signal and managed memory. */
+bool sim_alloc_fine(const struct sim_alloc *a);
+/* For the n lanes of a floating-point atomic at addr[i] (size bytes):
+ * drop[i] is whether the lane's address is fine-grained host memory
+ * (hipHostMalloc's fine-grained memory, registered memory), which the GPU
+ * reaches uncached, over PCIe, where an MI200 float atomic does nothing and
+ * returns 0. True if any lane is. */
+bool sim_fp_atomic_drops(const uint64_t *addr, unsigned n, unsigned size, bool *drop);
 bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void *arg);
 /* The pages of [start, end) that the CPU no longer maps leave the
  * allocations they belonged to; true if none of the range is mapped.

@@ -528,6 +528,56 @@ bool sim_lookup(const void *p, struct sim_alloc *copy)
 	return a != NULL;
 }
 
+bool sim_alloc_fine(const struct sim_alloc *a)
+{
+	const unsigned fine_host = hipHostMallocCoherent | hipHostMallocMapped |
+				   hipHostMallocNumaUser;
+
+	switch (a->kind) {
+	case HIPSVM_KIND_DEVICE:
+		return a->flags == hipDeviceMallocFinegrained;
+	case HIPSVM_KIND_HOST:
+		return (a->flags == 0 || (a->flags & fine_host)) &&
+		       !(a->flags & hipHostMallocNonCoherent);
+	default:
+		return true;
+	}
+}
+
+static bool fp_drops(const struct sim_alloc *a)
+{
+	return a && (a->kind == HIPSVM_KIND_REGISTERED ||
+		     (a->kind == HIPSVM_KIND_HOST && sim_alloc_fine(a)));
+}
+
+bool sim_fp_atomic_drops(const uint64_t *addr, unsigned n, unsigned size, bool *drop)
+{
+	uint64_t lo = ~0ull, hi = 0;
+	struct sim_alloc *a;
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++) {
+		lo = addr[i] < lo ? addr[i] : lo;
+		hi = addr[i] > hi ? addr[i] : hi;
+	}
+	pthread_rwlock_rdlock(&sim.map_lock);
+	/* the lanes in one allocation, the common case: one look-up */
+	a = n ? sim_map_find((uintptr_t)lo) : NULL;
+	if (a && lo >= a->base && hi + size <= a->base + a->size) {
+		any = fp_drops(a);
+		for (unsigned i = 0; i < n; i++)
+			drop[i] = any;
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			a = sim_map_find((uintptr_t)addr[i]);
+			drop[i] = a && addr[i] < a->base + a->size && fp_drops(a);
+			any |= drop[i];
+		}
+	}
+	pthread_rwlock_unlock(&sim.map_lock);
+	return any;
+}
+
 /* hipMemAdvise / prefetch bookkeeping on the allocation holding p. */
 bool sim_update(const void *p, void (*fn)(struct sim_alloc *a, void *arg), void *arg)
 {

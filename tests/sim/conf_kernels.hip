@@ -58,3 +58,15 @@ extern "C" __global__ void __launch_bounds__(64) bounded64(int *a)
 {
 	a[threadIdx.x] = (int)threadIdx.x;
 }
+
+// One of each float atomic of gfx90a's global memory (global_atomic_add_f64,
+// _max_f64, _min_f64, _add_f32) and an integer one, each returning the old
+// value into out (tests/sim/conf_fpatomic.c).
+extern "C" __global__ void fp_atomics(double *d, float *f, int *i, double *out)
+{
+	out[0] = __builtin_amdgcn_global_atomic_fadd_f64(d, 10.0);
+	out[1] = __builtin_amdgcn_global_atomic_fmax_f64(d + 1, 10.0);
+	out[2] = __builtin_amdgcn_global_atomic_fmin_f64(d + 2, -10.0);
+	out[3] = __builtin_amdgcn_global_atomic_fadd_f32(f, 10.0f);
+	out[4] = atomicAdd(i, 1);
+}
