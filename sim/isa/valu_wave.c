@@ -190,6 +190,23 @@ static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t
 	put32(w, dst + 1, ex, hi);
 }
 
+/* v_pk_mov_b32 (a 64-bit value copied, or its dwords rearranged: a
+ * pointer kept in a register pair across a loop): the low result is the
+ * dword of src0 op_sel[0] picks, the high one the dword of src1 op_sel[1]
+ * picks; no modifiers. The high half is staged before the low one is
+ * written, so a pair that is both source and destination is read first. */
+ISA_WIDE HANDLER(pk_mov_b32)
+{
+	uint32_t buf[2][2][ISA_LANES], hi[ISA_LANES];
+	struct pk_src s[3];
+
+	(void)env;
+	pk_sources(w, in, 2, s, buf);
+	memcpy(hi, s[1].lo, sizeof(hi));
+	pk_put(w, in->dst, isa_exec(w), s[0].lo, hi);
+	return 0;
+}
+
 #define PK_HANDLER(name, nsrc, expr) \
 	ISA_WIDE_FMA HANDLER(name) \
 	{ \
@@ -562,6 +579,69 @@ static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t
 
 ICMP_HANDLER(cmp_i32, int32_t)
 ICMP_HANDLER(cmp_u32, uint32_t)
+
+/* 64-bit integers (a size_t or int64_t loop's index against its bound):
+ * each source a VGPR pair read in place, or a scalar pair or constant
+ * (isa_sreg64) broadcast; the general form built 64-bit arrays lane by
+ * lane and chose the condition per lane (about 1,000 host instructions a
+ * comparison, the most of any instruction in hip-tests' managed-memory
+ * loops). */
+#define CMP64_LOOP(T, cond) \
+	ISA_UNROLL \
+	for (unsigned l = 0; l < ISA_LANES; l++) { \
+		T a = (T)(AL[l] | (uint64_t)AH[l] << 32), b = (T)(BL[l] | (uint64_t)BH[l] << 32); \
+		c[l] = (cond); \
+	}
+
+/* source i's two dwords of every lane */
+static inline __attribute__((always_inline)) void
+src64(const struct isa_wave *w, const struct isa_insn *in, unsigned i, const uint32_t **lo,
+      const uint32_t **hi, uint32_t *blo, uint32_t *bhi)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256) {
+		unsigned r = src - 256;
+
+		*lo = w->v[r];
+		*hi = r + 1 < ISA_NVGPR ? w->v[r + 1] : zero_lanes;
+		return;
+	}
+	uint64_t v = isa_sreg64(w, in, src, false);
+
+	ISA_UNROLL
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		blo[l] = (uint32_t)v;
+		bhi[l] = (uint32_t)(v >> 32);
+	}
+	*lo = blo;
+	*hi = bhi;
+}
+
+#define ICMP64_HANDLER(name, T) \
+	ISA_WIDE HANDLER(name) \
+	{ \
+		uint32_t bal[ISA_LANES], bah[ISA_LANES], bbl[ISA_LANES], bbh[ISA_LANES]; \
+		const uint32_t *AL, *AH, *BL, *BH; \
+		uint8_t c[ISA_LANES]; \
+		(void)env; \
+		src64(w, in, 0, &AL, &AH, bal, bah); \
+		src64(w, in, 1, &BL, &BH, bbl, bbh); \
+		switch (in->op & 7) { \
+		case 0: memset(c, 0, sizeof(c)); break; \
+		case 1: CMP64_LOOP(T, a < b) break; \
+		case 2: CMP64_LOOP(T, a == b) break; \
+		case 3: CMP64_LOOP(T, a <= b) break; \
+		case 4: CMP64_LOOP(T, a > b) break; \
+		case 5: CMP64_LOOP(T, a != b) break; \
+		case 6: CMP64_LOOP(T, a >= b) break; \
+		default: memset(c, 1, sizeof(c)); break; \
+		} \
+		return cmp_done(w, in, c); \
+	}
+
+ICMP64_HANDLER(cmp_i64, int64_t)
+ICMP64_HANDLER(cmp_u64, uint64_t)
 
 /* f32: the 16 conditions, unordered ones true for NaN */
 #define FCMP_LOOP(cond) \
