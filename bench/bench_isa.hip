@@ -1,7 +1,11 @@
 // bench_isa: the simulator's kernel interpreter against the same loops in C.
-// Five kernels (saxpy: streaming global memory; reduce: LDS and barriers;
+// Eight kernels (saxpy: streaming global memory; reduce: LDS and barriers;
 // matmul: a tiled 256x256 f32 product in LDS; histogram: global atomics;
-// alu: arithmetic with no memory) run on the simulator, each alternated with
+// alu: arithmetic with no memory; and three shapes of hip-tests' slow cases:
+// tail64, each work-item from its index to the end with a 64-bit index into
+// managed memory; reverse, a 64-bit index counting down, device memory to
+// pinned host memory, repeated; lane1, one work-item's loop of powf and
+// sqrt) run on the simulator, each alternated with
 // its loop compiled for the host, in one run; CPU time of each, their ratio's
 // median and spread, and the interpreter's counters (hipsvmSimIsaStats).
 //   LD_LIBRARY_PATH=build/sim build/sim/bench_isa [repeats]
@@ -25,6 +29,11 @@ typedef int (*stats_fn)(struct isa_stats *);
 #define MM 256		// matmul size
 #define TILE 16
 #define BINS 1024
+#define TAIL 4096	// tail64's elements: TAIL * TAIL / 128 wave-iterations
+#define REV (1 << 18)	// reverse's elements
+#define REV_COUNT 4	// and its repeats
+#define LANE1 4096	// lane1's iterations
+#define GRAN (2 << 20)	// tail64's and reverse's buffers: 2 MiB each, so each starts on a 2 MiB granule
 
 __global__ void saxpy(float a, const float *x, float *y, int n)
 {
@@ -83,6 +92,32 @@ __global__ void alu(float *out, int iters)
 	out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
 }
 
+// hip-tests' KrnlWth2MemTypes (unit/memory/hipMallocMngdMultiThread.cc)
+__global__ void tail64(int *out, const int *in, size_t n)
+{
+	size_t index = blockIdx.x * blockDim.x + threadIdx.x;
+	for (size_t i = index; i < n; i++)
+		out[i] = in[i] + 10;
+}
+
+// hip-tests' HipTest::addCountReverse (Unit_hipEvent)
+__global__ void reverse(const int *a, int *c, long n, int count)
+{
+	size_t offset = blockIdx.x * blockDim.x + threadIdx.x;
+	size_t stride = blockDim.x * gridDim.x;
+	for (int k = 0; k < count; k++)
+		for (long i = n - stride + offset; i >= 0; i -= stride)
+			c[i] = a[i] + count;
+}
+
+// Unit_hipMultiStream_sameDevice's kernel: one lane's loop
+__global__ void lane1(float *x, int n)
+{
+	if (threadIdx.x < 1)
+		for (int i = 0; i < n; i++)
+			x[i] = sqrtf(powf(3.14159f, (float)i));
+}
+
 // ---- the same loops on the host (the hipcc host compiler, -O3) ----
 
 static void c_saxpy(float a, const float *x, float *y, int n)
@@ -130,12 +165,34 @@ static void c_alu(float *out, int iters)
 	}
 }
 
+static void c_tail64(int *out, const int *in, size_t n)
+{
+	for (size_t t = 0; t < n; t++)
+		for (size_t i = t; i < n; i++)
+			out[i] = in[i] + 10;
+}
+
+static void c_reverse(const int *a, int *c, long n, int count)
+{
+	for (int k = 0; k < count; k++)
+		for (long i = n - 1; i >= 0; i--)
+			c[i] = a[i] + count;
+}
+
+static void c_lane1(float *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = sqrtf(powf(3.14159f, (float)i));
+}
+
 #define CHECK(c) do { if ((c) != hipSuccess) { printf("%s failed\n", #c); exit(1); } } while (0)
 
 static stats_fn get_stats;
 static float *x, *y, *ma, *mb, *mc, *hx, *hy, *hma, *hmb, *hmc;
 static int *in, *out, *hin, *hout;
 static unsigned *hist_in, *bins, *hhist_in, *hbins;
+static int *tail_in, *tail_out, *rev_a, *rev_c, *htail_in, *htail_out, *hrev_a, *hrev_c;
+static float *lane_x, *hlane_x;
 static volatile float sink;
 
 static void g_saxpy() { hipLaunchKernelGGL(saxpy, dim3(N / 256), dim3(256), 0, 0, 2.0f, x, y, N); }
@@ -143,11 +200,17 @@ static void g_reduce() { hipLaunchKernelGGL(reduce, dim3(N / 256), dim3(256), 0,
 static void g_matmul() { hipLaunchKernelGGL(matmul, dim3(MM / TILE, MM / TILE), dim3(TILE, TILE), 0, 0, ma, mb, mc, MM); }
 static void g_histogram() { hipLaunchKernelGGL(histogram, dim3(N / 256), dim3(256), 0, 0, hist_in, bins, N); }
 static void g_alu() { hipLaunchKernelGGL(alu, dim3(64), dim3(256), 0, 0, y, 1000); }
+static void g_tail64() { hipLaunchKernelGGL(tail64, dim3(TAIL / 64), dim3(64), 0, 0, tail_out, tail_in, (size_t)TAIL); }
+static void g_reverse() { hipLaunchKernelGGL(reverse, dim3(REV / 256), dim3(256), 0, 0, rev_a, rev_c, (long)REV, REV_COUNT); }
+static void g_lane1() { hipLaunchKernelGGL(lane1, dim3(1), dim3(1), 0, 0, lane_x, LANE1); }
 static void h_saxpy() { c_saxpy(2.0f, hx, hy, N); sink = hy[N / 2]; }
 static void h_reduce() { c_reduce(hin, hout, N); sink = (float)hout[7]; }
 static void h_matmul() { c_matmul(hma, hmb, hmc, MM); sink = hmc[77]; }
 static void h_histogram() { c_histogram(hhist_in, hbins, N); sink = (float)hbins[3]; }
 static void h_alu() { c_alu(hy, 1000); sink = hy[5]; }
+static void h_tail64() { c_tail64(htail_out, htail_in, TAIL); sink = (float)htail_out[9]; }
+static void h_reverse() { c_reverse(hrev_a, hrev_c, REV, REV_COUNT); sink = (float)hrev_c[9]; }
+static void h_lane1() { c_lane1(hlane_x, LANE1); sink = hlane_x[9]; }
 
 static const struct {
 	const char *name;
@@ -159,6 +222,9 @@ static const struct {
 	{ "matmul", g_matmul, h_matmul },
 	{ "histogram", g_histogram, h_histogram },
 	{ "alu", g_alu, h_alu },
+	{ "tail64", g_tail64, h_tail64 },
+	{ "reverse", g_reverse, h_reverse },
+	{ "lane1", g_lane1, h_lane1 },
 };
 
 static double cpu_now()
@@ -211,6 +277,19 @@ static void setup()
 	CHECK(hipMemcpy(mb, hmb, MM * MM * sizeof(float), hipMemcpyHostToDevice));
 	CHECK(hipMemcpy(hist_in, hhist_in, N * sizeof(unsigned), hipMemcpyHostToDevice));
 	CHECK(hipMemset(bins, 0, BINS * sizeof(unsigned)));
+	// the memory kinds of the hip-tests cases: managed, pinned host
+	CHECK(hipMalloc(&tail_in, GRAN));
+	CHECK(hipMallocManaged(&tail_out, GRAN));
+	CHECK(hipMalloc(&rev_a, GRAN));
+	CHECK(hipHostMalloc(&rev_c, GRAN));
+	CHECK(hipMalloc(&lane_x, LANE1 * sizeof(float)));
+	CHECK(hipMemset(tail_in, 0, GRAN));
+	CHECK(hipMemset(rev_a, 0, GRAN));
+	htail_in = (int *)calloc(TAIL, sizeof(int));
+	htail_out = (int *)calloc(TAIL, sizeof(int));
+	hrev_a = (int *)calloc(REV, sizeof(int));
+	hrev_c = (int *)calloc(REV, sizeof(int));
+	hlane_x = (float *)calloc(LANE1, sizeof(float));
 }
 
 int main(int argc, char **argv)
@@ -256,8 +335,9 @@ int main(int argc, char **argv)
 		}
 		get_stats(&b);
 		double insns = (double)(b.wave_insns - a.wave_insns);
-		printf("%-9s %10.0f wave-insns %9llu mem-insns %7llu vm-calls %4llu fell back", rows[r].name,
-		       insns, b.mem_insns - a.mem_insns, b.vm_calls - a.vm_calls, b.fallbacks - a.fallbacks);
+		printf("%-9s %10.0f wave-insns %9llu mem-insns %7llu vm-calls %4llu fell back %7llu page-walks",
+		       rows[r].name, insns, b.mem_insns - a.mem_insns, b.vm_calls - a.vm_calls,
+		       b.fallbacks - a.fallbacks, b.page_walks - a.page_walks);
 		if (!only && reps > 0) {
 			qsort(gpu, reps, sizeof(double), cmp_d);
 			qsort(cpu, reps, sizeof(double), cmp_d);

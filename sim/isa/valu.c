@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * valu.c - vector comparisons, lane moves and VOP3P, in the VOP3 opcode
+ * valu.c - vector comparisons, lane moves and AGPR moves, in the VOP3 opcode
  * space (isa.h); the conventions of every vector ALU handler.
  *
  * Each instruction reads its sources for all 64 lanes first, then computes
@@ -238,9 +238,6 @@ int isa_h_lanes(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	return 0;
 }
 
-/* VOP3P: the packed f32 operations of gfx90a and v_pk_mov_b32. Each half of
- * a 64-bit operand pair is chosen by op_sel (low result) and op_sel_hi
- * (high result). */
 /* v_accvgpr_read_b32 (AGPR -> VGPR), v_accvgpr_write_b32 (-> AGPR) */
 int isa_h_accvgpr(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
@@ -258,46 +255,6 @@ int isa_h_accvgpr(struct isa_wave *w, const struct isa_env *env, const struct is
 
 		LANES(ex) w->acc[d][l] = v[l];
 	}
-	return 0;
-}
-
-int isa_h_vop3p(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
-{
-	uint64_t r[ISA_LANES], ex = isa_exec(w);
-	unsigned nsrc = in->op == 0x30 ? 3 : 2;
-	struct srcs sb, *s = &sb;
-
-	(void)env;
-	for (unsigned i = 0; i < nsrc; i++)
-		read64(w, in, i, false, s->q[i]);
-	LANES(ex) {
-		uint32_t lo[3] = { 0 }, hi[3] = { 0 };
-		float rl, rh;
-
-		for (unsigned i = 0; i < nsrc; i++) {
-			uint64_t v = s->q[i][l];
-
-			lo[i] = (uint32_t)(in->opsel >> i & 1 ? v >> 32 : v);
-			hi[i] = (uint32_t)(in->opsel_hi >> i & 1 ? v >> 32 : v);
-			if (in->neg >> i & 1)
-				lo[i] ^= 0x80000000u;
-			if (in->abs >> i & 1)
-				hi[i] ^= 0x80000000u;	/* neg_hi */
-		}
-		switch (in->op) {
-		case 0x30: rl = fmaf(f32(lo[0]), f32(lo[1]), f32(lo[2]));
-			rh = fmaf(f32(hi[0]), f32(hi[1]), f32(hi[2])); break;
-		case 0x31: rl = f32(lo[0]) * f32(lo[1]); rh = f32(hi[0]) * f32(hi[1]); break;
-		case 0x32: rl = f32(lo[0]) + f32(lo[1]); rh = f32(hi[0]) + f32(hi[1]); break;
-		default:
-			/* v_pk_mov_b32: op_sel picks the dword of src0 (low) and src1 (high) */
-			r[l] = (uint64_t)(uint32_t)(in->opsel & 1 ? s->q[0][l] >> 32 : s->q[0][l]) |
-			       (uint64_t)(uint32_t)(in->opsel & 2 ? s->q[1][l] >> 32 : s->q[1][l]) << 32;
-			continue;
-		}
-		r[l] = u32(rl) | (uint64_t)u32(rh) << 32;
-	}
-	write64(w, in->dst, ex, r);
 	return 0;
 }
 

@@ -190,6 +190,23 @@ static void pk_put(struct isa_wave *w, unsigned dst, uint64_t ex, const uint32_t
 	put32(w, dst + 1, ex, hi);
 }
 
+/* v_pk_mov_b32 (a 64-bit value copied, or its dwords rearranged: a
+ * pointer kept in a register pair across a loop): the low result is the
+ * dword of src0 op_sel[0] picks, the high one the dword of src1 op_sel[1]
+ * picks; no modifiers. The high half is staged before the low one is
+ * written, so a pair that is both source and destination is read first. */
+ISA_WIDE HANDLER(pk_mov_b32)
+{
+	uint32_t buf[2][2][ISA_LANES], hi[ISA_LANES];
+	struct pk_src s[3];
+
+	(void)env;
+	pk_sources(w, in, 2, s, buf);
+	memcpy(hi, s[1].lo, sizeof(hi));
+	pk_put(w, in->dst, isa_exec(w), s[0].lo, hi);
+	return 0;
+}
+
 #define PK_HANDLER(name, nsrc, expr) \
 	ISA_WIDE_FMA HANDLER(name) \
 	{ \
@@ -530,14 +547,21 @@ put:
 		c[l] = (cond); \
 	}
 
-static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t *c)
+/* the comparison's mask (its inactive lanes cleared here) to its
+ * destination, and to EXEC for cmpx */
+static int cmp_write(struct isa_wave *w, const struct isa_insn *in, uint64_t m)
 {
-	uint64_t r = pack_mask(c) & isa_exec(w);
+	uint64_t r = m & isa_exec(w);
 
 	isa_swrite64(w, in->fmt == F_VOPC ? ISA_VCC_LO : in->dst, r);
 	if (isa_ops[in->row].flags & O_CMPX)
 		isa_swrite64(w, ISA_EXEC_LO, r);
 	return 0;
+}
+
+static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t *c)
+{
+	return cmp_write(w, in, pack_mask(c));
 }
 
 #define ICMP_HANDLER(name, T) \
@@ -562,6 +586,113 @@ static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t
 
 ICMP_HANDLER(cmp_i32, int32_t)
 ICMP_HANDLER(cmp_u32, uint32_t)
+
+/* 64-bit integers (a size_t or int64_t loop's index against its bound):
+ * each source a VGPR pair read in place, or a scalar pair or constant
+ * (isa_sreg64) broadcast; the general form built 64-bit arrays lane by
+ * lane and chose the condition per lane (about 1,000 host instructions a
+ * comparison, the most of any instruction in hip-tests' managed-memory
+ * loops). */
+/* source i's two dwords of every lane */
+static inline __attribute__((always_inline)) void
+src64(const struct isa_wave *w, const struct isa_insn *in, unsigned i, const uint32_t **lo,
+      const uint32_t **hi, uint32_t *blo, uint32_t *bhi)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256) {
+		unsigned r = src - 256;
+
+		*lo = w->v[r];
+		*hi = r + 1 < ISA_NVGPR ? w->v[r + 1] : zero_lanes;
+		return;
+	}
+	uint64_t v = isa_sreg64(w, in, src, false);
+
+	ISA_UNROLL
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		blo[l] = (uint32_t)v;
+		bhi[l] = (uint32_t)(v >> 32);
+	}
+	*lo = blo;
+	*hi = bhi;
+}
+
+/* The condition's three bits are lt, eq and gt (1 lt, 2 eq, 3 le, 4 gt,
+ * 5 ne, 6 ge, 7 t), so a lane's answer is the OR of those of its outcomes
+ * the condition names: one loop for all eight. In 32-bit halves: the high
+ * dwords compared signed or not, the low ones unsigned where the high ones
+ * are equal. With AVX2 eight lanes a step, the mask's bits the lanes' top
+ * bits (movemask), as the carries do: as a plain loop, four source
+ * pointers and the result kept GCC from vectorising it (more alias checks
+ * than it versions a loop for), and a byte a lane cost as much again. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target("avx2"))) static uint64_t cmp64_avx2(const uint32_t *AL, const uint32_t *AH,
+							   const uint32_t *BL, const uint32_t *BH,
+							   unsigned op, bool sgn)
+{
+	const __m256i s = _mm256_set1_epi32((int)0x80000000u);
+	const __m256i hs = sgn ? _mm256_setzero_si256() : s;
+	const __m256i mlt = _mm256_set1_epi32(-(int)(op & 1));
+	const __m256i meq = _mm256_set1_epi32(-(int)(op >> 1 & 1));
+	const __m256i mgt = _mm256_set1_epi32(-(int)(op >> 2 & 1));
+	uint64_t m = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 8) {
+		__m256i al = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(AL + c)), s);
+		__m256i bl = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(BL + c)), s);
+		__m256i ah = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(AH + c)), hs);
+		__m256i bh = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(BH + c)), hs);
+		__m256i heq = _mm256_cmpeq_epi32(ah, bh);
+		__m256i lt = _mm256_or_si256(_mm256_cmpgt_epi32(bh, ah),
+					     _mm256_and_si256(heq, _mm256_cmpgt_epi32(bl, al)));
+		__m256i gt = _mm256_or_si256(_mm256_cmpgt_epi32(ah, bh),
+					     _mm256_and_si256(heq, _mm256_cmpgt_epi32(al, bl)));
+		__m256i eq = _mm256_and_si256(heq, _mm256_cmpeq_epi32(al, bl));
+		__m256i r = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(lt, mlt),
+							    _mm256_and_si256(eq, meq)),
+					    _mm256_and_si256(gt, mgt));
+
+		m |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(r)) << c;
+	}
+	return m;
+}
+#else
+#define cmp64_avx2(AL, AH, BL, BH, op, sgn) \
+	((void)(AL), (void)(AH), (void)(BL), (void)(BH), (void)(op), (void)(sgn), 0ull)
+#endif
+
+static uint64_t cmp64_lanes(const uint32_t *AL, const uint32_t *AH, const uint32_t *BL,
+			    const uint32_t *BH, unsigned op, bool sgn)
+{
+	uint64_t m = 0;
+
+	for (unsigned l = 0; l < ISA_LANES; l++) {
+		uint64_t a = AL[l] | (uint64_t)AH[l] << 32, b = BL[l] | (uint64_t)BH[l] << 32;
+		bool lt = sgn ? (int64_t)a < (int64_t)b : a < b;
+		bool gt = sgn ? (int64_t)a > (int64_t)b : a > b;
+		unsigned k = lt ? 1 : gt ? 4 : 2;
+
+		m |= (uint64_t)((op & k) != 0) << l;
+	}
+	return m;
+}
+
+#define ICMP64_HANDLER(name, sgn) \
+	ISA_WIDE HANDLER(name) \
+	{ \
+		uint32_t bal[ISA_LANES], bah[ISA_LANES], bbl[ISA_LANES], bbh[ISA_LANES]; \
+		const uint32_t *AL, *AH, *BL, *BH; \
+		(void)env; \
+		src64(w, in, 0, &AL, &AH, bal, bah); \
+		src64(w, in, 1, &BL, &BH, bbl, bbh); \
+		return cmp_write(w, in, ISA_HAVE_AVX2() ? cmp64_avx2(AL, AH, BL, BH, in->op & 7, sgn) \
+						       : cmp64_lanes(AL, AH, BL, BH, in->op & 7, sgn)); \
+	}
+
+ICMP64_HANDLER(cmp_i64, true)
+ICMP64_HANDLER(cmp_u64, false)
 
 /* f32: the 16 conditions, unordered ones true for NaN */
 #define FCMP_LOOP(cond) \
