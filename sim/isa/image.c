@@ -107,15 +107,11 @@ static uint32_t channel(const struct efmt *e, const uint8_t *p, unsigned c)
 	}
 }
 
-/* DST_SEL: a result component from the element's four channels. */
-static uint32_t pick(unsigned sel, const uint32_t *c, bool integer)
+/* DST_SEL's constants: 0, 1 (an integer 1 for integer formats); the
+ * reserved selects 2 and 3 read 0. */
+static uint32_t pick(unsigned sel, bool integer)
 {
-	switch (sel) {
-	case SRD_SEL_0: return 0;
-	case SRD_SEL_1: return integer ? 1u : u32(1.0f);
-	case SRD_SEL_X: case SRD_SEL_Y: case SRD_SEL_Z: case SRD_SEL_W: return c[sel - SRD_SEL_X];
-	}
-	return 0;
+	return sel == SRD_SEL_1 ? (integer ? 1u : u32(1.0f)) : 0u;
 }
 
 /* The components DMASK asks for, in order, to vdata.. of lane l. */
@@ -227,7 +223,8 @@ static uint64_t texel_addr(const struct img *m, int64_t x, int64_t y, int64_t z)
 #define TAPS 8
 
 struct taps {
-	uint64_t addr[ISA_LANES * TAPS];
+	uint64_t at[ISA_LANES][TAPS];		/* each lane's taps, as made */
+	uint64_t addr[ISA_LANES * TAPS];	/* the fetch list, tap by tap */
 	uint8_t data[ISA_LANES * TAPS * 16];
 	int16_t slot[ISA_LANES][TAPS];		/* index into addr, -1: border */
 	float wt[ISA_LANES][TAPS];
@@ -240,12 +237,31 @@ static void tap(struct taps *t, unsigned l, uint64_t a, bool border, float wt)
 	unsigned k = t->ntap[l]++;
 
 	t->wt[l][k] = wt;
-	if (border) {
-		t->slot[l][k] = -1;
-		return;
+	t->slot[l][k] = border ? -1 : 0;
+	t->at[l][k] = a;
+}
+
+/* The fetch list, tap-major: the lanes' first taps, then their second...
+ * so that a wave's worth of addresses is one tap of neighbouring lanes,
+ * usually consecutive texels, which the backend copies at once. */
+static void order(struct taps *t, uint64_t ex)
+{
+	t->n = 0;
+	for (unsigned k = 0; k < TAPS; k++) {
+		bool any = false;
+
+		LANES(ex) {
+			if (k >= t->ntap[l])
+				continue;
+			any = true;
+			if (t->slot[l][k] >= 0) {
+				t->slot[l][k] = (int16_t)t->n;
+				t->addr[t->n++] = t->at[l][k];
+			}
+		}
+		if (!any)
+			break;
 	}
-	t->slot[l][k] = (int16_t)t->n;
-	t->addr[t->n++] = a;
 }
 
 /* The taps' texels, a wave's worth of addresses a call (the backend's
@@ -262,39 +278,39 @@ static int fetch(const struct isa_env *env, struct taps *t, unsigned bytes)
 	return 0;
 }
 
-/* One tap's four components: the element's channels placed by DST_SEL;
- * the border is transparent black. */
-static void texel(const struct img *m, const struct taps *t, unsigned l, unsigned k, uint32_t *out)
+/* Component sel (a DST_SEL) of tap k: a channel of the texel, a constant,
+ * or the border's transparent black. */
+static uint32_t comp(const struct img *m, const struct taps *t, unsigned l, unsigned k,
+		     unsigned sel)
 {
-	uint32_t ch[4];
-
-	if (t->slot[l][k] < 0) {
-		memset(out, 0, 4 * sizeof(*out));
-		return;
-	}
-	for (unsigned c = 0; c < 4; c++)
-		ch[c] = channel(&m->e, t->data + (size_t)t->slot[l][k] * m->bytes, c);
-	for (unsigned c = 0; c < 4; c++)
-		out[c] = pick(m->sel[c], ch, is_int(&m->e));
+	if (t->slot[l][k] < 0)
+		return 0;
+	if (sel < SRD_SEL_X)
+		return pick(sel, is_int(&m->e));
+	return channel(&m->e, t->data + (size_t)t->slot[l][k] * m->bytes, sel - SRD_SEL_X);
 }
 
-/* The lane's result: its one tap, or the weighted sum of its taps. */
-static void resolve(const struct img *m, const struct taps *t, unsigned l, uint32_t *out)
+/* The components of mask (DMASK's, or the first n) of the lane: its one
+ * tap, or the weighted sum of its taps; each only read if asked for. */
+static void resolve(const struct img *m, const struct taps *t, unsigned l, unsigned mask,
+		    uint32_t *out)
 {
-	float acc[4] = { 0, 0, 0, 0 };
-	uint32_t v[4];
+	for (unsigned c = 0; c < 4; c++) {
+		unsigned sel = m->sel[c];
+		float acc = 0;
 
-	if (t->ntap[l] == 1) {
-		texel(m, t, l, 0, out);
-		return;
+		out[c] = 0;
+		if (!(mask >> c & 1))
+			continue;
+		if (t->ntap[l] == 1) {
+			out[c] = comp(m, t, l, 0, sel);
+			continue;
+		}
+		for (unsigned k = 0; k < t->ntap[l]; k++)
+			if (t->slot[l][k] >= 0)
+				acc += t->wt[l][k] * f32(comp(m, t, l, k, sel));
+		out[c] = u32(acc);
 	}
-	for (unsigned k = 0; k < t->ntap[l]; k++) {
-		texel(m, t, l, k, v);
-		for (unsigned c = 0; c < 4; c++)
-			acc[c] += t->wt[l][k] * f32(v[c]);
-	}
-	for (unsigned c = 0; c < 4; c++)
-		out[c] = u32(acc[c]);
 }
 
 /* image_sample: the coordinates in vaddr.. as floats (x, y, z or the
@@ -330,30 +346,36 @@ static int sample(struct isa_wave *w, const struct isa_env *env, const struct is
 		}
 		if (m->type == SRD_TYPE_1D_ARRAY || m->type == SRD_TYPE_2D_ARRAY)
 			z = layer(f32(w->v[(in->addr + m->dims) & 0xff][l]), m->layers);
+		/* each dimension's two neighbours through its address mode and
+		 * their weights, once; a tap combines one of each */
+		int64_t at[3][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+		float wd[3][2] = { { 1, 0 }, { 1, 0 }, { 1, 0 } };
+
+		for (d = 0; d < m->dims; d++) {
+			at[d][0] = address(i0[d], m->size[d], mode[d]);
+			if (linear) {
+				at[d][1] = address(i0[d] + 1, m->size[d], mode[d]);
+				wd[d][0] = (float)(256 - fr[d]) / 256.0f;
+				wd[d][1] = (float)fr[d] / 256.0f;
+			}
+		}
 		t->ntap[l] = 0;
 		for (unsigned k = 0; k < (linear ? 1u << m->dims : 1u); k++) {
-			int64_t at[3] = { 0, 0, 0 };
-			float wt = 1.0f;
-			bool border = false;
+			unsigned h0 = k & 1, h1 = k >> 1 & 1, h2 = k >> 2 & 1;
+			int64_t x = at[0][h0], y = at[1][h1], zz = m->dims == 3 ? at[2][h2] : z;
+			bool border = x < 0 || y < 0 || zz < 0;
 
-			for (d = 0; d < m->dims; d++) {
-				unsigned hi = linear ? k >> d & 1 : 0;
-
-				at[d] = address(i0[d] + hi, m->size[d], mode[d]);
-				border |= at[d] < 0;
-				if (linear)
-					wt *= hi ? (float)fr[d] / 256.0f : (float)(256 - fr[d]) / 256.0f;
-			}
-			tap(t, (unsigned)l, border ? 0 : texel_addr(m, at[0], at[1], m->dims == 3 ? at[2] : z),
-			    border, wt);
+			tap(t, (unsigned)l, border ? 0 : texel_addr(m, x, y, zz), border,
+			    wd[0][h0] * wd[1][h1] * wd[2][h2]);
 		}
 	}
+	order(t, ex);
 	if (fetch(env, t, m->bytes))
 		return -ISA_E_FAULT;
 	LANES(ex) {
 		uint32_t r[4];
 
-		resolve(m, t, (unsigned)l, r);
+		resolve(m, t, (unsigned)l, in->dmask, r);
 		put(w, in, (unsigned)l, r);
 	}
 	return 0;
@@ -384,12 +406,13 @@ static int load(struct isa_wave *w, const struct isa_env *env, const struct isa_
 		t->ntap[l] = 0;
 		tap(t, (unsigned)l, out ? 0 : texel_addr(m, at[0], at[1], at[2]), out, 1.0f);
 	}
+	order(t, ex);
 	if (fetch(env, t, m->bytes))
 		return -ISA_E_FAULT;
 	LANES(ex) {
 		uint32_t r[4];
 
-		resolve(m, t, (unsigned)l, r);
+		resolve(m, t, (unsigned)l, in->dmask, r);
 		put(w, in, (unsigned)l, r);
 	}
 	return 0;
@@ -439,12 +462,13 @@ int isa_h_mubuf_format(struct isa_wave *w, const struct isa_env *env, const stru
 		t.ntap[l] = 0;
 		tap(&t, (unsigned)l, base + idx * stride + off + soff, idx >= records, 1.0f);
 	}
+	order(&t, ex);
 	if (fetch(env, &t, bytes))
 		return -ISA_E_FAULT;
 	LANES(ex) {
 		uint32_t out[4];
 
-		resolve(&m, &t, (unsigned)l, out);
+		resolve(&m, &t, (unsigned)l, (1u << ncomp) - 1, out);
 		for (unsigned c = 0; c < ncomp; c++)
 			w->v[(in->data + c) & 0xff][l] = out[c];
 	}

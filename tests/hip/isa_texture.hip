@@ -83,6 +83,8 @@ static const fmt fmts[] = {
 	{ "float1", hipChannelFormatKindFloat, 32, 1, false },
 	{ "float2", hipChannelFormatKindFloat, 32, 2, false },
 	{ "float4", hipChannelFormatKindFloat, 32, 4, false },
+	{ "half1", hipChannelFormatKindFloat, 16, 1, false },
+	{ "half4", hipChannelFormatKindFloat, 16, 4, false },
 	{ "uchar1 norm", hipChannelFormatKindUnsigned, 8, 1, true },
 	{ "uchar4 norm", hipChannelFormatKindUnsigned, 8, 4, true },
 	{ "char2 norm", hipChannelFormatKindSigned, 8, 2, true },
@@ -108,6 +110,11 @@ static uint32_t chan(const fmt &f, const uint8_t *e, int c)
 	memcpy(&raw, e + c * f.bits / 8, f.bits / 8);
 	bool sgn = f.kind == hipChannelFormatKindSigned;
 	int32_t s = f.bits == 32 ? (int32_t)raw : (int32_t)(raw << (32 - f.bits)) >> (32 - f.bits);
+	if (f.kind == hipChannelFormatKindFloat && f.bits == 16) {
+		_Float16 h;
+		memcpy(&h, e + c * 2, 2);
+		return fbits((float)h);
+	}
 	if (f.kind == hipChannelFormatKindFloat)
 		return raw;
 	if (!f.norm)
@@ -217,7 +224,10 @@ static void fill(std::vector<uint8_t> &d, const fmt &f, size_t n)
 {
 	d.resize(n * f.bits / 8 * f.ch);
 	for (size_t i = 0; i < n * f.ch; i++) {
-		if (f.kind == hipChannelFormatKindFloat) {
+		if (f.kind == hipChannelFormatKindFloat && f.bits == 16) {
+			_Float16 h = (_Float16)frand(-100.0f, 100.0f);
+			memcpy(&d[i * 2], &h, 2);
+		} else if (f.kind == hipChannelFormatKindFloat) {
 			float v = frand(-100.0f, 100.0f);
 			memcpy(&d[i * 4], &v, 4);
 		} else {
