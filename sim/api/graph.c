@@ -7,8 +7,9 @@
  * hipGraphInstantiate clones the graph into an executable graph with one
  * topological order, and hipGraphLaunch submits the nodes in that order to
  * the stream, each as the stream-ordered call it stands for would (so the
- * launch is asynchronous, and events and the null stream's barriers work as
- * for any stream work). Running them in one order on one stream keeps every
+ * launch is asynchronous, but for the small pageable copies 5.2.3 stages in
+ * the launching thread, sim_node_awaited, and events and the null stream's
+ * barriers work as for any stream work). Running them in one order on one stream keeps every
  * dependency; 5.2.3 spreads independent branches over extra queues, which
  * only changes how much overlaps.
  *

@@ -243,8 +243,8 @@ hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t 
 	return e;
 }
 
-/* await: the public asynchronous calls (ihipMemcpy); a graph's copy node
- * is queued as a command of its own and never awaited. */
+/* await: the public asynchronous calls (ihipMemcpy); for a graph's copy
+ * node see sim_node_awaited. */
 static hipError_t copy_to(void *dst, const void *src, size_t n, int kind, hipStream_t s,
 			  bool sync, bool await)
 {
@@ -261,9 +261,26 @@ static hipError_t copy(void *dst, const void *src, size_t n, int kind, hipStream
 	return copy_to(dst, src, n, kind, s, sync, true);
 }
 
+/* A graph's copy node is a command enqueued on the launch stream
+ * (hipGraphMemcpyNode1D::EnqueueCommands, hip_graph_internal.hpp:797), not
+ * ihipMemcpy, yet 5.2.3 on Linux dispatches directly (hipamd
+ * hip_context.cpp:41-46 makes AMD_DIRECT_DISPATCH default to IS_LINUX), so
+ * the enqueue submits the command in the launching thread (ROCclr
+ * platform/command.cpp:343-370). A copy between device memory and memory
+ * the runtime does not know (a Read/WriteMemoryCommand) of at most
+ * pinnedMinXferSize_ (GPU_PINNED_MIN_XFER_SIZE, 1 MiB: utils/flags.hpp:95,
+ * device/rocm/rocsettings.cpp:72) is not pinned (rocblit.cpp:81, :243,
+ * :1743, :1857) but staged: hsaCopyStaged waits for the queue's earlier
+ * work, then for the copy (rocblit.cpp:686, :732, :757). So hipGraphLaunch
+ * returns with such a copy done; a larger one is pinned and left running. */
+bool sim_node_awaited(size_t n)
+{
+	return n <= (size_t)1024 * 1024;
+}
+
 hipError_t sim_copy_node(void *dst, const void *src, size_t n, int kind, hipStream_t s)
 {
-	return copy_to(dst, src, n, kind, s, false, false);
+	return copy_to(dst, src, n, kind, s, false, sim_node_awaited(n));
 }
 
 SIM_API hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)

@@ -43,14 +43,17 @@ hipStream_t sim_spt_stream(void);
 /* ROCm's validation of a linear copy (ihipMemcpy_validate) and kind. */
 hipError_t sim_check_copy(void *dst, const void *src, size_t n, int kind);
 /* await: an asynchronous copy with a pageable host side returns when done
- * (ihipMemcpy); false for a graph node's copy. */
+ * (ihipMemcpy; for a graph node's copy, sim_node_awaited). */
 hipError_t sim_copy(void *dst, const void *src, size_t n, int kind, hipStream_t s, bool sync,
 		    bool await);
-/* hipMemcpyAsync as a graph's 1D copy node runs it: queued, never awaited
- * (a pageable host side included). */
+/* Whether a graph's copy node of n bytes with a pageable host side is done
+ * when hipGraphLaunch returns (ROCclr's staged copies: memcpy.c). */
+bool sim_node_awaited(size_t n);
+/* hipMemcpyAsync as a graph's 1D copy node runs it: queued, and awaited as
+ * sim_node_awaited says. */
 hipError_t sim_copy_node(void *dst, const void *src, size_t n, int kind, hipStream_t s);
 /* hipMemcpyToSymbolAsync (to) / hipMemcpyFromSymbolAsync as a graph's
- * symbol copy node runs it: never awaited. */
+ * symbol copy node runs it: awaited as sim_node_awaited says. */
 hipError_t sim_symbol_copy_node(bool to, void *ptr, const void *symbol, size_t n, size_t offset,
 				int kind, hipStream_t s);
 

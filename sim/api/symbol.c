@@ -188,9 +188,11 @@ static hipError_t from_symbol(void *dst, const void *symbol, size_t n, size_t of
 hipError_t sim_symbol_copy_node(bool to, void *ptr, const void *symbol, size_t n, size_t offset,
 				int kind, hipStream_t s)
 {
+	bool await = sim_node_awaited(n);
+
 	if (to)
-		return to_symbol(symbol, ptr, n, offset, kind, s, false, false);
-	return from_symbol(ptr, symbol, n, offset, kind, s, false, false);
+		return to_symbol(symbol, ptr, n, offset, kind, s, false, await);
+	return from_symbol(ptr, symbol, n, offset, kind, s, false, await);
 }
 
 SIM_API hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes,

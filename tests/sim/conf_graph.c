@@ -1082,17 +1082,21 @@ Test(conf_graph, capture_answers)
 
 static atomic_int held_done;
 
-/* A graph's copy nodes are commands enqueued on the launch stream
- * (hipGraphMemcpyNode1D, hipGraphMemcpyNodeFromSymbol: not ihipMemcpy), so
- * unlike hipMemcpyAsync a pageable host side does not make hipGraphLaunch
- * wait for them: the launch returns while the stream still holds the copy. */
-Test(conf_graph, pageable_copy_nodes_not_awaited)
+/* A graph's copy nodes are commands enqueued on the launch stream, but
+ * 5.2.3 on Linux submits them in the launching thread (direct dispatch),
+ * and a copy of at most 1 MiB between device memory and pageable host
+ * memory is staged, which waits for the queue's earlier work and for the
+ * copy (sim/api/memcpy.c, sim_node_awaited): hipGraphLaunch returns with
+ * it done, after the stream's earlier work, as 5.2.3's own tests
+ * (hipGraphAddMemcpyNodeFromSymbol.cc, hipGraphClone.cc) read the host
+ * buffer at once. The 1D, to-symbol and from-symbol nodes, each awaited. */
+Test(conf_graph, pageable_copy_nodes_done_at_launch)
 {
-	static int host[N];
+	static int host[N], in[4] = { 11, 12, 13, 14 }, out[4];
 	int *d = NULL, i;
+	hipGraphNode_t cp, to, from;
 	hipGraph_t g;
 	hipGraphExec_t x;
-	hipGraphNode_t cp;
 	hipStream_t s;
 
 	ASSERT_OK(hipMalloc((void **)&d, N * sizeof(int)));
@@ -1100,20 +1104,78 @@ Test(conf_graph, pageable_copy_nodes_not_awaited)
 		host[i] = i;
 	ASSERT_OK(hipMemcpy(d, host, N * sizeof(int), hipMemcpyHostToDevice));
 	memset(host, 0, sizeof(host));
+	memset(out, 0, sizeof(out));
 	ASSERT_OK(hipGraphCreate(&g, 0));
 	ASSERT_OK(hipGraphAddMemcpyNode1D(&cp, g, NULL, 0, host, d, N * sizeof(int),
 					  hipMemcpyDeviceToHost));
+	ASSERT_OK(hipGraphAddMemcpyNodeToSymbol(&to, g, &cp, 1, graph_var_shadow, in, sizeof(in), 0,
+						hipMemcpyHostToDevice));
+	ASSERT_OK(hipGraphAddMemcpyNodeFromSymbol(&from, g, &to, 1, out, graph_var_shadow,
+						  sizeof(out), 0, hipMemcpyDeviceToHost));
 	ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
 	ASSERT_OK(hipStreamCreate(&s));
 	atomic_store(&held_done, 0);
 	ASSERT_OK(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0));
 	ASSERT_OK(hipGraphLaunch(x, s));
-	cr_expect_eq(atomic_load(&held_done), 0, "the launch waited for its copy node");
-	EXPECT_HIP(hipStreamQuery(s), hipErrorNotReady);
+	cr_expect_eq(atomic_load(&held_done), 1, "the launch returned before its copy nodes ran");
+	for (i = 0; i < (int)N && host[i] == i; i++)
+		;
+	cr_expect_eq(i, (int)N, "the 1D node's copy not done at the launch's return: host[%d] %d",
+		     i, i < (int)N ? host[i] : 0);
+	cr_expect(!memcmp(out, in, sizeof(in)), "from symbol at the launch's return: %d %d %d %d",
+		  out[0], out[1], out[2], out[3]);
+	EXPECT_HIP(hipStreamQuery(s), hipSuccess);
 	ASSERT_OK(hipStreamSynchronize(s));
-	cr_expect_eq(host[N - 1], (int)N - 1);
 	ASSERT_OK(hipGraphExecDestroy(x));
 	ASSERT_OK(hipGraphDestroy(g));
 	ASSERT_OK(hipStreamDestroy(s));
 	ASSERT_OK(hipFree(d));
+}
+
+/* Above 1 MiB ROCclr pins the pageable side and leaves the copy to the GPU
+ * (rocblit.cpp:1743, :1857): the launch returns while the stream still
+ * holds it. Exactly 1 MiB is still staged and done at the return. */
+Test(conf_graph, pageable_copy_node_above_1mib_left_running)
+{
+	const size_t mib = (size_t)1024 * 1024;
+	size_t sizes[2] = { mib, mib + sizeof(int) };
+	unsigned char *h = malloc(mib + sizeof(int)), *d = NULL;
+
+	cr_assert(h);
+	ASSERT_OK(hipMalloc((void **)&d, mib + sizeof(int)));
+	ASSERT_OK(hipMemset(d, 0x5a, mib + sizeof(int)));
+	for (int k = 0; k < 2; k++) {
+		size_t n = sizes[k];
+		hipGraphNode_t cp;
+		hipGraph_t g;
+		hipGraphExec_t x;
+		hipStream_t s;
+		bool staged = n <= mib;
+
+		memset(h, 0, mib + sizeof(int));
+		ASSERT_OK(hipGraphCreate(&g, 0));
+		ASSERT_OK(hipGraphAddMemcpyNode1D(&cp, g, NULL, 0, h, d, n,
+						  hipMemcpyDeviceToHost));
+		ASSERT_OK(hipGraphInstantiate(&x, g, NULL, NULL, 0));
+		ASSERT_OK(hipStreamCreate(&s));
+		atomic_store(&held_done, 0);
+		ASSERT_OK(hipStreamAddCallback(s, conf_hold_stream, &held_done, 0));
+		ASSERT_OK(hipGraphLaunch(x, s));
+		cr_expect_eq(atomic_load(&held_done), staged ? 1 : 0,
+			     "%zu bytes: the launch %s", n,
+			     staged ? "did not wait for the staged copy" : "waited for a pinned copy");
+		if (staged)
+			cr_expect_eq(h[n - 1], 0x5a, "%zu bytes: the copy not done at the return", n);
+		else
+			EXPECT_HIP(hipStreamQuery(s), hipErrorNotReady);
+		ASSERT_OK(hipStreamSynchronize(s));
+		cr_expect_eq(h[0], 0x5a);
+		cr_expect_eq(h[n - 1], 0x5a, "%zu bytes", n);
+		cr_expect_eq(h[mib + sizeof(int) - 1], staged ? 0 : 0x5a);
+		ASSERT_OK(hipGraphExecDestroy(x));
+		ASSERT_OK(hipGraphDestroy(g));
+		ASSERT_OK(hipStreamDestroy(s));
+	}
+	ASSERT_OK(hipFree(d));
+	free(h);
 }
