@@ -12,6 +12,9 @@
 //     fast or slow the machine is); each group waited its DELAY_MS; its
 //     clock64 and wall_clock64 (100 MHz) intervals agree within 2%; and the
 //     launch took at least DELAY_MS by the host's events.
+//   private: two-wave groups whose lanes write a private array (scratch)
+//     and LDS, spin PRIVATE_MS on the clock between barriers, and read both
+//     back: no word may be another group's, and the groups' spans overlap.
 //   flag: every group but the last waits, with s_sleep, for a flag the last
 //     group sets. A waiter gives up after GIVE_UP_MS of wall_clock64, so
 //     that the program ends (and says so) where the waiters block the
@@ -23,6 +26,9 @@
 #define DELAY_MS 100
 #define FLAG_GROUPS 16
 #define GIVE_UP_MS 2000
+#define PRIVATE_GROUPS 16
+#define PRIVATE_BLOCK 128
+#define PRIVATE_MS 20
 #define REALTIME_KHZ 100000ll	// s_memrealtime: MI200's 100 MHz reference clock
 
 // wall_clock64() as the device header has it (s_memrealtime), which this
@@ -47,6 +53,36 @@ __global__ void k_delay(stamp *out, long long ticks)
 		long long w1 = realtime64();
 
 		out[blockIdx.x] = stamp{ c0, w0, c, w1 };
+	}
+}
+
+// Two waves a group, each lane with a private array (in scratch) and the
+// group's LDS, both written before a spin on the clock and read back after,
+// across barriers: resident groups must not share either.
+__global__ void k_private(int *bad, long long *spans, long long ticks)
+{
+	__shared__ int lds[PRIVATE_BLOCK];
+	volatile int priv[16];
+	int id = blockIdx.x * 1000 + threadIdx.x;
+
+	for (int i = 0; i < 16; i++)
+		priv[i] = id + i;
+	lds[threadIdx.x] = id;
+	__syncthreads();
+	long long c0 = clock64(), c;
+
+	do
+		c = clock64();
+	while (c - c0 < ticks);
+	__syncthreads();
+	for (int i = 0; i < 16; i++)
+		if (priv[i] != id + i)
+			atomicAdd(bad, 1);
+	if (lds[(threadIdx.x + 64) % PRIVATE_BLOCK] != blockIdx.x * 1000 + (threadIdx.x + 64) % PRIVATE_BLOCK)
+		atomicAdd(bad, 1);
+	if (threadIdx.x == 0) {
+		spans[2 * blockIdx.x] = c0;
+		spans[2 * blockIdx.x + 1] = c;
 	}
 }
 
@@ -135,6 +171,32 @@ int main()
 	expect(waited, "each group waited DELAY_MS of clock64 ticks");
 	expect(rates, "clock64 at clockRate and wall_clock64 at 100 MHz agree");
 	expect(ms >= DELAY_MS * 0.99f, "the launch took at least DELAY_MS by the events");
+
+	{
+		long long *d_spans, spans[2 * PRIVATE_GROUPS], last = 0, first = -1;
+		int *d_bad, nbad = -1;
+
+		CHECK(hipMalloc(&d_spans, sizeof(spans)));
+		CHECK(hipMalloc(&d_bad, sizeof(int)));
+		CHECK(hipMemset(d_bad, 0, sizeof(int)));
+		hipLaunchKernelGGL(k_private, dim3(PRIVATE_GROUPS), dim3(PRIVATE_BLOCK), 0, 0, d_bad,
+				   d_spans, (long long)khz * PRIVATE_MS);
+		CHECK(hipGetLastError());
+		CHECK(hipMemcpy(spans, d_spans, sizeof(spans), hipMemcpyDeviceToHost));
+		CHECK(hipMemcpy(&nbad, d_bad, sizeof(int), hipMemcpyDeviceToHost));
+		for (int i = 0; i < PRIVATE_GROUPS; i++) {
+			if (spans[2 * i] > last)
+				last = spans[2 * i];
+			if (first < 0 || spans[2 * i + 1] < first)
+				first = spans[2 * i + 1];
+		}
+		printf("private: %d wrong private or LDS words in %d groups of 2 waves, "
+		       "spans %s\n", nbad, PRIVATE_GROUPS, last < first ? "overlap" : "apart");
+		expect(nbad == 0, "resident groups keep their own scratch and LDS across barriers");
+		expect(last < first, "the two-wave groups were resident together");
+		CHECK(hipFree(d_spans));
+		CHECK(hipFree(d_bad));
+	}
 
 	CHECK(hipMalloc(&d_flag, sizeof(counts)));
 	CHECK(hipMemset(d_flag, 0, sizeof(counts)));
