@@ -11,9 +11,9 @@
  * turn; the waves of a workgroup run on one thread, switching at
  * s_barrier, s_sleep and clock reads (and every ISA_QUANTUM instructions, so
  * that a wave spinning on LDS cannot starve the others). A thread keeps one
- * workgroup at a time until one of its waves sleeps or reads a clock; then
- * it takes more, and runs them by turns, as a GPU's resident workgroups run
- * at once (dispatch.c). The first error (a real fault) stops every thread
+ * workgroup at a time until one of its waves sleeps or reads a clock (or it
+ * has run a million instructions a wave); then it takes more, and runs them
+ * by turns, as a GPU's resident workgroups run at once (dispatch.c). The first error (a real fault) stops every thread
  * at its next instruction. Returns 0 or -ISA_E_*.
  */
 #ifndef HIPSVM_SIM_ISA_DISPATCH_H
