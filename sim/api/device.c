@@ -9,6 +9,7 @@
 #include "runtime/map.h"
 #include "runtime/stream.h"
 #include "exec/exec.h"
+#include "isa/dispatch.h"
 #include "isa/isa.h"
 
 #include <stdio.h>
@@ -41,9 +42,9 @@ void sim_fill_props(int dev, hipDeviceProp_t *p)
 	p->totalConstMem = 2147483647;
 	p->major = 9;
 	p->minor = 0;
-	p->multiProcessorCount = 104;
+	p->multiProcessorCount = ISA_CUS;	/* what residency is limited by (isa/dispatch.c) */
 	p->l2CacheSize = 8388608;
-	p->maxThreadsPerMultiProcessor = 2048;
+	p->maxThreadsPerMultiProcessor = ISA_CU_WAVES * ISA_LANES;
 	p->computeMode = 0;
 	p->clockInstructionRate = 1000000;
 	p->concurrentKernels = 1;

@@ -16,6 +16,7 @@
 #include "dispatch.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,11 +120,14 @@ static void describe_at(const struct isa_kernel *k, const struct isa_insn *in, b
 
 /* Can the run loop (step.c) go on past this instruction unchecked? Not
  * after one that moves pc (branches, s_setpc_b64, s_swappc_b64) or stops
- * or yields the wave (s_endpgm, s_barrier, s_sleep; all SOPP). */
+ * or yields the wave (s_endpgm, s_barrier, s_sleep; all SOPP; and the
+ * clock reads s_memtime, s_memrealtime, salu.c). */
 static bool is_plain(const struct isa_insn *in)
 {
 	if (in->fmt == F_SOPP)
 		return in->fn == isa_h_nop;
+	if (in->fmt == F_SMEM)
+		return in->op != 0x24 && in->op != 0x25;
 	return !(in->fmt == F_SOP1 && (in->op == 0x1d || in->op == 0x1e));
 }
 
@@ -324,12 +328,29 @@ static void waves_give(struct isa_wave *p)
 	free(p);
 }
 
-struct worker {
-	struct isa_dispatch *d;
-	struct isa_wave *waves;		/* 16 */
+/*
+ * A workgroup resident on a worker: its waves, LDS and scratch, and the
+ * environment they run in. Buffers stay with the slot from one group to
+ * the next; slot 0 is the worker's first (the cached wave array).
+ */
+struct slot {
+	struct isa_wave *waves;
 	uint8_t *lds;
 	uint8_t *scratch;
-	uint64_t insns, nwaves;
+	unsigned nwaves;
+	unsigned turns;		/* since it was taken, or since it took another */
+	struct isa_env env;
+};
+
+struct worker {
+	struct isa_dispatch *d;
+	/* slots[0, nslots) have buffers, the first ones hold the resident
+	 * groups (worker_loop counts them); slots is &one until a second
+	 * group is taken */
+	struct slot *slots, one;
+	unsigned nslots, cap;		/* cap: 0 until first needed */
+	struct isa_wave *cached;	/* the first slot's (waves_take) */
+	uint64_t insns, nwaves, most;
 	pthread_t t;
 	void *job;			/* d->spawn's */
 	bool started;
@@ -431,16 +452,15 @@ static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
 	isa_swrite64(w, ISA_EXEC_LO, ex);
 }
 
-/* Runs one workgroup to its end; 0 or -ISA_E_*. */
-static int run_group(struct worker *wk, uint64_t g)
+/* The environment a slot's waves run in: the dispatch's, with the slot's
+ * LDS (scratch is set per wave). Once per slot: it moves with the slot. */
+static void slot_env(const struct isa_dispatch *d, struct slot *sl)
 {
-	struct isa_dispatch *d = wk->d;
 	const struct isa_kernel *k = d->k;
-	uint32_t ng[3], gid[3], gsize[3];
-	unsigned nwaves, live, i;
-	struct isa_env env = {
+
+	sl->env = (struct isa_env){
 		.mem = d->mem,
-		.lds = wk->lds,
+		.lds = sl->lds,
 		.lds_size = k->lds_static + d->dyn_lds,
 		.scratch_lane = k->scratch,
 		.code = k->code,
@@ -451,6 +471,15 @@ static int run_group(struct worker *wk, uint64_t g)
 		.interrupt = d->interrupt,
 		.interrupt_arg = d->interrupt_arg,
 	};
+}
+
+/* Group g into slot sl, whose buffers and environment are there: its ids,
+ * its LDS cleared and its waves set up. */
+static void admit(struct worker *wk, struct slot *sl, uint64_t g)
+{
+	struct isa_dispatch *d = wk->d;
+	uint32_t ng[3], gid[3], gsize[3];
+	unsigned nwaves, i;
 
 	for (i = 0; i < 3; i++)
 		ng[i] = (d->grid[i] + d->block[i] - 1) / d->block[i];
@@ -463,75 +492,262 @@ static int run_group(struct worker *wk, uint64_t g)
 		gsize[i] = d->grid[i] - start < d->block[i] ? (uint32_t)(d->grid[i] - start) : d->block[i];
 	}
 	nwaves = (gsize[0] * gsize[1] * gsize[2] + ISA_LANES - 1) / ISA_LANES;
-	if (env.lds_size)
-		memset(wk->lds, 0, env.lds_size);
+	if (sl->env.lds_size)
+		memset(sl->lds, 0, sl->env.lds_size);
 	for (i = 0; i < nwaves; i++)
-		setup_wave(d, &wk->waves[i], i, gid, gsize, 0);
+		setup_wave(d, &sl->waves[i], i, gid, gsize, 0);
+	sl->nwaves = nwaves;
+	sl->turns = 0;
 	wk->nwaves += nwaves;
-	for (;;) {
-		bool progress = false;
+}
 
-		live = 0;
-		for (i = 0; i < nwaves; i++) {
-			struct isa_wave *w = &wk->waves[i];
+enum { T_DONE, T_RAN, T_WAIT };
+
+/*
+ * Turns of a resident group: in each, every running wave runs a quantum
+ * (less if it yields or parks), then the barrier is released once every
+ * wave waits at it or has ended. Alone (the worker's only resident group)
+ * it goes on turn after turn, as one group at a time always did; else it
+ * returns after one. T_DONE: every wave ended; T_WAIT: a wave that still
+ * runs ended its turn by yielding (s_sleep, a clock read: it waits for
+ * time to pass or for another group), or the group has run ISA_PATIENCE
+ * turns (worker_loop); T_RAN: the turn is over; or -ISA_E_*.
+ */
+#define ISA_PATIENCE 256
+
+static int group_run(struct worker *wk, struct slot *sl, bool alone)
+{
+	/* locals: isa_run_wave could write anything, so fields would be
+	 * loaded again after each call */
+	const uint32_t *stop = sl->env.stop;
+	struct isa_wave *ws = sl->waves;
+	uint8_t *scratch = sl->scratch;
+	size_t wave_scratch = (size_t)ISA_LANES * sl->env.scratch_lane;
+	unsigned i, n = sl->nwaves, turns = sl->turns;
+
+	for (;;) {
+		unsigned live = 0;
+		bool spin = false;
+
+		for (i = 0; i < n; i++) {
+			struct isa_wave *w = &ws[i];
+			int err;
 
 			if (w->state != W_RUN)
 				continue;
-			env.scratch = wk->scratch ? wk->scratch + (size_t)i * ISA_LANES * k->scratch : NULL;
+			sl->env.scratch = scratch ? scratch + i * wave_scratch : NULL;
 			w->yield = false;
-			{
-				int err = isa_run_wave(w, &env, ISA_QUANTUM);
-
-				if (err) {
-					wk->insns += w->insns;
-					return err;
-				}
+			err = isa_run_wave(w, &sl->env, ISA_QUANTUM);
+			if (err) {
+				wk->insns += w->insns;
+				return err;
 			}
-			if (__atomic_load_n(&d->stop, __ATOMIC_RELAXED))
+			if (__atomic_load_n(stop, __ATOMIC_RELAXED))
 				return -ISA_E_ABORT;
-			progress = true;
-		}
-		for (i = 0; i < nwaves; i++) {
-			if (wk->waves[i].state == W_RUN)
+			if (w->state == W_RUN) {
 				live++;
-		}
-		if (live)
-			continue;
-		/* every wave ended or waits at the barrier: release it */
-		for (i = 0; i < nwaves; i++)
-			if (wk->waves[i].state == W_BARRIER) {
-				wk->waves[i].state = W_RUN;
-				live++;
+				spin |= w->yield;
 			}
-		if (!live)
-			break;
-		(void)progress;
+		}
+		if (!live) {
+			/* every wave ended or waits at the barrier: release it */
+			for (i = 0; i < n; i++)
+				if (ws[i].state == W_BARRIER) {
+					ws[i].state = W_RUN;
+					live++;
+				}
+			if (!live) {
+				uint64_t insns = 0;
+
+				for (i = 0; i < n; i++)
+					insns += ws[i].insns;
+				wk->insns += insns;
+				return T_DONE;
+			}
+		}
+		if (spin || ++turns >= ISA_PATIENCE || !alone) {
+			sl->turns = turns;
+			return spin || turns >= ISA_PATIENCE ? T_WAIT : T_RAN;
+		}
 	}
-	for (i = 0; i < nwaves; i++)
-		wk->insns += wk->waves[i].insns;
-	return 0;
+}
+
+/* The next group of the dispatch, if one is left and it is not stopped. */
+static inline bool take(struct isa_dispatch *d, uint64_t *g)
+{
+	*g = __atomic_fetch_add(&d->next_group, 1, __ATOMIC_RELAXED);
+	return *g < d->ngroups && !__atomic_load_n(&d->stop, __ATOMIC_RELAXED);
+}
+
+/*
+ * How many groups one worker may hold at once. The device's limits, as the
+ * hardware places groups on CUs: a SIMD holds 8 waves, fewer when their
+ * VGPRs (AGPRs included) pass its 512 per lane; a CU 4 SIMDs, 64 KiB of LDS,
+ * and 16 groups of more than one wave (their barriers; LLVM's
+ * getMaxWorkGroupsPerCU says the same), the whole device ISA_CUS CUs,
+ * shared among the workers. And memory: a resident group holds its waves
+ * (struct isa_wave, 132,376 bytes each: the register files), LDS and
+ * scratch, and the dispatch's groups together stay within
+ * ISA_RESIDENT_BYTES (128 MiB: 1,013 single-wave groups; the pages of
+ * registers a kernel never uses are never touched).
+ */
+static __attribute__((noinline)) unsigned resident_cap(const struct isa_dispatch *d)
+{
+	const struct isa_kernel *k = d->k;
+	uint64_t lds = (uint64_t)k->lds_static + d->dyn_lds, per_cu, dev, mem, cap;
+	uint64_t wpg = d->wpg, bytes;
+	unsigned simd = k->nvgpr ? 512 / k->nvgpr : 8;
+
+	if (simd > 8)
+		simd = 8;
+	per_cu = (uint64_t)ISA_CU_WAVES / 8 * simd / wpg;
+	if (wpg > 1 && per_cu > 16)
+		per_cu = 16;
+	if (lds && per_cu > ISA_LDS_MAX / lds)
+		per_cu = ISA_LDS_MAX / lds;
+	dev = (per_cu ? per_cu : 1) * ISA_CUS;
+	bytes = wpg * (sizeof(struct isa_wave) + ISA_LANES * (uint64_t)k->scratch) + lds;
+	mem = ISA_RESIDENT_BYTES / bytes;
+	cap = (dev < mem ? dev : mem) / d->workers;
+	return cap ? (unsigned)(cap < UINT_MAX ? cap : UINT_MAX) : 1;
+}
+
+/* Buffers and the environment for a new slot: 0, or -1 when memory is short
+ * (then the worker keeps the slots it has). */
+static __attribute__((noinline)) int slot_alloc(struct worker *wk, struct slot *sl)
+{
+	const struct isa_kernel *k = wk->d->k;
+	size_t wsize = ((size_t)wk->d->wpg * sizeof(struct isa_wave) + 63) & ~(size_t)63;
+
+	memset(sl, 0, sizeof(*sl));
+	sl->waves = aligned_alloc(64, wsize);
+	sl->lds = malloc((size_t)k->lds_static + wk->d->dyn_lds + 16);
+	sl->scratch = k->scratch ? calloc((size_t)wk->d->wpg * ISA_LANES, k->scratch) : NULL;
+	if (sl->waves && sl->lds && (!k->scratch || sl->scratch)) {
+		slot_env(wk->d, sl);
+		return 0;
+	}
+	free(sl->waves);
+	free(sl->lds);
+	free(sl->scratch);
+	memset(sl, 0, sizeof(*sl));
+	return -1;
+}
+
+/*
+ * A slot for one more group resident on this worker, and the group (*g),
+ * when its running group waits (worker_loop says when) and the limits
+ * allow; NULL otherwise. Only a wait takes more, so a kernel that never
+ * sleeps nor reads a clock (and whose groups end within ISA_PATIENCE
+ * turns) runs one group at a time as before: the same cost, and no memory
+ * beyond one group's. Out of line: worker_loop's one-group path stays
+ * short.
+ */
+static __attribute__((noinline)) struct slot *take_more(struct worker *wk, unsigned nres,
+							 uint64_t *g)
+{
+	struct isa_dispatch *d = wk->d;
+
+	if (__atomic_load_n(&d->next_group, __ATOMIC_RELAXED) >= d->ngroups)
+		return NULL;
+	if (!wk->cap) {
+		struct slot *s;
+
+		wk->cap = resident_cap(d);
+		if (wk->cap < 2 || !(s = calloc(wk->cap, sizeof(*s)))) {
+			wk->cap = 1;
+			return NULL;
+		}
+		s[0] = wk->one;
+		wk->slots = s;
+	}
+	if (nres >= wk->cap)
+		return NULL;
+	if (nres == wk->nslots) {
+		if (slot_alloc(wk, &wk->slots[nres])) {
+			wk->cap = nres;	/* out of memory: as many as there are */
+			return NULL;
+		}
+		wk->nslots++;
+	}
+	if (!take(d, g))
+		return NULL;
+	if (nres + 1 > wk->most)
+		wk->most = nres + 1;
+	return &wk->slots[nres];
+}
+
+/*
+ * The worker's groups, by turns. A group that yields waits on a clock or
+ * on another group, as a GPU's resident groups do while the others run:
+ * so one more is taken (take_more), up to the limits, and once none can
+ * be, the turn goes to the next resident group. A group that used its
+ * quantum also passes the turn on, so that one spinning on memory without
+ * s_sleep cannot starve the group it waits for; and one that has run
+ * ISA_PATIENCE turns (a million instructions a wave) without ending may be
+ * such a spin on a group not yet started, so it too takes one more (again
+ * after as many turns: groups that compute that long gain little from one
+ * at a time, and a spin must not wait forever). A group that ends leaves
+ * its slot (the last resident one moves there).
+ */
+static int worker_loop(struct worker *wk)
+{
+	unsigned cur = 0, nres = 0;	/* slots[0, nres) are resident */
+
+	for (;;) {
+		struct slot *sl;
+		uint64_t g;
+
+		if (!nres) {
+			if (!take(wk->d, &g))
+				return 0;
+			sl = &wk->slots[0];
+			cur = 0;
+		} else {
+			int r = group_run(wk, &wk->slots[cur], nres == 1);
+
+			if (r < 0)
+				return r;
+			if (r == T_DONE) {
+				unsigned last = --nres;
+
+				if (cur != last) {
+					struct slot t = wk->slots[cur];
+
+					wk->slots[cur] = wk->slots[last];
+					wk->slots[last] = t;
+				}
+				if (cur >= nres)
+					cur = 0;
+				continue;
+			}
+			if (r == T_WAIT)
+				wk->slots[cur].turns = 0;
+			if (r == T_RAN || !(sl = take_more(wk, nres, &g))) {
+				if (++cur >= nres)
+					cur = 0;
+				continue;
+			}
+			cur = nres;
+		}
+		/* the one place a group is taken in: admit stays inline */
+		admit(wk, sl, g);
+		nres++;
+	}
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
 	struct isa_dispatch *d = wk->d;
+	int err = worker_loop(wk);
 
-	for (;;) {
-		uint64_t g = __atomic_fetch_add(&d->next_group, 1, __ATOMIC_RELAXED);
-		int err;
+	if (err) {
+		int zero = 0;
 
-		if (g >= d->ngroups || __atomic_load_n(&d->stop, __ATOMIC_RELAXED))
-			break;
-		err = run_group(wk, g);
-		if (err) {
-			int zero = 0;
-
-			__atomic_compare_exchange_n(&d->err, &zero, err, false, __ATOMIC_RELAXED,
-						    __ATOMIC_RELAXED);
-			__atomic_store_n(&d->stop, 1, __ATOMIC_RELAXED);
-			break;
-		}
+		__atomic_compare_exchange_n(&d->err, &zero, err, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+		__atomic_store_n(&d->stop, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -542,7 +758,9 @@ int isa_dispatch_run(struct isa_dispatch *d)
 	unsigned nthreads = d->threads ? d->threads : 1, i;
 	uint64_t threads_per_group = (uint64_t)d->block[0] * d->block[1] * d->block[2];
 	unsigned waves = (unsigned)((threads_per_group + ISA_LANES - 1) / ISA_LANES);
-	struct worker *wk;
+	/* on the stack (ISA_MAX_THREADS of 208 bytes): the workers
+	 * were a calloc and free per dispatch */
+	struct worker wk[ISA_MAX_THREADS];
 
 	d->err = 0;
 	d->next_group = 0;
@@ -565,18 +783,23 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		nthreads = ISA_MAX_THREADS;
 	if (nthreads > d->ngroups)
 		nthreads = (unsigned)d->ngroups;
-	wk = calloc(nthreads, sizeof(*wk));
-	if (!wk)
-		return -ISA_E_NOMEM;
+	d->wpg = waves;
+	d->workers = nthreads;
+	memset(wk, 0, nthreads * sizeof(wk[0]));
 	for (i = 0; i < nthreads; i++) {
+		struct slot *s = &wk[i].one;
+
 		wk[i].d = d;
-		wk[i].waves = waves_take();
-		wk[i].lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
-		wk[i].scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
-		if (!wk[i].waves || !wk[i].lds || (k->scratch && !wk[i].scratch)) {
-			d->err = k->scratch && !wk[i].scratch ? -ISA_E_SCRATCH : -ISA_E_NOMEM;
+		wk[i].slots = s;
+		wk[i].nslots = 1;
+		s->waves = wk[i].cached = waves_take();
+		s->lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
+		s->scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
+		if (!s->waves || !s->lds || (k->scratch && !s->scratch)) {
+			d->err = k->scratch && !s->scratch ? -ISA_E_SCRATCH : -ISA_E_NOMEM;
 			goto out;
 		}
+		slot_env(d, s);
 	}
 	for (i = 1; i < nthreads; i++) {
 		int e = d->spawn ? d->spawn(&wk[i].job, worker_main, &wk[i])
@@ -594,10 +817,22 @@ out:
 	for (i = 0; i < nthreads; i++) {
 		d->insns += wk[i].insns;
 		d->waves += wk[i].nwaves;
-		waves_give(wk[i].waves);
-		free(wk[i].lds);
-		free(wk[i].scratch);
+		if ((wk[i].most ? wk[i].most : wk[i].nwaves > 0) > d->resident)
+			d->resident = wk[i].most ? wk[i].most : 1;
+		/* the first slot's wave array is the cached one, wherever the
+		 * slots' moves took it; the others are the slots' own */
+		for (unsigned j = 0; j < wk[i].nslots; j++) {
+			struct slot *s = &wk[i].slots[j];
+
+			if (s->waves == wk[i].cached)
+				waves_give(s->waves);
+			else
+				free(s->waves);
+			free(s->lds);
+			free(s->scratch);
+		}
+		if (wk[i].slots != &wk[i].one)
+			free(wk[i].slots);
 	}
-	free(wk);
 	return d->err;
 }

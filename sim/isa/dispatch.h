@@ -9,9 +9,12 @@
  * back. isa_dispatch_run runs every workgroup: up to `threads` threads
  * (started with spawn; the caller runs workgroups too) take workgroups in
  * turn; the waves of a workgroup run on one thread, switching at
- * s_barrier and s_sleep (and every ISA_QUANTUM instructions, so that a wave spinning
- * on LDS cannot starve the others). The first error (a real fault) stops
- * every thread at its next instruction. Returns 0 or -ISA_E_*.
+ * s_barrier, s_sleep and clock reads (and every ISA_QUANTUM instructions, so
+ * that a wave spinning on LDS cannot starve the others). A thread keeps one
+ * workgroup at a time until one of its waves sleeps or reads a clock (or it
+ * has run a million instructions a wave); then it takes more, and runs them
+ * by turns, as a GPU's resident workgroups run at once (dispatch.c). The first error (a real fault) stops every thread
+ * at its next instruction. Returns 0 or -ISA_E_*.
  */
 #ifndef HIPSVM_SIM_ISA_DISPATCH_H
 #define HIPSVM_SIM_ISA_DISPATCH_H
@@ -27,6 +30,13 @@
  * is 13 bits of 1 KiB. Per lane, ISA_SCRATCH_WAVE_MAX / 64. */
 #define ISA_SCRATCH_WAVE_MAX (UINT64_C(8191) * 1024)
 #define ISA_MAX_THREADS 8
+/* The simulated device (sim_fill_props answers these): compute units, and
+ * waves a CU holds (4 SIMDs of 8 waves on gfx90a; 2048 work-items). */
+#define ISA_CUS 104
+#define ISA_CU_WAVES 32
+/* The most memory a dispatch's resident workgroups may hold, all workers
+ * together (dispatch.c: their waves, LDS and scratch). */
+#define ISA_RESIDENT_BYTES (UINT64_C(128) << 20)
 
 /* kernel_code_properties bits (the user SGPRs, in this order) */
 #define KCP_PRIVATE_SEGMENT_BUFFER 0x1	/* 4 SGPRs */
@@ -88,8 +98,10 @@ struct isa_dispatch {
 	int err;
 	uint64_t insns;			/* wave-instructions executed */
 	uint64_t waves;
+	uint64_t resident;		/* the most workgroups one thread held at once */
 	/* internal */
 	uint64_t next_group, ngroups;
+	unsigned wpg, workers;		/* waves per group, worker threads */
 };
 
 /* Builds the 64-byte dispatch packet the kernel reads its sizes from. */

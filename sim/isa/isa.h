@@ -246,7 +246,7 @@ struct isa_wave {
 	uint64_t pc;		/* byte offset into env->code */
 	bool scc;
 	uint8_t state;
-	bool yield;		/* s_sleep: let the workgroup's other waves run */
+	bool yield;		/* s_sleep, a clock read: the turn ends (dispatch.c) */
 	uint32_t id;		/* wave index in its workgroup */
 	uint64_t insns;		/* instructions executed */
 };

@@ -415,6 +415,10 @@ int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		isa_swrite64(w, in->dst, (uint64_t)ts.tv_sec * hz +
 				 (uint64_t)ts.tv_nsec * (hz / 1000000u) / 1000u);
+		/* a wave that reads a clock most likely waits for it to pass
+		 * a mark: its turn ends, so that the other resident groups'
+		 * waves, which a GPU runs meanwhile, run too (dispatch.c) */
+		w->yield = true;
 		return 0;
 	}
 	default:

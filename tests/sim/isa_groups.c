@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isa_groups.c - workgroups resident together on the interpreter's
+ * threads, as on a GPU (sim/isa/dispatch.c), with the kernels of
+ * isa_golden.txt ("kernel: flag", "clock", "ldsgroup", "ids"):
+ *   1 groups that wait (s_sleep) for a flag the dispatch's last group sets
+ *     all end, on 2 threads and on 1; and so do groups that spin on it
+ *     without s_sleep ("flagspin");
+ *   2 groups spinning on s_memtime run at once: every group's first clock
+ *     reading comes before every group's last (their intervals overlap),
+ *     which one group after another on each thread can never give;
+ *   3 two-wave groups that sleep between an LDS write and a barrier each
+ *     read their own group's LDS, and several were resident at once;
+ *   4 a fault in the flag's setter while the others wait ends the dispatch
+ *     with the fault;
+ *   5 a kernel that neither sleeps nor reads a clock keeps one group per
+ *     thread.
+ * A hang is a failure, not a stuck test: a watchdog stops the dispatch
+ * (its stop word) after WATCHDOG_S seconds. Plain C with TAP output, so
+ * that ThreadSanitizer runs it too (scripts/test-sanitizers).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "isa/dispatch.h"
+
+#include "isa_golden.h"
+
+#define WATCHDOG_S 30
+
+static uint8_t gmem[MEM_SIZE] __attribute__((aligned(8)));
+
+static bool in_mem(uint64_t a, unsigned size)
+{
+	return a >= MEM_BASE && a - MEM_BASE <= MEM_SIZE && size <= MEM_SIZE - (a - MEM_BASE);
+}
+
+static int access_mem(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
+		      bool write, void *buf)
+{
+	(void)m;
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *p = gmem + (addr[i] - MEM_BASE), *b = (uint8_t *)buf + (size_t)i * size;
+
+		if (!in_mem(addr[i], size))
+			return -ISA_E_FAULT;
+		/* byte by byte, relaxed atomics: other threads read the flag */
+		for (unsigned k = 0; k < size; k++) {
+			if (write)
+				__atomic_store_n(p + k, b[k], __ATOMIC_RELAXED);
+			else
+				b[k] = __atomic_load_n(p + k, __ATOMIC_RELAXED);
+		}
+	}
+	return 0;
+}
+
+static int atomic_mem(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size, int op,
+		      const uint64_t *src, const uint64_t *cmp, uint64_t *old)
+{
+	(void)m;
+	(void)cmp;
+	for (unsigned i = 0; i < n; i++) {
+		if (!in_mem(addr[i], size) || size != 4 || op != ISA_AT_ADD || addr[i] % 4)
+			return -ISA_E_FAULT;
+		old[i] = __atomic_fetch_add((uint32_t *)(void *)(gmem + (addr[i] - MEM_BASE)),
+					    (uint32_t)src[i], __ATOMIC_SEQ_CST);
+	}
+	return 0;
+}
+
+static struct isa_mem mem = { access_mem, atomic_mem };
+
+static const struct golden *find(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
+		if (!strcmp(golden_cases[i].name, name))
+			return &golden_cases[i];
+	return NULL;
+}
+
+/* the kernarg: out (+0), a count (+8), the flag's pointer (+16) */
+static void kernarg(uint32_t count, uint64_t flag)
+{
+	uint64_t out = MEM_BASE + 0x100;
+
+	memset(gmem, 0, sizeof(gmem));
+	memcpy(gmem, &out, 8);
+	memcpy(gmem + 8, &count, 4);
+	memcpy(gmem + 16, &flag, 8);
+}
+
+static uint32_t rd32(unsigned off)
+{
+	uint32_t v;
+
+	memcpy(&v, gmem + off, 4);
+	return v;
+}
+
+static uint64_t rd64(unsigned off)
+{
+	uint64_t v;
+
+	memcpy(&v, gmem + off, 8);
+	return v;
+}
+
+struct watch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done, fired;
+	struct isa_dispatch *d;
+};
+
+static void *watchdog(void *arg)
+{
+	struct watch *w = arg;
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += WATCHDOG_S;
+	pthread_mutex_lock(&w->mu);
+	while (!w->done) {
+		if (pthread_cond_timedwait(&w->cv, &w->mu, &until) == ETIMEDOUT) {
+			w->fired = true;
+			__atomic_store_n(&w->d->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* One dispatch of name's kernel: groups of block work-items (x), on threads;
+ * 0 or -ISA_E_*; *hung when the watchdog had to stop it. */
+static int dispatch(const char *name, unsigned groups, unsigned block, unsigned threads,
+		    uint32_t lds, struct isa_dispatch *d, bool *hung)
+{
+	const struct golden *g = find(name);
+	uint8_t kd[64] = { 0 };
+	uint32_t rsrc2 = (4u << 1) | (1u << 7) | (1u << 8);
+	uint16_t props = KCP_DISPATCH_PTR | KCP_KERNARG_PTR;
+	struct watch w = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, d };
+	struct isa_kernel k;
+	pthread_t t;
+	char why[128];
+	int err;
+
+	*hung = false;
+	memcpy(kd, &lds, 4);
+	memcpy(kd + 52, &rsrc2, 4);
+	memcpy(kd + 56, &props, 2);
+	if (!g || isa_kernel_prepare(&k, kd, g->code, g->len, 0x1000, why, sizeof(why))) {
+		printf("# %s: %s\n", name, g ? why : "no such kernel");
+		return -ISA_E_DECODE;
+	}
+	memset(d, 0, sizeof(*d));
+	d->k = &k;
+	d->grid[0] = groups * block;
+	d->grid[1] = d->grid[2] = 1;
+	d->block[0] = block;
+	d->block[1] = d->block[2] = 1;
+	d->kernarg = MEM_BASE;
+	d->packet = MEM_BASE + 0x40;
+	d->mem = &mem;
+	d->threads = threads;
+	isa_dispatch_packet(gmem + 0x40, d);
+	if (pthread_create(&t, NULL, watchdog, &w)) {
+		isa_kernel_release(&k);
+		return -ISA_E_NOMEM;
+	}
+	err = isa_dispatch_run(d);
+	pthread_mutex_lock(&w.mu);
+	w.done = true;
+	pthread_cond_signal(&w.cv);
+	pthread_mutex_unlock(&w.mu);
+	pthread_join(t, NULL);
+	*hung = w.fired;
+	isa_kernel_release(&k);
+	return err;
+}
+
+static int num;
+
+static bool report(bool ok, const char *what)
+{
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++num, what);
+	return ok;
+}
+
+static bool flag_waits(const char *name, unsigned groups, unsigned threads)
+{
+	struct isa_dispatch d;
+	bool hung;
+	int err;
+
+	kernarg(groups - 1, MEM_BASE + 0x100);
+	err = dispatch(name, groups, 64, threads, 0, &d, &hung);
+	printf("# %s, %u groups on %u threads: err %d%s, %u lanes after the flag (want %u), "
+	       "at most %llu resident on a thread\n", name + 8, groups, threads, err, hung ? " (stopped: hung)" : "",
+	       rd32(0x104), 64 * (groups - 1), (unsigned long long)d.resident);
+	return !err && !hung && rd32(0x104) == 64 * (groups - 1);
+}
+
+int main(void)
+{
+	int bad = 0;
+
+	printf("1..5\n");
+	bad += !report(flag_waits("kernel: flag", 6, 2) && flag_waits("kernel: flag", 6, 1) &&
+		       flag_waits("kernel: flagspin", 6, 2) && flag_waits("kernel: flagspin", 6, 1),
+		       "groups waiting on a flag a later group sets all end");
+	{
+		/* 16 groups of one wave, each spinning 20 ms of s_memtime */
+		const unsigned n = 16;
+		uint32_t ticks = ISA_SHADER_CLOCK_KHZ * 20;
+		uint64_t last_start = 0, first_end = UINT64_MAX;
+		struct isa_dispatch d;
+		bool hung, ok;
+		int err;
+
+		kernarg(ticks, 0);
+		err = dispatch("kernel: clock", n, 64, 2, 0, &d, &hung);
+		ok = !err && !hung;
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t s = rd64(0x110 + 16 * i), e = rd64(0x118 + 16 * i);
+
+			ok &= s && e - s >= ticks;
+			if (s > last_start)
+				last_start = s;
+			if (e < first_end)
+				first_end = e;
+		}
+		printf("# clock: err %d, latest start %llu, earliest end %llu (ticks), %llu resident\n",
+		       err, (unsigned long long)last_start, (unsigned long long)first_end,
+		       (unsigned long long)d.resident);
+		bad += !report(ok && last_start < first_end,
+			       "groups spinning on s_memtime run at once: their intervals overlap");
+	}
+	{
+		const unsigned n = 12;
+		struct isa_dispatch d;
+		bool hung, ok;
+		int err;
+
+		kernarg(0, 0);
+		err = dispatch("kernel: ldsgroup", n, 128, 2, 16, &d, &hung);
+		ok = !err && !hung && d.resident > 1;
+		for (unsigned i = 0; i < 2 * n; i++)
+			if (rd32(0x110 + 4 * i) != i / 2) {
+				printf("# group %u wave %u read %u from LDS\n", i / 2, i % 2,
+				       rd32(0x110 + 4 * i));
+				ok = false;
+			}
+		printf("# ldsgroup: err %d, %llu resident\n", err, (unsigned long long)d.resident);
+		bad += !report(ok, "resident groups keep their own LDS across a barrier");
+	}
+	{
+		struct isa_dispatch d;
+		bool hung;
+		int err;
+
+		kernarg(5, MEM_BASE + MEM_SIZE);	/* the setter's store faults */
+		err = dispatch("kernel: flag", 6, 64, 2, 0, &d, &hung);
+		printf("# flag with a faulting setter: err %d%s\n", err, hung ? " (stopped: hung)" : "");
+		bad += !report(err == -ISA_E_FAULT && !hung,
+			       "a fault while other groups wait ends the dispatch with the fault");
+	}
+	{
+		struct isa_dispatch d;
+		bool hung;
+		int err;
+
+		kernarg(0, 0);
+		err = dispatch("kernel: ids", 24, 64, 2, 0, &d, &hung);
+		printf("# ids: err %d, %llu resident\n", err, (unsigned long long)d.resident);
+		bad += !report(!err && !hung && d.resident <= 1 && rd32(0x100) == 24 * 64,
+			       "a kernel that neither sleeps nor reads a clock: one group at a time");
+	}
+	return bad ? 1 : 0;
+}
