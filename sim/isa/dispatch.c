@@ -384,6 +384,7 @@ static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
 	for (unsigned r = 1; r < k->nvgpr; r += 7)
 		clear_fn(w->v[r], 0, (size_t)(k->nvgpr - r < 7 ? k->nvgpr - r : 7) * sizeof(w->v[0]));
 	w->pc = k->entry;
+	w->clock_pc = 0;
 	w->insns = 0;
 	w->scc = false;
 	w->state = W_RUN;

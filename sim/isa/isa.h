@@ -247,6 +247,7 @@ struct isa_wave {
 	bool scc;
 	uint8_t state;
 	bool yield;		/* s_sleep, a clock read: the turn ends (dispatch.c) */
+	uint64_t clock_pc;	/* pc past the wave's last clock read; 0: none */
 	uint32_t id;		/* wave index in its workgroup */
 	uint64_t insns;		/* instructions executed */
 };

@@ -415,10 +415,14 @@ int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		isa_swrite64(w, in->dst, (uint64_t)ts.tv_sec * hz +
 				 (uint64_t)ts.tv_nsec * (hz / 1000000u) / 1000u);
-		/* a wave that reads a clock most likely waits for it to pass
-		 * a mark: its turn ends, so that the other resident groups'
-		 * waves, which a GPU runs meanwhile, run too (dispatch.c) */
-		w->yield = true;
+		/* a wave that reads a clock at or before the place of its last
+		 * read has gone round a loop: it waits for a mark to pass, so
+		 * its turn ends and the other resident groups' waves, which a
+		 * GPU runs meanwhile, run too (dispatch.c). Reads in a straight
+		 * line (clock64 then wall_clock64) do not end it: they would be
+		 * a whole round of the groups apart, where a GPU takes cycles. */
+		w->yield = w->pc <= w->clock_pc;
+		w->clock_pc = w->pc;
 		return 0;
 	}
 	default:

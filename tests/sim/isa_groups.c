@@ -14,7 +14,11 @@
  *   4 a fault in the flag's setter while the others wait ends the dispatch
  *     with the fault;
  *   5 a kernel that neither sleeps nor reads a clock keeps one group per
- *     thread.
+ *     thread;
+ *   6 a wave's turn does not end at clock reads in a straight line (clock64
+ *     then wall_clock64 must be cycles apart, not a round of the resident
+ *     groups), and does end at a read at or before its last read's place
+ *     (the next pass of a loop).
  * A hang is a failure, not a stuck test: a watchdog stops the dispatch
  * (its stop word) after WATCHDOG_S seconds. Plain C with TAP output, so
  * that ThreadSanitizer runs it too (scripts/test-sanitizers).
@@ -212,7 +216,7 @@ int main(void)
 {
 	int bad = 0;
 
-	printf("1..5\n");
+	printf("1..6\n");
 	bad += !report(flag_waits("kernel: flag", 6, 2) && flag_waits("kernel: flag", 6, 1) &&
 		       flag_waits("kernel: flagspin", 6, 2) && flag_waits("kernel: flagspin", 6, 1),
 		       "groups waiting on a flag a later group sets all end");
@@ -282,6 +286,29 @@ int main(void)
 		printf("# ids: err %d, %llu resident\n", err, (unsigned long long)d.resident);
 		bad += !report(!err && !hung && d.resident <= 1 && rd32(0x100) == 24 * 64,
 			       "a kernel that neither sleeps nor reads a clock: one group at a time");
+	}
+	{
+		/* s_memtime s[0:1]; s_memrealtime s[2:3], stepped one by one */
+		static const uint8_t code[] = { 0x00, 0x00, 0x90, 0xc0, 0, 0, 0, 0,
+						0x80, 0x00, 0x94, 0xc0, 0, 0, 0, 0 };
+		static struct isa_wave w;
+		const uint32_t stop = 0;
+		const struct isa_env env = { .code = code, .code_size = sizeof(code), .stop = &stop };
+		bool y[4];
+		int err = 0;
+
+		for (unsigned i = 0; i < 4; i++) {
+			if (i == 2)
+				w.pc = 0;	/* round the loop */
+			w.state = W_RUN;
+			w.yield = false;
+			err |= isa_step(&w, &env);
+			y[i] = w.yield;
+		}
+		printf("# clock reads: err %d, turn ended after memtime %d, memrealtime %d, "
+		       "memtime again %d, memrealtime again %d\n", err, y[0], y[1], y[2], y[3]);
+		bad += !report(!err && !y[0] && !y[1] && y[2] && !y[3],
+			       "a turn ends at a clock read round a loop, not at reads in a line");
 	}
 	return bad ? 1 : 0;
 }
