@@ -10,7 +10,10 @@ HIPTESTS is a checkout of ROCm/hip-tests (its catch/ directory) or of
 ROCm/HIP before 5.4 (HIP/tests/catch/). Each file named in the list is built
 alone with hipcc for gfx90a, linked with hip-tests' own main and Catch2;
 objects are kept in WORK/obj under a key of the source, the shared headers
-and the flags, so a second run compiles only what changed. Compiles run
+and the flags, so a second run compiles only what changed. A line of the
+list may add the file's own compile flags (flags:A,B, as its CMakeLists
+sets them; with --save-temps the saved assembly goes where the cases read
+it) and programs its cases start (run:SOURCE, built alone). Compiles run
 at nice 10, JOBS at a time. Every case the executable lists then runs on its
 own, on the simulator (BUILD/sim through LD_LIBRARY_PATH) and again with
 the shim preloaded, each under a timeout. A benchmark, not a test: it needs

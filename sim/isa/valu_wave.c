@@ -119,9 +119,15 @@ WAVE2(and_b32, a & b)
 WAVE2(or_b32, a | b)
 WAVE2(xor_b32, a ^ b)
 WAVE2(xnor_b32, ~(a ^ b))
-WAVE2(add_u32, a + b)
-WAVE2(sub_u32, a - b)
-WAVE2(subrev_u32, b - a)
+/* v_add_u32, v_sub_u32, v_subrev_u32: VOP3's clamp saturates (an overflow
+ * gives 0xffffffff, a borrow 0), in a handler of its own so that the hot
+ * loop tests nothing (LLVM's usub.sat/uadd.sat, and __clzll's 32 + ffbh) */
+#define WAVE2_SAT(name, expr, sat) \
+	WAVE2_(name##_sat, static __attribute__((noinline)), (void)0, sat) \
+	WAVE2_(name, ISA_WIDE, if (in->clamp) return isa_h_##name##_sat(w, env, in), expr)
+WAVE2_SAT(add_u32, a + b, a + b < a ? ~0u : a + b)
+WAVE2_SAT(sub_u32, a - b, a < b ? 0u : a - b)
+WAVE2_SAT(subrev_u32, b - a, b < a ? 0u : b - a)
 WAVE2(mul_lo_u32, a * b)
 WAVE3(add3_u32, a + b + c_)
 WAVE3(lshl_add_u32, (a << (b & 31)) + c_)
@@ -553,7 +559,7 @@ static int cmp_write(struct isa_wave *w, const struct isa_insn *in, uint64_t m)
 {
 	uint64_t r = m & isa_exec(w);
 
-	isa_swrite64(w, in->fmt == F_VOPC ? ISA_VCC_LO : in->dst, r);
+	isa_swrite64(w, in->fmt == F_VOPC ? in->sdst : in->dst, r);	/* sdst: VCC, or SDWA's SGPR pair */
 	if (isa_ops[in->row].flags & O_CMPX)
 		isa_swrite64(w, ISA_EXEC_LO, r);
 	return 0;
