@@ -477,7 +477,7 @@ static int run_group(struct worker *wk, uint64_t g)
 
 			if (w->state != W_RUN)
 				continue;
-			env.scratch = wk->scratch ? wk->scratch + (size_t)i * ISA_LANES * k->scratch : NULL;
+			env.scratch = wk->scratch ? wk->scratch + (size_t)i * ISA_SCRATCH_WAVE(k->scratch) : NULL;
 			w->yield = false;
 			{
 				int err = isa_run_wave(w, &env, ISA_QUANTUM);
@@ -572,7 +572,7 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		wk[i].d = d;
 		wk[i].waves = waves_take();
 		wk[i].lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
-		wk[i].scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
+		wk[i].scratch = k->scratch ? calloc(waves, ISA_SCRATCH_WAVE(k->scratch)) : NULL;
 		if (!wk[i].waves || !wk[i].lds || (k->scratch && !wk[i].scratch)) {
 			d->err = k->scratch && !wk[i].scratch ? -ISA_E_SCRATCH : -ISA_E_NOMEM;
 			goto out;
