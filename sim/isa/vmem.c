@@ -92,6 +92,36 @@ static void gather_off(uint32_t *out, const uint8_t *base, const uint32_t *off)
 		memcpy(&out[l], base + off[l], 4);
 }
 
+/* Non-zero when some lane's value differs from lane 0's: four lanes a
+ * vector (GCC's vector extension; -O2 leaves the plain loop scalar). */
+typedef uint64_t v4u64_t __attribute__((vector_size(32)));
+typedef uint32_t v8u32_t __attribute__((vector_size(32)));
+
+static inline uint64_t differ64(const uint64_t *a)
+{
+	v4u64_t b = { a[0], a[0], a[0], a[0] }, acc = { 0, 0, 0, 0 }, x;
+
+	for (unsigned l = 0; l < ISA_LANES; l += 4) {
+		memcpy(&x, a + l, sizeof(x));
+		acc |= x ^ b;
+	}
+	return acc[0] | acc[1] | acc[2] | acc[3];
+}
+
+static inline uint32_t differ32(const uint32_t *a)
+{
+	v8u32_t b = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] }, acc = { 0 }, x;
+	uint32_t r = 0;
+
+	for (unsigned l = 0; l < ISA_LANES; l += 8) {
+		memcpy(&x, a + l, sizeof(x));
+		acc |= x ^ b;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		r |= acc[i];
+	return r;
+}
+
 /* ---- private memory (scratch) ----
  *
  * Interleaved by dword as the hardware swizzles scratch (isa.h): a lane's
@@ -232,10 +262,11 @@ static inline int move(struct isa_wave *w, const struct isa_env *env, struct vbu
 		uint64_t diff = 0;
 		uint32_t *r = w->v[(store ? dreg : vdst) & 0xff];
 
-		for (unsigned l = 0; l < ISA_LANES && maybe_ap; l++)
-			ap |= (b->addr[l] >> 32 == ISA_PRIVATE_HI) | (b->addr[l] >> 32 == ISA_SHARED_HI);
-		for (unsigned l = 1; l < ISA_LANES; l++)
-			diff |= b->addr[l] ^ b->addr[0];
+		if (maybe_ap)
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				ap |= (b->addr[l] >> 32 == ISA_PRIVATE_HI) |
+				      (b->addr[l] >> 32 == ISA_SHARED_HI);
+		diff = differ64(b->addr);
 		/* one address for the whole wave (a loop every work-item runs
 		 * alike): one access; a load is every lane's, of stores the
 		 * last lane's wins, as in lane order */
@@ -502,8 +533,8 @@ static void scratch_move(struct isa_wave *w, const struct isa_env *env, const st
 	if (k == K_D && ex == ~0ull) {
 		uint32_t o0 = base + (voff ? voff[0] : 0), diff = 0;
 
-		for (unsigned l = 1; l < ISA_LANES && voff; l++)
-			diff |= voff[l] ^ voff[0];
+		if (voff)
+			diff = differ32(voff);
 		if (!diff && !(o0 & 3) && priv_ok(env, o0, 4 * n)) {
 			for (unsigned i = 0; i < n; i++) {
 				uint8_t *p = priv_at(env, 0, o0 + 4 * i);
