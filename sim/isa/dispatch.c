@@ -523,7 +523,7 @@ static int group_run(struct worker *wk, struct slot *sl, bool alone)
 	const uint32_t *stop = sl->env.stop;
 	struct isa_wave *ws = sl->waves;
 	uint8_t *scratch = sl->scratch;
-	size_t wave_scratch = (size_t)ISA_LANES * sl->env.scratch_lane;
+	size_t wave_scratch = ISA_SCRATCH_WAVE(sl->env.scratch_lane);
 	unsigned i, n = sl->nwaves, turns = sl->turns;
 
 	for (;;) {
@@ -607,7 +607,7 @@ static __attribute__((noinline)) unsigned resident_cap(const struct isa_dispatch
 	if (lds && per_cu > ISA_LDS_MAX / lds)
 		per_cu = ISA_LDS_MAX / lds;
 	dev = (per_cu ? per_cu : 1) * ISA_CUS;
-	bytes = wpg * (sizeof(struct isa_wave) + ISA_LANES * (uint64_t)k->scratch) + lds;
+	bytes = wpg * (sizeof(struct isa_wave) + ISA_SCRATCH_WAVE(k->scratch)) + lds;
 	mem = ISA_RESIDENT_BYTES / bytes;
 	cap = (dev < mem ? dev : mem) / d->workers;
 	return cap ? (unsigned)(cap < UINT_MAX ? cap : UINT_MAX) : 1;
@@ -623,7 +623,7 @@ static __attribute__((noinline)) int slot_alloc(struct worker *wk, struct slot *
 	memset(sl, 0, sizeof(*sl));
 	sl->waves = aligned_alloc(64, wsize);
 	sl->lds = malloc((size_t)k->lds_static + wk->d->dyn_lds + 16);
-	sl->scratch = k->scratch ? calloc((size_t)wk->d->wpg * ISA_LANES, k->scratch) : NULL;
+	sl->scratch = k->scratch ? calloc(wk->d->wpg, ISA_SCRATCH_WAVE(k->scratch)) : NULL;
 	if (sl->waves && sl->lds && (!k->scratch || sl->scratch)) {
 		slot_env(wk->d, sl);
 		return 0;
@@ -795,7 +795,7 @@ int isa_dispatch_run(struct isa_dispatch *d)
 		wk[i].nslots = 1;
 		s->waves = wk[i].cached = waves_take();
 		s->lds = malloc((size_t)k->lds_static + d->dyn_lds + 16);
-		s->scratch = k->scratch ? calloc((size_t)waves * ISA_LANES, k->scratch) : NULL;
+		s->scratch = k->scratch ? calloc(waves, ISA_SCRATCH_WAVE(k->scratch)) : NULL;
 		if (!s->waves || !s->lds || (k->scratch && !s->scratch)) {
 			d->err = k->scratch && !s->scratch ? -ISA_E_SCRATCH : -ISA_E_NOMEM;
 			goto out;

@@ -57,6 +57,8 @@
 #define ISA_PRIVATE_HI 0x20000u
 /* The base a scratch buffer descriptor carries (48 bits, likewise). */
 #define ISA_SCRATCH_BASE 0xfffe00000000ull
+/* one wave's private memory for a per-lane size: whole dwords a lane */
+#define ISA_SCRATCH_WAVE(lane) ((size_t)ISA_LANES * (((size_t)(lane) + 3) & ~(size_t)3))
 
 /*
  * The two counters a kernel reads, both from CLOCK_MONOTONIC so that a
@@ -223,7 +225,11 @@ struct isa_env {
 	struct isa_mem *mem;
 	uint8_t *lds;		/* the workgroup's LDS */
 	uint32_t lds_size;
-	uint8_t *scratch;	/* ISA_LANES * scratch_lane bytes per wave */
+	/* the wave's private memory, ISA_SCRATCH_WAVE(scratch_lane) bytes,
+	 * interleaved as the hardware swizzles it: dword d of lane l at
+	 * (d * ISA_LANES + l) * 4, so a wave's lanes at one offset are
+	 * neighbours (vmem.c) */
+	uint8_t *scratch;
 	uint32_t scratch_lane;
 	const uint8_t *code;	/* the kernel's code; pc is relative to it */
 	size_t code_size;

@@ -92,13 +92,73 @@ static void gather_off(uint32_t *out, const uint8_t *base, const uint32_t *off)
 		memcpy(&out[l], base + off[l], 4);
 }
 
-/* ---- private memory (scratch) ---- */
+/* Non-zero when some lane's value differs from lane 0's: four lanes a
+ * vector (GCC's vector extension; -O2 leaves the plain loop scalar). */
+typedef uint64_t v4u64_t __attribute__((vector_size(32)));
+typedef uint32_t v8u32_t __attribute__((vector_size(32)));
 
-static uint8_t *priv(const struct isa_env *env, unsigned lane, uint64_t off, unsigned size)
+static inline uint64_t differ64(const uint64_t *a)
 {
-	if (!env->scratch || off > env->scratch_lane || size > env->scratch_lane - off)
-		return NULL;
-	return env->scratch + (size_t)lane * env->scratch_lane + off;
+	v4u64_t b = { a[0], a[0], a[0], a[0] }, acc = { 0, 0, 0, 0 }, x;
+
+	for (unsigned l = 0; l < ISA_LANES; l += 4) {
+		memcpy(&x, a + l, sizeof(x));
+		acc |= x ^ b;
+	}
+	return acc[0] | acc[1] | acc[2] | acc[3];
+}
+
+static inline uint32_t differ32(const uint32_t *a)
+{
+	v8u32_t b = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] }, acc = { 0 }, x;
+	uint32_t r = 0;
+
+	for (unsigned l = 0; l < ISA_LANES; l += 8) {
+		memcpy(&x, a + l, sizeof(x));
+		acc |= x ^ b;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		r |= acc[i];
+	return r;
+}
+
+/* ---- private memory (scratch) ----
+ *
+ * Interleaved by dword as the hardware swizzles scratch (isa.h): a lane's
+ * bytes are contiguous only within a dword, so an access is copied a dword
+ * piece at a time. One past the lane's size is refused whole: it reads 0 and
+ * a write is dropped, as the hardware's range check does. */
+
+static bool priv_ok(const struct isa_env *env, uint64_t off, unsigned size)
+{
+	return env->scratch && off <= env->scratch_lane && size <= env->scratch_lane - off;
+}
+
+static uint8_t *priv_at(const struct isa_env *env, unsigned lane, uint32_t off)
+{
+	return env->scratch + ((size_t)(off >> 2) * ISA_LANES + lane) * 4 + (off & 3);
+}
+
+/* size bytes of lane's private memory at off (checked) to or from buf */
+static void priv_copy(const struct isa_env *env, unsigned lane, uint32_t off, unsigned size,
+		      void *buf, bool store)
+{
+	uint8_t *b = buf;
+
+	while (size) {
+		unsigned run = 4 - (off & 3);
+		uint8_t *p = priv_at(env, lane, off);
+
+		if (run > size)
+			run = size;
+		if (store)
+			memcpy(p, b, run);
+		else
+			memcpy(b, p, run);
+		b += run;
+		off += run;
+		size -= run;
+	}
 }
 
 static uint8_t *lds(const struct isa_env *env, uint32_t a, unsigned size)
@@ -157,6 +217,35 @@ static uint32_t widen(enum kind k, const uint8_t *p)
 	}
 }
 
+/* One lane's load or store of private memory at off: n dwords, or one
+ * smaller piece, from or to VGPRs reg.. */
+static void priv_lane(struct isa_wave *w, const struct isa_env *env, unsigned l, uint32_t off,
+		      bool store, enum kind k, unsigned n, unsigned reg)
+{
+	unsigned sz = kind_size(k, n), piece = k == K_D ? 4 : sz;
+	bool ok = priv_ok(env, off, sz);
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t *r = &w->v[(reg + i) & 0xff][l];
+		uint8_t b[4] = { 0 };
+
+		if (store) {
+			uint32_t v = *r;
+
+			if (k == K_U8_HI || k == K_U16_HI)
+				v >>= 16;
+			memcpy(b, &v, 4);
+			if (ok)
+				priv_copy(env, l, off + 4 * i, piece, b, true);
+		} else if (ok) {
+			priv_copy(env, l, off + 4 * i, piece, b, false);
+			*r = widen(k, b);
+		} else {
+			*r = 0;
+		}
+	}
+}
+
 /* Global (or flat, or raw buffer) load/store at b->addr[] for the lanes of ex.
  * Flat addresses in the private aperture go to scratch. */
 static inline int move(struct isa_wave *w, const struct isa_env *env, struct vbuf *b, uint64_t ex,
@@ -170,20 +259,41 @@ static inline int move(struct isa_wave *w, const struct isa_env *env, struct vbu
 	if (k == K_D && n == 1 && ex == ~0ull) {
 		bool ap = false;
 
-		for (unsigned l = 0; l < ISA_LANES && maybe_ap; l++)
-			ap |= (b->addr[l] >> 32 == ISA_PRIVATE_HI) | (b->addr[l] >> 32 == ISA_SHARED_HI);
+		uint64_t diff = 0;
+		uint32_t *r = w->v[(store ? dreg : vdst) & 0xff];
+
+		if (maybe_ap)
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				ap |= (b->addr[l] >> 32 == ISA_PRIVATE_HI) |
+				      (b->addr[l] >> 32 == ISA_SHARED_HI);
+		diff = differ64(b->addr);
+		/* one address for the whole wave (a loop every work-item runs
+		 * alike): one access; a load is every lane's, of stores the
+		 * last lane's wins, as in lane order */
+		if (!ap && !diff) {
+			uint32_t v = store ? r[ISA_LANES - 1] : 0;
+
+			if (env->mem->access(env->mem, b->addr, 1, 4, store, &v))
+				return -ISA_E_FAULT;
+			if (!store)
+				for (unsigned l = 0; l < ISA_LANES; l++)
+					r[l] = v;
+			return 0;
+		}
 		if (!ap)
-			return env->mem->access(env->mem, b->addr, ISA_LANES, 4, store,
-						w->v[(store ? dreg : vdst) & 0xff]) ? -ISA_E_FAULT : 0;
+			return env->mem->access(env->mem, b->addr, ISA_LANES, 4, store, r)
+				? -ISA_E_FAULT : 0;
 	}
 	LANES(ex) {
 		uint64_t a = b->addr[l];
 		uint8_t *p = NULL;
 
-		if (a >> 32 == ISA_PRIVATE_HI || a >> 32 == ISA_SHARED_HI) {
-			if (a >> 32 == ISA_PRIVATE_HI)
-				p = priv(env, l, a & 0xffffffffu, sz);
-			else if ((a & 0xffffffffu) <= env->lds_size && sz <= env->lds_size - (a & 0xffffffffu))
+		if (a >> 32 == ISA_PRIVATE_HI) {
+			priv_lane(w, env, (unsigned)l, (uint32_t)a, store, k, n, store ? dreg : vdst);
+			continue;
+		}
+		if (a >> 32 == ISA_SHARED_HI) {
+			if ((a & 0xffffffffu) <= env->lds_size && sz <= env->lds_size - (a & 0xffffffffu))
 				p = env->lds + (a & 0xffffffffu);
 			if (store) {
 				for (unsigned i = 0; i < n && p; i++) {
@@ -309,15 +419,21 @@ static int atomics(struct isa_wave *w, const struct isa_env *env, const struct i
 			continue;
 		}
 		/* out of range: reads 0, the write dropped, as for loads and stores */
-		uint8_t *p = a >> 32 == ISA_PRIVATE_HI ? priv(env, (unsigned)l, a & 0xffffffffu, size)
-						       : lds(env, (uint32_t)a, size);
+		bool pv = a >> 32 == ISA_PRIVATE_HI;
+		uint8_t *p = pv ? NULL : lds(env, (uint32_t)a, size);
 
-		if (p) {
+		if (pv ? priv_ok(env, (uint32_t)a, size) : p != NULL) {
 			uint64_t nv;
 
-			memcpy(&o, p, size);
+			if (pv)
+				priv_copy(env, (unsigned)l, (uint32_t)a, size, &o, false);
+			else
+				memcpy(&o, p, size);
 			nv = at == ISA_AT_CMPSWAP ? (o == c ? s : o) : isa_atomic_rmw(at, size, o, s);
-			memcpy(p, &nv, size);
+			if (pv)
+				priv_copy(env, (unsigned)l, (uint32_t)a, size, &nv, true);
+			else
+				memcpy(p, &nv, size);
 		}
 		old[l] = o;
 	}
@@ -397,6 +513,46 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 	return atomics(w, env, in, &b, ex, ap);
 }
 
+/*
+ * A MUBUF access through the scratch resource, straight to each lane's
+ * private memory: what move() does for private-aperture lanes, without
+ * building the flat addresses first. The private arrays of spilled or
+ * indexed locals make this most of some kernels' work (hip-tests'
+ * hipMemFaultStackAllocation reads a 1024-int stack array 10^10 times).
+ * Every lane on, a dword each at one aligned offset in range: the wave's
+ * 64 dwords are neighbours, one copy.
+ */
+static void scratch_move(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+			 uint64_t ex, uint32_t soff, bool store, enum kind k, unsigned n,
+			 unsigned reg)
+{
+	unsigned va = in->addr + (in->idxen ? 1 : 0);
+	const uint32_t *voff = in->offen ? w->v[va & 0xff] : NULL;
+	uint32_t base = (uint32_t)in->offset + soff / ISA_LANES;
+
+	if (k == K_D && ex == ~0ull) {
+		uint32_t o0 = base + (voff ? voff[0] : 0), diff = 0;
+
+		if (voff)
+			diff = differ32(voff);
+		if (!diff && !(o0 & 3) && priv_ok(env, o0, 4 * n)) {
+			for (unsigned i = 0; i < n; i++) {
+				uint8_t *p = priv_at(env, 0, o0 + 4 * i);
+				uint32_t *r = w->v[(reg + i) & 0xff];
+
+				if (store)
+					memcpy(p, r, ISA_LANES * 4);
+				else
+					memcpy(r, p, ISA_LANES * 4);
+			}
+			return;
+		}
+	}
+	LANES(ex)
+		priv_lane(w, env, (unsigned)l, (uint32_t)(base + (voff ? voff[l] : 0)), store, k, n,
+			  reg);
+}
+
 int isa_h_mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct vbuf b;
@@ -410,6 +566,17 @@ int isa_h_mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_
 	base = isa_sreg64(w, in, in->srsrc, false) & 0xffffffffffffull;
 	stride = (w->s[(in->srsrc + 1) & 0x7f] >> 16) & 0x3fff;
 	soff = isa_sreg32(w, in, in->soffset);
+	if (base == ISA_SCRATCH_BASE) {
+		if (load_shape(in->op, &k, &n)) {
+			scratch_move(w, env, in, ex, soff, false, k, n, in->data);
+			return 0;
+		}
+		if (store_shape(in->op, &k, &n)) {
+			scratch_move(w, env, in, ex, soff, true, k, n, in->data);
+			return 0;
+		}
+		return -ISA_E_DECODE;
+	}
 	LANES(ex) {
 		uint64_t off = (uint32_t)in->offset, idx = 0;
 		unsigned v = in->addr;
