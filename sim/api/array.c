@@ -52,7 +52,7 @@ static pthread_mutex_t arr_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_array *arrays;
 static struct sim_mip *mips;
 
-static size_t format_size(enum hipArray_Format f)
+size_t sim_format_bytes(enum hipArray_Format f)
 {
 	switch (f) {
 	case HIP_AD_FORMAT_UNSIGNED_INT8:
@@ -97,7 +97,7 @@ static enum hipArray_Format desc_format(const struct hipChannelFormatDesc *d)
 static struct hipChannelFormatDesc format_desc(unsigned ch, enum hipArray_Format f)
 {
 	struct hipChannelFormatDesc d = { 0, 0, 0, 0, hipChannelFormatKindNone };
-	int bits = (int)format_size(f) * 8;
+	int bits = (int)sim_format_bytes(f) * 8;
 
 	d.x = bits;
 	d.y = ch > 1 ? bits : 0;
@@ -148,7 +148,7 @@ static hipError_t array_create(struct sim_array **out, const HIP_ARRAY3D_DESCRIP
 			       unsigned levels)
 {
 	struct sim_array *a;
-	size_t fs = format_size(d->Format);
+	size_t fs = sim_format_bytes(d->Format);
 
 	if (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4)
 		return hipErrorInvalidValue;

@@ -25,6 +25,8 @@ struct sim_array_info {
 	size_t width, height, depth;	/* as created (0: the dimension is absent) */
 	unsigned flags;			/* hipArrayLayered, ... */
 };
+/* Bytes of one channel of an array format; 0 for an unknown format. */
+size_t sim_format_bytes(enum hipArray_Format f);
 /* The layout of a live array handle; false for anything else. */
 bool sim_array_get(const hipArray *h, struct sim_array_info *out);
 

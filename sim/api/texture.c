@@ -63,24 +63,6 @@ struct tfmt {
 	enum hipArray_Format f;
 };
 
-static unsigned fmt_bytes(enum hipArray_Format f)
-{
-	switch (f) {
-	case HIP_AD_FORMAT_UNSIGNED_INT8:
-	case HIP_AD_FORMAT_SIGNED_INT8:
-		return 1;
-	case HIP_AD_FORMAT_UNSIGNED_INT16:
-	case HIP_AD_FORMAT_SIGNED_INT16:
-	case HIP_AD_FORMAT_HALF:
-		return 2;
-	case HIP_AD_FORMAT_UNSIGNED_INT32:
-	case HIP_AD_FORMAT_SIGNED_INT32:
-	case HIP_AD_FORMAT_FLOAT:
-		return 4;
-	}
-	return 0;
-}
-
 /* getNumChannels / getArrayFormat of a channel descriptor: the channels
  * are counted, the format is x's (hip_conversions.hpp:299-336) */
 static struct tfmt from_desc(const hipChannelFormatDesc *d)
@@ -111,7 +93,7 @@ static struct tfmt from_desc(const hipChannelFormatDesc *d)
 static hipChannelFormatDesc to_desc(int ch, enum hipArray_Format f)
 {
 	hipChannelFormatDesc d = { 0, 0, 0, 0, hipChannelFormatKindNone };
-	int bits = (int)fmt_bytes(f) * 8;
+	int bits = (int)sim_format_bytes(f) * 8;
 
 	if (!bits || (ch != 1 && ch != 2 && ch != 4))
 		return d;
@@ -177,7 +159,7 @@ static bool srd_format(struct tfmt t, enum hipTextureReadMode mode, int srgb, st
 		{ SRD_FMT_32, SRD_FMT_32_32, SRD_FMT_32_32_32_32 },
 	};
 	bool norm = mode == hipReadModeNormalizedFloat;
-	unsigned b = fmt_bytes(t.f), ci = t.ch == 1 ? 0 : t.ch == 2 ? 1 : 2;
+	unsigned b = sim_format_bytes(t.f), ci = t.ch == 1 ? 0 : t.ch == 2 ? 1 : 2;
 
 	if (!t.ch || !b)
 		return false;
@@ -325,7 +307,7 @@ static hipError_t tex_create(hipTextureObject_t *out, const hipResourceDesc *r,
 	    (!r->res.mipmap.mipmap || !t->normalizedCoords))
 		return hipErrorInvalidValue;
 	if (r->resType == hipResourceTypeLinear) {
-		size_t e = fmt_bytes(from_desc(&r->res.linear.desc).f) *
+		size_t e = sim_format_bytes(from_desc(&r->res.linear.desc).f) *
 			   from_desc(&r->res.linear.desc).ch;
 
 		/* 5.2.3 divides by the element size: 0 would trap there */
