@@ -222,6 +222,43 @@ static inline bool few_lanes(uint64_t ex)
 	ex &= ex - 1;
 	return ex == 0;
 }
+/* src32 and read32 for the general forms, which read only the lanes of
+ * EXEC: with few lanes on (few_lanes) a scalar source fills, or a VGPR
+ * copies, just those lanes of the buffer. */
+static inline const uint32_t *src32_ex(const struct isa_wave *w, const struct isa_insn *in,
+				       unsigned i, uint32_t *buf, uint64_t ex)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256 || !few_lanes(ex))
+		return src32(w, in, i, buf);
+	uint32_t v = isa_sreg32(w, in, src);
+
+	LANES(ex)
+		buf[l] = v;
+	return buf;
+}
+
+static inline void read32_ex(const struct isa_wave *w, const struct isa_insn *in, unsigned i,
+			     uint32_t *out, uint64_t ex)
+{
+	unsigned src = in->src[i];
+
+	if (!few_lanes(ex)) {
+		read32(w, in, i, out);
+		return;
+	}
+	if (src >= 256) {
+		LANES(ex)
+			out[l] = w->v[src - 256][l];
+	} else {
+		uint32_t v = isa_sreg32(w, in, src);
+
+		LANES(ex)
+			out[l] = v;
+	}
+}
+
 /* Lane l's bit of ex as an all-ones or zero lane: 32-bit shifts, which
  * vectorise. */
 static inline void lane_masks(uint64_t ex, uint32_t *m)

@@ -76,8 +76,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 
 	(void)env;
 	if (op == 0x10 || op == 0x11) {			/* v_cmp(x)_class_f32 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t v = s->a[0][l];
 			float f = m32(in, 0, v);
@@ -87,7 +87,7 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 		}
 	} else if (op == 0x12 || op == 0x13) {		/* v_cmp(x)_class_f64 */
 		read64(w, in, 0, true, s->q[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint64_t v = s->q[0][l];
 
@@ -96,8 +96,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 				r |= 1ull << l;
 		}
 	} else if (op == 0x14 || op == 0x15) {		/* v_cmp(x)_class_f16 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t v = s->a[0][l] & 0xffff;
 
@@ -107,8 +107,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 				r |= 1ull << l;
 		}
 	} else if (op >= 0x20 && op < 0x40) {		/* f16 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t a = s->a[0][l] & 0xffff, b = s->a[1][l] & 0xffff;
 
@@ -118,8 +118,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 				r |= 1ull << l;
 		}
 	} else if (op >= 0x40 && op < 0x60) {		/* f32 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex)
 			if (isa_fcmp(op, m32(in, 0, s->a[0][l]), m32(in, 1, s->a[1][l])))
 				r |= 1ull << l;
@@ -132,8 +132,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	} else if (op >= 0xa0 && op < 0xc0) {		/* i16 / u16 */
 		bool sgn = (op & 8) == 0;
 
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t a = s->a[0][l] & 0xffff, b = s->a[1][l] & 0xffff;
 			int32_t sa = (int16_t)a, sb = (int16_t)b;
@@ -145,8 +145,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	} else if (op >= 0xc0 && op < 0xe0) {		/* i32 / u32 */
 		bool sgn = (op & 8) == 0;
 
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t a = s->a[0][l], b = s->a[1][l];
 			int c = sgn ? ((int32_t)a > (int32_t)b) - ((int32_t)a < (int32_t)b) : (a > b) - (a < b);
