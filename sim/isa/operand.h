@@ -169,6 +169,96 @@ static inline uint64_t pack_mask(const uint8_t *c)
  * (memcpy of 256 bytes is 16-byte moves at -O2) */
 typedef uint32_t isa_lanes8 __attribute__((vector_size(32), aligned(4), may_alias));
 
+/* A comparison's condition (the opcode's low bits) on one lane: floats
+ * (unordered conditions true for NaN), integers by the sign of a - b. */
+static inline bool isa_fcmp(unsigned c, double a, double b)
+{
+	bool un = a != a || b != b;
+
+	switch (c & 15) {
+	case 0: return false;
+	case 1: return a < b;
+	case 2: return a == b;
+	case 3: return a <= b;
+	case 4: return a > b;
+	case 5: return a < b || a > b;
+	case 6: return a >= b;
+	case 7: return !un;
+	case 8: return un;
+	case 9: return !(a >= b);
+	case 10: return !(a < b || a > b);
+	case 11: return !(a > b);
+	case 12: return !(a <= b);
+	case 13: return !(a == b);
+	case 14: return !(a < b);
+	default: return true;
+	}
+}
+
+static inline bool isa_icmp(unsigned c, int cmp /* -1, 0, 1 */)
+{
+	switch (c & 7) {
+	case 0: return false;
+	case 1: return cmp < 0;
+	case 2: return cmp == 0;
+	case 3: return cmp <= 0;
+	case 4: return cmp > 0;
+	case 5: return cmp != 0;
+	case 6: return cmp >= 0;
+	default: return true;
+	}
+}
+
+/* At most ISA_FEW lanes on (a single work-item's loop, the tail of a
+ * reduction): the whole-wave handlers then compute just those lanes, lane
+ * by lane, instead of 64 and a blend (about 150 host instructions for one
+ * lane). Four bit clears, no popcount (the AVX2 clones have none). */
+#define ISA_FEW 4
+static inline bool few_lanes(uint64_t ex)
+{
+	ex &= ex - 1;
+	ex &= ex - 1;
+	ex &= ex - 1;
+	ex &= ex - 1;
+	return ex == 0;
+}
+/* src32 and read32 for the general forms, which read only the lanes of
+ * EXEC: with few lanes on (few_lanes) a scalar source fills, or a VGPR
+ * copies, just those lanes of the buffer. */
+static inline const uint32_t *src32_ex(const struct isa_wave *w, const struct isa_insn *in,
+				       unsigned i, uint32_t *buf, uint64_t ex)
+{
+	unsigned src = in->src[i];
+
+	if (src >= 256 || !few_lanes(ex))
+		return src32(w, in, i, buf);
+	uint32_t v = isa_sreg32(w, in, src);
+
+	LANES(ex)
+		buf[l] = v;
+	return buf;
+}
+
+static inline void read32_ex(const struct isa_wave *w, const struct isa_insn *in, unsigned i,
+			     uint32_t *out, uint64_t ex)
+{
+	unsigned src = in->src[i];
+
+	if (!few_lanes(ex)) {
+		read32(w, in, i, out);
+		return;
+	}
+	if (src >= 256) {
+		LANES(ex)
+			out[l] = w->v[src - 256][l];
+	} else {
+		uint32_t v = isa_sreg32(w, in, src);
+
+		LANES(ex)
+			out[l] = v;
+	}
+}
+
 /* Lane l's bit of ex as an all-ones or zero lane: 32-bit shifts, which
  * vectorise. */
 static inline void lane_masks(uint64_t ex, uint32_t *m)

@@ -18,44 +18,6 @@
  */
 #include "operand.h"
 
-static bool fcmp(unsigned c, double a, double b)
-{
-	bool un = a != a || b != b;
-
-	switch (c & 15) {
-	case 0: return false;
-	case 1: return a < b;
-	case 2: return a == b;
-	case 3: return a <= b;
-	case 4: return a > b;
-	case 5: return a < b || a > b;
-	case 6: return a >= b;
-	case 7: return !un;
-	case 8: return un;
-	case 9: return !(a >= b);
-	case 10: return !(a < b || a > b);
-	case 11: return !(a > b);
-	case 12: return !(a <= b);
-	case 13: return !(a == b);
-	case 14: return !(a < b);
-	default: return true;
-	}
-}
-
-static bool icmp(unsigned c, int cmp /* -1, 0, 1 */)
-{
-	switch (c & 7) {
-	case 0: return false;
-	case 1: return cmp < 0;
-	case 2: return cmp == 0;
-	case 3: return cmp <= 0;
-	case 4: return cmp > 0;
-	case 5: return cmp != 0;
-	case 6: return cmp >= 0;
-	default: return true;
-	}
-}
-
 /* v_cmp_class: bit 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0,
  * 6 +0, 7 +denormal, 8 +normal, 9 +inf. */
 static bool fclass(double x, bool is_snan, uint32_t mask)
@@ -114,8 +76,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 
 	(void)env;
 	if (op == 0x10 || op == 0x11) {			/* v_cmp(x)_class_f32 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t v = s->a[0][l];
 			float f = m32(in, 0, v);
@@ -125,7 +87,7 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 		}
 	} else if (op == 0x12 || op == 0x13) {		/* v_cmp(x)_class_f64 */
 		read64(w, in, 0, true, s->q[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint64_t v = s->q[0][l];
 
@@ -134,8 +96,8 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 				r |= 1ull << l;
 		}
 	} else if (op == 0x14 || op == 0x15) {		/* v_cmp(x)_class_f16 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t v = s->a[0][l] & 0xffff;
 
@@ -145,51 +107,51 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 				r |= 1ull << l;
 		}
 	} else if (op >= 0x20 && op < 0x40) {		/* f16 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t a = s->a[0][l] & 0xffff, b = s->a[1][l] & 0xffff;
 
 			a = in->fmt == F_VOP3 && (in->opsel & 1) ? s->a[0][l] >> 16 : a;
 			b = in->fmt == F_VOP3 && (in->opsel & 2) ? s->a[1][l] >> 16 : b;
-			if (fcmp(op, m16bits(in, 0, a), m16bits(in, 1, b)))
+			if (isa_fcmp(op, m16bits(in, 0, a), m16bits(in, 1, b)))
 				r |= 1ull << l;
 		}
 	} else if (op >= 0x40 && op < 0x60) {		/* f32 */
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex)
-			if (fcmp(op, m32(in, 0, s->a[0][l]), m32(in, 1, s->a[1][l])))
+			if (isa_fcmp(op, m32(in, 0, s->a[0][l]), m32(in, 1, s->a[1][l])))
 				r |= 1ull << l;
 	} else if (op >= 0x60 && op < 0x80) {		/* f64 */
 		read64(w, in, 0, true, s->q[0]);
 		read64(w, in, 1, true, s->q[1]);
 		LANES(ex)
-			if (fcmp(op, m64(in, 0, s->q[0][l]), m64(in, 1, s->q[1][l])))
+			if (isa_fcmp(op, m64(in, 0, s->q[0][l]), m64(in, 1, s->q[1][l])))
 				r |= 1ull << l;
 	} else if (op >= 0xa0 && op < 0xc0) {		/* i16 / u16 */
 		bool sgn = (op & 8) == 0;
 
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t a = s->a[0][l] & 0xffff, b = s->a[1][l] & 0xffff;
 			int32_t sa = (int16_t)a, sb = (int16_t)b;
 			int c = sgn ? (sa > sb) - (sa < sb) : (a > b) - (a < b);
 
-			if (icmp(op, c))
+			if (isa_icmp(op, c))
 				r |= 1ull << l;
 		}
 	} else if (op >= 0xc0 && op < 0xe0) {		/* i32 / u32 */
 		bool sgn = (op & 8) == 0;
 
-		read32(w, in, 0, s->a[0]);
-		read32(w, in, 1, s->a[1]);
+		read32_ex(w, in, 0, s->a[0], ex);
+		read32_ex(w, in, 1, s->a[1], ex);
 		LANES(ex) {
 			uint32_t a = s->a[0][l], b = s->a[1][l];
 			int c = sgn ? ((int32_t)a > (int32_t)b) - ((int32_t)a < (int32_t)b) : (a > b) - (a < b);
 
-			if (icmp(op, c))
+			if (isa_icmp(op, c))
 				r |= 1ull << l;
 		}
 	} else if (op >= 0xe0) {			/* i64 / u64 */
@@ -201,7 +163,7 @@ int isa_h_vopc(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 			uint64_t a = s->q[0][l], b = s->q[1][l];
 			int c = sgn ? ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b) : (a > b) - (a < b);
 
-			if (icmp(op, c))
+			if (isa_icmp(op, c))
 				r |= 1ull << l;
 		}
 	} else {

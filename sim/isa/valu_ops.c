@@ -222,7 +222,7 @@ int isa_h_valu32(struct isa_wave *w, const struct isa_env *env, const struct isa
 
 	(void)env;
 	for (unsigned i = 0; i < 3; i++)
-		s->p[i] = i < n ? src32(w, in, i, s->a[i]) : s->a[i];
+		s->p[i] = i < n ? src32_ex(w, in, i, s->a[i], ex) : s->a[i];
 	const uint32_t *A = s->p[0], *B = s->p[1], *C = s->p[2];
 
 	switch (op) {

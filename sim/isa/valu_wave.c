@@ -39,6 +39,16 @@
 				} \
 				*(isa_lanes8 *)(void *)(D_ + c) = *(const isa_lanes8 *)(const void *)r8; \
 			} \
+		} else if (few_lanes(ex_)) { \
+			if (d_ < 256 || d_ - 256 >= ISA_NVGPR + ISA_VTMP) \
+				break; \
+			uint32_t *D_ = w->v[d_ - 256], r8[8]; \
+			LANES(ex_) { \
+				/* read before written, as in the loops */ \
+				unsigned j = 0; \
+				body; \
+				D_[l] = r8[0]; \
+			} \
 		} else { \
 			uint32_t r[ISA_LANES]; \
 			for (unsigned c = 0; c < ISA_LANES; c += 8) \
@@ -459,6 +469,15 @@ ISA_WIDE HANDLER(cndmask)
 	uint32_t mk[ISA_LANES];
 
 	m = mask_src(w, in);
+	if (few_lanes(isa_exec(w))) {
+		unsigned d = vdst(in);
+
+		if (d < 256 || d - 256 >= ISA_NVGPR + ISA_VTMP)
+			return 0;
+		LANES(isa_exec(w))
+			w->v[d - 256][l] = m >> l & 1 ? B[l] : A[l];
+		return 0;
+	}
 	lane_masks(m, mk);
 	for (unsigned l = 0; l < ISA_LANES; l++)
 		r[l] = (B[l] & mk[l]) | (A[l] & ~mk[l]);
@@ -577,6 +596,14 @@ static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t
 		const uint32_t *A = src32(w, in, 0, ba), *B = src32(w, in, 1, bb); \
 		uint8_t c[ISA_LANES]; \
 		(void)env; \
+		if (few_lanes(isa_exec(w))) { \
+			uint64_t m = 0; \
+			LANES(isa_exec(w)) { \
+				T a = (T)A[l], b = (T)B[l]; \
+				m |= (uint64_t)isa_icmp(in->op, (a > b) - (a < b)) << l; \
+			} \
+			return cmp_write(w, in, m); \
+		} \
 		switch (in->op & 7) { \
 		case 0: memset(c, 0, sizeof(c)); break; \
 		case 1: CMP_LOOP(T, a < b) break; \
@@ -717,6 +744,13 @@ ISA_WIDE HANDLER(cmp_f32)
 		return isa_h_vopc(w, env, in);
 	A = src32(w, in, 0, ba);
 	B = src32(w, in, 1, bb);
+	if (few_lanes(isa_exec(w))) {
+		uint64_t m = 0;
+
+		LANES(isa_exec(w))
+			m |= (uint64_t)isa_fcmp(in->op, f32(A[l]), f32(B[l])) << l;
+		return cmp_write(w, in, m);
+	}
 	switch (in->op & 15) {
 	case 0: memset(c, 0, sizeof(c)); break;
 	case 1: FCMP_LOOP(a < b) break;
