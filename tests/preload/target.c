@@ -755,7 +755,7 @@ static int mode_exitrace(void)
 /* Routing: managed memory on device 1, device quotas, oversubscription. */
 static int mode_policy(void)
 {
-	void *m = NULL, *a = NULL, *b = NULL, *c = NULL, *big = NULL, *h = NULL;
+	void *m = NULL, *a = NULL, *b = NULL, *c = NULL, *fill = NULL, *big = NULL, *h = NULL;
 
 	P("hipSetDevice(1)", hipSetDevice(1));
 	P("hipMallocManaged", hipMallocManaged(&m, 4 * MIB, hipMemAttachGlobal));
@@ -764,7 +764,11 @@ static int mode_policy(void)
 	P("hipMalloc(c)", hipMalloc(&c, 4096));
 	P("hipFree(b)", hipFree(b));
 	P("hipMalloc(b again)", hipMalloc(&b, 512 * 1024));
-	P("hipMalloc(big)", hipMalloc(&big, (size_t)3 << 30));
+	/* on 1 GiB GPUs: fill leaves 256 MiB, so big is beyond the free
+	 * memory but not beyond the largest one allocation (85 %, as 5.2.3
+	 * holds hipMalloc and hipMallocManaged to) */
+	P("hipMalloc(fill)", hipMalloc(&fill, (size_t)768 << 20));
+	P("hipMalloc(big)", hipMalloc(&big, (size_t)768 << 20));
 	P("hipHostMalloc", hipHostMalloc(&h, MIB, 0));
 	P("munmap(managed part)", munmap((char *)m + MIB, MIB));
 	P("hipSetDevice(0)", hipSetDevice(0));
@@ -772,6 +776,7 @@ static int mode_policy(void)
 	P("hipFree(a)", hipFree(a));
 	P("hipFree(b)", hipFree(b));
 	P("hipFree(c)", hipFree(c));
+	P("hipFree(fill)", hipFree(fill));
 	P("hipFree(big)", hipFree(big));
 	P("hipHostFree", hipHostFree(h));
 	return 0;
