@@ -28,7 +28,7 @@
 #define GIVE_UP_MS 2000
 #define PRIVATE_GROUPS 16
 #define PRIVATE_BLOCK 128
-#define PRIVATE_MS 20
+#define PRIVATE_MS 100	// as long as the delay: admitting 16 two-wave groups takes ms under ASan
 #define REALTIME_KHZ 100000ll	// s_memrealtime: MI200's 100 MHz reference clock
 
 // wall_clock64() as the device header has it (s_memrealtime), which this
