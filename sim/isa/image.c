@@ -313,6 +313,23 @@ static void resolve(const struct img *m, const struct taps *t, unsigned l, unsig
 	}
 }
 
+/* The taps every lane of ex asked for, fetched in one order, then each
+ * lane's texel(s) resolved into its destination VGPRs. */
+static int answer(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
+		  const struct img *m, struct taps *t, uint64_t ex)
+{
+	order(t, ex);
+	if (fetch(env, t, m->bytes))
+		return -ISA_E_FAULT;
+	LANES(ex) {
+		uint32_t r[4];
+
+		resolve(m, t, (unsigned)l, in->dmask, r);
+		put(w, in, (unsigned)l, r);
+	}
+	return 0;
+}
+
 /* image_sample: the coordinates in vaddr.. as floats (x, y, z or the
  * layer, as the type has them). */
 static int sample(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in,
@@ -369,16 +386,7 @@ static int sample(struct isa_wave *w, const struct isa_env *env, const struct is
 			    wd[0][h0] * wd[1][h1] * wd[2][h2]);
 		}
 	}
-	order(t, ex);
-	if (fetch(env, t, m->bytes))
-		return -ISA_E_FAULT;
-	LANES(ex) {
-		uint32_t r[4];
-
-		resolve(m, t, (unsigned)l, in->dmask, r);
-		put(w, in, (unsigned)l, r);
-	}
-	return 0;
+	return answer(w, env, in, m, t, ex);
 }
 
 /* image_load: unsigned texel coordinates, no sampler; outside the image
@@ -406,16 +414,7 @@ static int load(struct isa_wave *w, const struct isa_env *env, const struct isa_
 		t->ntap[l] = 0;
 		tap(t, (unsigned)l, out ? 0 : texel_addr(m, at[0], at[1], at[2]), out, 1.0f);
 	}
-	order(t, ex);
-	if (fetch(env, t, m->bytes))
-		return -ISA_E_FAULT;
-	LANES(ex) {
-		uint32_t r[4];
-
-		resolve(m, t, (unsigned)l, in->dmask, r);
-		put(w, in, (unsigned)l, r);
-	}
-	return 0;
+	return answer(w, env, in, m, t, ex);
 }
 
 int isa_h_image(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
