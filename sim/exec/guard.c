@@ -232,6 +232,21 @@ static int page_in(struct sim_isa_mem *m, struct tcache *c, uint64_t page, bool 
 	return 0;
 }
 
+/* Pages p0..p1 in, but *last, the page the previous span ended on (a run
+ * of lanes on one page costs a compare each); *last is then p1. */
+static inline int span_in(struct sim_isa_mem *m, struct tcache *c, uint64_t p0, uint64_t p1,
+			  bool write, uint64_t *last)
+{
+	for (uint64_t p = p0; p <= p1; p++) {
+		if (p == *last)
+			continue;
+		if (page_in(m, c, p, write))
+			return -ISA_E_FAULT;
+		*last = p;
+	}
+	return 0;
+}
+
 /* Every page [addr[i], addr[i] + size) touches, lane order; a run of lanes
  * on one page costs one compare each, and consecutive lanes (run: every
  * byte from addr[0] to the last lane's end is touched) just their span. */
@@ -264,30 +279,15 @@ static __attribute__((noipa)) int pages_in(struct sim_isa_mem *m, struct guard_t
 	 * is its span; the same pages in the same order as lane by lane */
 	if (lanes == LANES_ROWS) {
 		for (unsigned r = 0; r < ROWS; r++) {
-			uint64_t p0 = addr[r * ROW] / SIM_PAGE;
-			uint64_t p1 = (addr[r * ROW + ROW - 1] + size - 1) / SIM_PAGE;
-
-			for (uint64_t p = p0; p <= p1; p++) {
-				if (p == last)
-					continue;
-				if (page_in(m, c, p, write))
-					return -ISA_E_FAULT;
-				last = p;
-			}
+			if (span_in(m, c, addr[r * ROW] / SIM_PAGE,
+				    (addr[r * ROW + ROW - 1] + size - 1) / SIM_PAGE, write, &last))
+				return -ISA_E_FAULT;
 		}
 		return 0;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t p0 = addr[i] / SIM_PAGE, p1 = (addr[i] + size - 1) / SIM_PAGE;
-
-		for (uint64_t p = p0; p <= p1; p++) {
-			if (p == last)
-				continue;
-			if (page_in(m, c, p, write))
-				return -ISA_E_FAULT;
-			last = p;
-		}
-	}
+	for (unsigned i = 0; i < n; i++)
+		if (span_in(m, c, addr[i] / SIM_PAGE, (addr[i] + size - 1) / SIM_PAGE, write, &last))
+			return -ISA_E_FAULT;
 	return 0;
 }
 
