@@ -451,13 +451,9 @@ int isa_h_mubuf_format(struct isa_wave *w, const struct isa_env *env, const stru
 		m.sel[c] = SRD_BUF_SEL(r, c);
 	t.n = 0;
 	LANES(ex) {
-		uint64_t off = (uint32_t)in->offset, idx = 0;
-		unsigned v = in->addr;
+		uint64_t off, idx;
 
-		if (in->idxen)
-			idx = w->v[v++ & 0xff][l];
-		if (in->offen)
-			off += w->v[v & 0xff][l];
+		isa_mubuf_lane(w, in, (unsigned)l, &idx, &off);
 		t.ntap[l] = 0;
 		tap(&t, (unsigned)l, base + idx * stride + off + soff, idx >= records, 1.0f);
 	}

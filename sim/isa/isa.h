@@ -258,6 +258,18 @@ struct isa_wave {
 	uint64_t insns;		/* instructions executed */
 };
 
+/* A MUBUF lane's index (idxen: the first address VGPR) and offset (the
+ * instruction's, plus offen: the next VGPR), as buffer addressing reads
+ * them (vmem.c, image.c's format loads). */
+static inline void isa_mubuf_lane(const struct isa_wave *w, const struct isa_insn *in,
+				  unsigned l, uint64_t *idx, uint64_t *off)
+{
+	unsigned v = in->addr;
+
+	*idx = in->idxen ? w->v[v++ & 0xff][l] : 0;
+	*off = (uint32_t)in->offset + (in->offen ? (uint64_t)w->v[v & 0xff][l] : 0);
+}
+
 static inline uint64_t isa_exec(const struct isa_wave *w)
 {
 	return (uint64_t)w->s[ISA_EXEC_LO] | (uint64_t)w->s[ISA_EXEC_LO + 1] << 32;

@@ -582,13 +582,9 @@ int isa_h_mubuf(struct isa_wave *w, const struct isa_env *env, const struct isa_
 		return -ISA_E_DECODE;
 	}
 	LANES(ex) {
-		uint64_t off = (uint32_t)in->offset, idx = 0;
-		unsigned v = in->addr;
+		uint64_t off, idx;
 
-		if (in->idxen)
-			idx = w->v[v++ & 0xff][l];
-		if (in->offen)
-			off += w->v[v & 0xff][l];
+		isa_mubuf_lane(w, in, (unsigned)l, &idx, &off);
 		/* The scratch buffer is swizzled per lane (4-byte elements, 64
 		 * lanes): soffset, a stack pointer such as s32, counts bytes of
 		 * the whole wave, 64 per byte of one lane's stack. */
