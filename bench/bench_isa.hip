@@ -1,11 +1,12 @@
 // bench_isa: the simulator's kernel interpreter against the same loops in C.
-// Eight kernels (saxpy: streaming global memory; reduce: LDS and barriers;
+// Nine kernels (saxpy: streaming global memory; reduce: LDS and barriers;
 // matmul: a tiled 256x256 f32 product in LDS; histogram: global atomics;
 // alu: arithmetic with no memory; and three shapes of hip-tests' slow cases:
 // tail64, each work-item from its index to the end with a 64-bit index into
 // managed memory; reverse, a 64-bit index counting down, device memory to
 // pinned host memory, repeated; lane1, one work-item's loop of powf and
-// sqrt) run on the simulator, each alternated with
+// sqrt; scale, Unit_hipGraph_SimpleGraphWithKernel's float times a double
+// constant, which hipcc computes in double) run on the simulator, each alternated with
 // its loop compiled for the host, in one run; CPU time of each, their ratio's
 // median and spread, and the interpreter's counters (hipsvmSimIsaStats).
 //   LD_LIBRARY_PATH=build/sim build/sim/bench_isa [repeats]
@@ -118,6 +119,14 @@ __global__ void lane1(float *x, int n)
 			x[i] = sqrtf(powf(3.14159f, (float)i));
 }
 
+// hip-tests' simpleKernel (hipSimpleGraphWithKernel.cc): 5.34 is a double
+__global__ void scale(float *out, const float *in)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < N)
+		out[i] = 5.34 * in[i];
+}
+
 // ---- the same loops on the host (the hipcc host compiler, -O3) ----
 
 static void c_saxpy(float a, const float *x, float *y, int n)
@@ -185,6 +194,12 @@ static void c_lane1(float *x, int n)
 		x[i] = sqrtf(powf(3.14159f, (float)i));
 }
 
+static void c_scale(float *out, const float *in)
+{
+	for (int i = 0; i < N; i++)
+		out[i] = 5.34 * in[i];
+}
+
 #define CHECK(c) do { if ((c) != hipSuccess) { printf("%s failed\n", #c); exit(1); } } while (0)
 
 static stats_fn get_stats;
@@ -202,6 +217,7 @@ static void g_histogram() { hipLaunchKernelGGL(histogram, dim3(N / 256), dim3(25
 static void g_alu() { hipLaunchKernelGGL(alu, dim3(64), dim3(256), 0, 0, y, 1000); }
 static void g_tail64() { hipLaunchKernelGGL(tail64, dim3(TAIL / 64), dim3(64), 0, 0, tail_out, tail_in, (size_t)TAIL); }
 static void g_reverse() { hipLaunchKernelGGL(reverse, dim3(REV / 256), dim3(256), 0, 0, rev_a, rev_c, (long)REV, REV_COUNT); }
+static void g_scale() { hipLaunchKernelGGL(scale, dim3(N / 512), dim3(512), 0, 0, y, x); }
 static void g_lane1() { hipLaunchKernelGGL(lane1, dim3(1), dim3(1), 0, 0, lane_x, LANE1); }
 static void h_saxpy() { c_saxpy(2.0f, hx, hy, N); sink = hy[N / 2]; }
 static void h_reduce() { c_reduce(hin, hout, N); sink = (float)hout[7]; }
@@ -210,6 +226,7 @@ static void h_histogram() { c_histogram(hhist_in, hbins, N); sink = (float)hbins
 static void h_alu() { c_alu(hy, 1000); sink = hy[5]; }
 static void h_tail64() { c_tail64(htail_out, htail_in, TAIL); sink = (float)htail_out[9]; }
 static void h_reverse() { c_reverse(hrev_a, hrev_c, REV, REV_COUNT); sink = (float)hrev_c[9]; }
+static void h_scale() { c_scale(hy, hx); sink = hy[N / 3]; }
 static void h_lane1() { c_lane1(hlane_x, LANE1); sink = hlane_x[9]; }
 
 static const struct {
@@ -225,6 +242,7 @@ static const struct {
 	{ "tail64", g_tail64, h_tail64 },
 	{ "reverse", g_reverse, h_reverse },
 	{ "lane1", g_lane1, h_lane1 },
+	{ "scale", g_scale, h_scale },
 };
 
 static double cpu_now()

@@ -79,6 +79,28 @@ static inline void read64(const struct isa_wave *w, const struct isa_insn *in, u
 	}
 }
 
+/* Double to a saturated integer, NaN 0 (v_cvt_i32_f64, v_cvt_u32_f64 and
+ * the f32 forms). */
+static inline uint32_t isa_cvt_i32(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= 2147483647.0)
+		return 0x7fffffffu;
+	if (v <= -2147483648.0)
+		return 0x80000000u;
+	return (uint32_t)(int32_t)v;
+}
+
+static inline uint32_t isa_cvt_u32(double v)
+{
+	if (v != v || v <= 0.0)
+		return 0;
+	if (v >= 4294967295.0)
+		return 0xffffffffu;
+	return (uint32_t)v;
+}
+
 /* abs/neg modifiers of VOP3 (only float operations take them). */
 static inline float m32(const struct isa_insn *in, unsigned i, uint32_t v)
 {

@@ -174,26 +174,6 @@ int isa_h_valu64(struct isa_wave *w, const struct isa_env *env, const struct isa
 	return 0;
 }
 
-static uint32_t cvt_i32(double v)
-{
-	if (v != v)
-		return 0;
-	if (v >= 2147483647.0)
-		return 0x7fffffffu;
-	if (v <= -2147483648.0)
-		return 0x80000000u;
-	return (uint32_t)(int32_t)v;
-}
-
-static uint32_t cvt_u32(double v)
-{
-	if (v != v || v <= 0.0)
-		return 0;
-	if (v >= 4294967295.0)
-		return 0xffffffffu;
-	return (uint32_t)v;
-}
-
 static uint32_t med3u(uint32_t a, uint32_t b, uint32_t c)
 {
 	uint32_t mx = a > b ? a : b, mn = a < b ? a : b;
@@ -299,16 +279,16 @@ int isa_h_valu32(struct isa_wave *w, const struct isa_env *env, const struct isa
 	case 0x135: LANES(ex) r[l] = A[l] - B[l]; break;
 	case 0x136: LANES(ex) r[l] = B[l] - A[l]; break;
 	case 0x141: LANES(ex) r[l] = A[l]; break;		/* v_mov_b32 */
-	case 0x143: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = cvt_i32(m64(in, 0, s->q[0][l])); break;
+	case 0x143: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = isa_cvt_i32(m64(in, 0, s->q[0][l])); break;
 	case 0x145: LANES(ex) r[l] = u32(out32(in, (float)(int32_t)A[l])); break;
 	case 0x146: LANES(ex) r[l] = u32(out32(in, (float)A[l])); break;
-	case 0x147: LANES(ex) r[l] = cvt_u32(m32(in, 0, A[l])); break;
-	case 0x148: LANES(ex) r[l] = cvt_i32(m32(in, 0, A[l])); break;
+	case 0x147: LANES(ex) r[l] = isa_cvt_u32(m32(in, 0, A[l])); break;
+	case 0x148: LANES(ex) r[l] = isa_cvt_i32(m32(in, 0, A[l])); break;
 	case 0x14f: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = u32(out32(in, (float)m64(in, 0, s->q[0][l]))); break;
 	case 0x151: case 0x152: case 0x153: case 0x154:
 		LANES(ex) r[l] = u32((float)((A[l] >> (8 * (op - 0x151))) & 0xff));
 		break;
-	case 0x155: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = cvt_u32(m64(in, 0, s->q[0][l])); break;
+	case 0x155: read64(w, in, 0, true, s->q[0]); LANES(ex) r[l] = isa_cvt_u32(m64(in, 0, s->q[0][l])); break;
 	case 0x15b: case 0x15c: case 0x15d: case 0x15e: case 0x15f: case 0x160: case 0x161:
 	case 0x162: case 0x163: case 0x164: case 0x167: case 0x169: case 0x16a: case 0x174:
 		LANES(ex) {
