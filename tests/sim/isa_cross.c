@@ -20,32 +20,42 @@
 
 #include "isa/isa.h"
 
-/* a row, and the general form its handler must equal */
+/* a row (or `count` rows from op on: a comparison's conditions), and the
+ * general form its handler must equal */
 struct row {
 	const char *name;
 	unsigned op;		/* VOP3 opcode */
 	unsigned nsrc;
 	isa_handler *general;
 	unsigned width;		/* a float result's: 32 or 64; 0: an integer (exact) */
+	unsigned count;		/* 0: one */
 };
 
 static const struct row rows[] = {
-	{ "v_add_f64", 0x280, 2, isa_h_valu64, 64 },
-	{ "v_mul_f64", 0x281, 2, isa_h_valu64, 64 },
-	{ "v_fma_f64", 0x1cc, 3, isa_h_valu64, 64 },
-	{ "v_fmac_f64", 0x104, 2, isa_h_valu64, 64 },
-	{ "v_cvt_f64_f32", 0x150, 1, isa_h_valu64, 64 },
-	{ "v_cvt_f64_i32", 0x144, 1, isa_h_valu64, 64 },
-	{ "v_cvt_f64_u32", 0x156, 1, isa_h_valu64, 64 },
-	{ "v_cvt_f32_f64", 0x14f, 1, isa_h_valu32, 32 },
-	{ "v_cvt_i32_f64", 0x143, 1, isa_h_valu32, 0 },
-	{ "v_cvt_u32_f64", 0x155, 1, isa_h_valu32, 0 },
-	{ "v_add_f32", 0x101, 2, isa_h_valu32, 32 },
-	{ "v_sub_f32", 0x102, 2, isa_h_valu32, 32 },
-	{ "v_subrev_f32", 0x103, 2, isa_h_valu32, 32 },
-	{ "v_mul_f32", 0x105, 2, isa_h_valu32, 32 },
-	{ "v_fmac_f32", 0x13b, 2, isa_h_valu32, 32 },
-	{ "v_fma_f32", 0x1cb, 3, isa_h_valu32, 32 },
+	{ "v_add_f64", 0x280, 2, isa_h_valu64, 64, 0 },
+	{ "v_mul_f64", 0x281, 2, isa_h_valu64, 64, 0 },
+	{ "v_fma_f64", 0x1cc, 3, isa_h_valu64, 64, 0 },
+	{ "v_fmac_f64", 0x104, 2, isa_h_valu64, 64, 0 },
+	{ "v_cvt_f64_f32", 0x150, 1, isa_h_valu64, 64, 0 },
+	{ "v_cvt_f64_i32", 0x144, 1, isa_h_valu64, 64, 0 },
+	{ "v_cvt_f64_u32", 0x156, 1, isa_h_valu64, 64, 0 },
+	{ "v_cvt_f32_f64", 0x14f, 1, isa_h_valu32, 32, 0 },
+	{ "v_cvt_i32_f64", 0x143, 1, isa_h_valu32, 0, 0 },
+	{ "v_cvt_u32_f64", 0x155, 1, isa_h_valu32, 0, 0 },
+	{ "v_add_f32", 0x101, 2, isa_h_valu32, 32, 0 },
+	{ "v_sub_f32", 0x102, 2, isa_h_valu32, 32, 0 },
+	{ "v_subrev_f32", 0x103, 2, isa_h_valu32, 32, 0 },
+	{ "v_mul_f32", 0x105, 2, isa_h_valu32, 32, 0 },
+	{ "v_fmac_f32", 0x13b, 2, isa_h_valu32, 32, 0 },
+	{ "v_fma_f32", 0x1cb, 3, isa_h_valu32, 32, 0 },
+	/* comparisons: the mask to an SGPR pair (and EXEC for cmpx) */
+	{ "v_cmp_*_f32", 0x40, 2, isa_h_vopc, 0, 16 },
+	{ "v_cmp_*_i32", 0xc0, 2, isa_h_vopc, 0, 8 },
+	{ "v_cmp_*_u32", 0xc8, 2, isa_h_vopc, 0, 8 },
+	{ "v_cmpx_*_i32", 0xd0, 2, isa_h_vopc, 0, 8 },
+	{ "v_cmpx_*_u32", 0xd8, 2, isa_h_vopc, 0, 8 },
+	{ "v_cmp_*_i64", 0xe0, 2, isa_h_vopc, 0, 8 },
+	{ "v_cmp_*_u64", 0xe8, 2, isa_h_vopc, 0, 8 },
 };
 
 #define ROUNDS 400
@@ -181,7 +191,8 @@ Test(isa_cross, whole_wave_equals_general_form)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *r = &rows[i];
 
-		for (unsigned round = 0; round < ROUNDS; round++) {
+		for (unsigned round = 0; round < ROUNDS * (r->count ? r->count : 1); round++) {
+			unsigned op = r->op + (r->count ? round % r->count : 0);
 			unsigned src[3] = { 0, 0, 0 };
 			uint32_t code[2];
 			struct isa_insn in;
@@ -191,7 +202,7 @@ Test(isa_cross, whole_wave_equals_general_form)
 
 			for (unsigned s = 0; s < r->nsrc; s++)
 				src[s] = source();
-			encode(code, r->op, (unsigned)(next() % (NV - 1)), src, mods);
+			encode(code, op, (unsigned)(next() % (NV - 1)), src, mods);
 			cr_assert_eq(isa_decode((const uint8_t *)code, sizeof(code), &in), 0,
 				     "%s: %08x %08x does not decode", r->name, code[0], code[1]);
 			cr_assert(in.fn != NULL, "%s: no handler", r->name);
