@@ -13,6 +13,15 @@
 #include <math.h>
 #include <string.h>
 
+/* AVX2 code paths (GCC on x86-64), chosen per call from the CPU's
+ * features; elsewhere the plain loops. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define ISA_HAVE_AVX2() __builtin_cpu_supports("avx2")
+#else
+#define ISA_HAVE_AVX2() 0
+#endif
+
 /* the active lanes, lowest first (a full EXEC is the common case) */
 #define LANES(ex) \
 	for (uint64_t m_ = (ex), l = 0; m_ && ((l = (unsigned)__builtin_ctzll(m_)), 1); m_ &= m_ - 1)

@@ -144,7 +144,29 @@ WAVE3(lshl_add_u32, (a << (b & 31)) + c_)
 WAVE3(bfe_u32, (c_ & 31) == 0 ? 0u
 	       : (b & 31) + (c_ & 31) >= 32 ? a >> (b & 31)
 					    : (a >> (b & 31)) & ((1u << (c_ & 31)) - 1))
-WAVE1(mov_b32, a)
+/* v_mov_b32: an SGPR or constant to every lane (a scalar kept in a VGPR
+ * for a 64-bit add, several an iteration of a pointer loop) is a
+ * broadcast straight into the destination, not a buffer filled and then
+ * copied */
+ISA_WIDE HANDLER(mov_b32)
+{
+	unsigned d = vdst(in);
+
+	(void)env;
+	if (in->src[0] >= 256 || isa_exec(w) != ~0ull || d < 256 || d - 256 >= ISA_NVGPR + ISA_VTMP) {
+		uint32_t ba[ISA_LANES];
+		const uint32_t *A = src32(w, in, 0, ba);
+
+		LANE_LOOP(r8[j] = A[l]);
+		return 0;
+	}
+	uint32_t v = isa_sreg32(w, in, in->src[0]), *D = w->v[d - 256];
+
+	ISA_UNROLL
+	for (unsigned l = 0; l < ISA_LANES; l++)
+		D[l] = v;
+	return 0;
+}
 WAVE1(not_b32, ~a)
 
 /* ---- VOP3P: packed f32 ----
@@ -474,8 +496,6 @@ static uint64_t mask_src(const struct isa_wave *w, const struct isa_insn *in)
  * array and its packing cost about half the handler.
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#include <immintrin.h>
-
 __attribute__((target("avx2"))) static uint64_t carry_full_avx2(uint32_t *D, const uint32_t *A,
 								const uint32_t *B, bool sub)
 {
@@ -536,9 +556,7 @@ __attribute__((target("avx2"))) static uint64_t carryin_full_avx2(uint32_t *D, c
 	}
 	return m;
 }
-#define ISA_HAVE_AVX2() __builtin_cpu_supports("avx2")
 #else
-#define ISA_HAVE_AVX2() 0
 #define carry_full_avx2(D, A, B, sub) ((void)(D), (void)(A), (void)(B), 0ull)
 #define carryin_full_avx2(D, A, B, cin, sub) ((void)(D), (void)(A), (void)(B), (void)(cin), 0ull)
 #endif

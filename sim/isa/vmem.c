@@ -30,11 +30,9 @@ static uint64_t vreg64(const struct isa_wave *w, unsigned r, unsigned l)
  *
  * 32-bit loads from 64 scattered addresses: on x86-64 with AVX2 the
  * hardware's gathers (8 or 4 lanes an instruction), chosen per call from
- * the CPU's features; otherwise a plain loop. The caller has checked every
+ * the CPU's features (ISA_HAVE_AVX2); otherwise a plain loop. The caller has checked every
  * address; a gather reads exactly the bytes the loop would. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#include <immintrin.h>
-
 __attribute__((target("avx2"))) static void gather_u64_avx2(uint8_t *out, const uint64_t *addr,
 							     unsigned n)
 {
@@ -61,18 +59,53 @@ __attribute__((target("avx2"))) static void gather_off_avx2(uint32_t *out, const
 				    _mm256_i32gather_epi32((const int *)base, o, 1));
 	}
 }
-#define ISA_HAVE_GATHER() __builtin_cpu_supports("avx2")
+
+/* A flat or global instruction's 64 addresses from a VGPR pair plus the
+ * offset, eight lanes a step: the 64-bit add in 32-bit halves (the low
+ * dword's carry an unsigned compare), the halves interleaved into the
+ * addresses, and the high dwords tested against the LDS and private
+ * apertures on the way: true when a lane lies in one. The plain loops
+ * built the addresses and tested the apertures in two passes, about 230
+ * host instructions for a wave. */
+__attribute__((target("avx2"))) static bool flat_addrs_avx2(uint64_t *addr, const uint32_t *lo,
+							     const uint32_t *hi, uint64_t off)
+{
+	const __m256i s = _mm256_set1_epi32((int)0x80000000u);
+	const __m256i olo = _mm256_set1_epi32((int)(uint32_t)off);
+	const __m256i ohi = _mm256_set1_epi32((int)(uint32_t)(off >> 32));
+	const __m256i priv = _mm256_set1_epi32((int)ISA_PRIVATE_HI);
+	const __m256i shared = _mm256_set1_epi32((int)ISA_SHARED_HI);
+	__m256i any = _mm256_setzero_si256();
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 8) {
+		__m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(lo + c));
+		__m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(hi + c));
+		__m256i nl = _mm256_add_epi32(l, olo);
+		/* -1 where the low add carried */
+		__m256i cy = _mm256_cmpgt_epi32(_mm256_xor_si256(l, s), _mm256_xor_si256(nl, s));
+		__m256i nh = _mm256_sub_epi32(_mm256_add_epi32(h, ohi), cy);
+		__m256i a = _mm256_unpacklo_epi32(nl, nh), b = _mm256_unpackhi_epi32(nl, nh);
+
+		any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi32(nh, priv),
+							   _mm256_cmpeq_epi32(nh, shared)));
+		_mm256_storeu_si256((__m256i *)(void *)(addr + c), _mm256_permute2x128_si256(a, b, 0x20));
+		_mm256_storeu_si256((__m256i *)(void *)(addr + c + 4),
+				    _mm256_permute2x128_si256(a, b, 0x31));
+	}
+	return !_mm256_testz_si256(any, any);
+}
 #else
-#define ISA_HAVE_GATHER() 0
 #define gather_u64_avx2(o, a, n) ((void)0)
 #define gather_off_avx2(o, b, f) ((void)0)
+#define flat_addrs_avx2(a, l, h, o) ((void)(a), (void)(l), (void)(h), (void)(o), false)
 #endif
 
 void isa_gather32(void *buf, const uint64_t *addr, unsigned n)
 {
 	uint8_t *out = buf;
 
-	if (ISA_HAVE_GATHER()) {
+	if (ISA_HAVE_AVX2()) {
 		gather_u64_avx2(out, addr, n);
 		return;
 	}
@@ -84,7 +117,7 @@ void isa_gather32(void *buf, const uint64_t *addr, unsigned n)
  * offsets below 2^31, checked) */
 static void gather_off(uint32_t *out, const uint8_t *base, const uint32_t *off)
 {
-	if (ISA_HAVE_GATHER()) {
+	if (ISA_HAVE_AVX2()) {
 		gather_off_avx2(out, base, off);
 		return;
 	}
@@ -478,6 +511,9 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = sbase + lo[l] + (uint64_t)off;
+	} else if (ISA_HAVE_AVX2()) {
+		ap = flat_addrs_avx2(b.addr, lo, hi, (uint64_t)off);
+		goto moved;
 	} else {
 		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
@@ -510,6 +546,7 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 		}
 		ap = any != 0;
 	}
+moved:
 	if (load_shape(in->op, &k, &n))
 		return move(w, env, &b, ex, false, k, n, 0, in->dst, ap);
 	if (store_shape(in->op, &k, &n))
