@@ -620,7 +620,7 @@ static inline bool take(struct isa_dispatch *d, uint64_t *g)
  * and 16 groups of more than one wave (their barriers; LLVM's
  * getMaxWorkGroupsPerCU says the same), the whole device ISA_CUS CUs,
  * shared among the workers. And memory: a resident group holds its waves
- * (struct isa_wave, 132,376 bytes each: the register files), LDS and
+ * (struct isa_wave, 132,448 bytes each: the register files), LDS and
  * scratch, and the dispatch's groups together stay within
  * ISA_RESIDENT_BYTES (128 MiB: 1,013 single-wave groups; the pages of
  * registers a kernel never uses are never touched).
