@@ -73,9 +73,10 @@ static void no_spin(struct isa_spin *sp)
 	sp->wait = (uint8_t)(1u << sp->skip);
 }
 
-/* The last of a turn's tries gives up: a wave that stores on every pass,
- * or goes through loop after loop, is no spin for now. The anchor stays
- * for a later turn to compare with. */
+/* The state to compare the next arrival with. A turn anchors a few times
+ * at most: when the last try is used, a wave that stores on every pass, or
+ * goes through loop after loop, is no spin for now (the anchor stays, for a
+ * later turn to compare with). */
 static void anchor(struct isa_spin *sp, const struct isa_wave *w, uint64_t jump, uint64_t sh)
 {
 	sp->head = w->pc;
@@ -95,7 +96,7 @@ static void anchor(struct isa_spin *sp, const struct isa_wave *w, uint64_t jump,
  * VGPRs too. A repeat ends the run (true). Otherwise the wave is anchored
  * here afresh, a few times a turn; but a loop that came back changed
  * without ever repeating progresses, and is left unwatched for a while
- * (isa_spin_turn), which keeps a long loop that stores nothing from paying
+ * (isa_spin_next), which keeps a long loop that stores nothing from paying
  * for the hashes.
  */
 static __attribute__((noinline)) bool isa_spin_arrive(struct isa_wave *w,
