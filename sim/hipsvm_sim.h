@@ -90,7 +90,8 @@ int hipsvmSimBenchDrain(int device, const void *addr, unsigned pending, uint64_t
 /* The kernel interpreter's counters since start (hipsvmSimIsaStats):
  * interpreted dispatches, launches that fell back to the buffer-touch
  * model, wave-instructions executed, waves run, nanoseconds spent in
- * interpreted dispatches, and page walks through the fault path. */
+ * interpreted dispatches, and page walks through the fault path. Fields
+ * are only ever added at the end. */
 struct hipsvm_sim_isa_stats {
 	uint64_t dispatches;
 	uint64_t fallbacks;
@@ -100,6 +101,8 @@ struct hipsvm_sim_isa_stats {
 	uint64_t page_walks;
 	uint64_t mem_insns;	/* global memory instructions (loads, stores, atomics) */
 	uint64_t vm_calls;	/* process_vm_readv/writev calls they made */
+	uint64_t spins;		/* times a wave was seen to begin spinning on memory */
+	uint64_t spin_pauses;	/* times a worker gave its core up for spinning waves */
 };
 
 /* 0, or -1 for NULL. */

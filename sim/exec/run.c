@@ -70,6 +70,7 @@ static struct ktext *texts;
 
 /* interpreter counters, for hipsvmSimIsaStats */
 static uint64_t st_dispatches, st_fallbacks, st_insns, st_waves, st_ns, st_pages, st_mem, st_vm;
+static uint64_t st_spins, st_pauses;
 
 static void isa_reset(void)
 {
@@ -287,6 +288,8 @@ static void isa_run(struct sim_op *op)
 	__atomic_fetch_add(&st_pages, mem.pages, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_mem, mem.insns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_vm, mem.vm_calls, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_spins, o->d.spins, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st_pauses, o->d.pauses, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_ns, sim_now_ns() - t0, __ATOMIC_RELAXED);
 	if (err == -ISA_E_FAULT) {
 		sim_warn("memory access fault by GPU %d in kernel %s (a real fault)", o->dev, o->name);
@@ -419,6 +422,8 @@ void sim_isa_stats(struct hipsvm_sim_isa_stats *out)
 	out->page_walks = __atomic_load_n(&st_pages, __ATOMIC_RELAXED);
 	out->mem_insns = __atomic_load_n(&st_mem, __ATOMIC_RELAXED);
 	out->vm_calls = __atomic_load_n(&st_vm, __ATOMIC_RELAXED);
+	out->spins = __atomic_load_n(&st_spins, __ATOMIC_RELAXED);
+	out->spin_pauses = __atomic_load_n(&st_pauses, __ATOMIC_RELAXED);
 }
 
 hipError_t sim_exec_check_block(const uint32_t block[3])

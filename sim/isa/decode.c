@@ -402,9 +402,46 @@ static int bind(struct isa_insn *in)
 	return 0;
 }
 
+/* The DS opcodes that leave the LDS as it is, a bit each: ds_read_b32
+ * (0x36), read2 and read2st64 (0x37, 0x38), the byte and short reads
+ * (0x39-0x3c), permute and bpermute (0x3e, 0x3f), read_b64 (0x76),
+ * read2(st64)_b64 (0x77, 0x78), read_b96 and read_b128 (0xfe, 0xff). */
+static const uint8_t ds_reads[32] = {
+	[0x36 >> 3] = 1u << (0x36 & 7) | 1u << (0x37 & 7),
+	[0x38 >> 3] = 0x1fu << (0x38 & 7) | 1u << (0x3e & 7) | 1u << (0x3f & 7),
+	[0x76 >> 3] = 1u << (0x76 & 7) | 1u << (0x77 & 7),
+	[0x78 >> 3] = 1u << (0x78 & 7),
+	[0xfe >> 3] = 1u << (0xfe & 7) | 1u << (0xff & 7),
+};
+
+/* Can running it change what another wave or agent sees, or bring in
+ * something the registers do not hold (isa_insn.event)? Any opcode of a
+ * memory family that is not known to only read counts. */
+static bool is_event(const struct isa_insn *in)
+{
+	switch (in->fmt) {
+	case F_FLAT:
+		return in->op < 0x10 || in->op > 0x17;
+	case F_MUBUF:
+		return !((in->op >= 0x10 && in->op <= 0x17) || in->op == 0x28 || in->op == 0x29 ||
+			 in->op == 0x3e || in->op == 0x3f);
+	case F_DS:
+		return !(in->op < 256 && ds_reads[in->op >> 3] >> (in->op & 7) & 1);
+	case F_SOPP:
+		return in->op == 0x10 || in->op == 0x11;	/* s_sendmsg(halt) */
+	case F_SMEM:
+		return in->op == 0x24 || in->op == 0x25;	/* the clocks */
+	default:
+		return false;
+	}
+}
+
 int isa_decode(const uint8_t *code, size_t len, struct isa_insn *in)
 {
 	int err = fields(code, len, in);
 
-	return err ? err : bind(in);
+	if (err)
+		return err;
+	in->event = is_event(in);
+	return bind(in);
 }

@@ -17,9 +17,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint32_t rd32le(const uint8_t *p)
 {
@@ -184,6 +186,9 @@ int isa_kernel_prepare_at(struct isa_kernel *k, const uint8_t kd[64], const uint
 	k->nvgpr = ((k->rsrc1 & 0x3f) + 1) * 8;
 	if (k->nvgpr > ISA_NVGPR)
 		k->nvgpr = ISA_NVGPR;
+	/* gfx90a's unified file: the AGPRs start at accum_offset */
+	if (k->nvgpr > ((k->rsrc3 & 0x3f) + 1) * 4)
+		k->nagpr = k->nvgpr - ((k->rsrc3 & 0x3f) + 1) * 4;
 	if (props & KCP_WAVE32) {
 		if (why)
 			snprintf(why, whylen, "wave32 code");
@@ -351,6 +356,11 @@ struct worker {
 	unsigned nslots, cap;		/* cap: 0 until first needed */
 	struct isa_wave *cached;	/* the first slot's (waves_take) */
 	uint64_t insns, nwaves, most;
+	uint64_t spins, pauses;
+	/* the next pause while the resident groups spin: 0 a sched_yield,
+	 * then nanoseconds of sleep (worker_pause); 0 again once one does not */
+	uint32_t pause;
+	unsigned calm;			/* resident groups in a row that returned T_SPIN */
 	pthread_t t;
 	void *job;			/* d->spawn's */
 	bool started;
@@ -386,6 +396,7 @@ static void setup_wave(struct isa_dispatch *d, struct isa_wave *w, unsigned wi,
 	w->pc = k->entry;
 	w->clock_pc = 0;
 	w->insns = 0;
+	w->spin.word = 0;
 	w->scc = false;
 	w->state = W_RUN;
 	w->id = wi;
@@ -471,6 +482,8 @@ static void slot_env(const struct isa_dispatch *d, struct slot *sl)
 		.stop = &d->stop,
 		.interrupt = d->interrupt,
 		.interrupt_arg = d->interrupt_arg,
+		.nvgpr = (uint16_t)k->nvgpr,
+		.nagpr = (uint16_t)k->nagpr,
 	};
 }
 
@@ -502,7 +515,7 @@ static void admit(struct worker *wk, struct slot *sl, uint64_t g)
 	wk->nwaves += nwaves;
 }
 
-enum { T_DONE, T_RAN, T_WAIT };
+enum { T_DONE, T_RAN, T_WAIT, T_SPIN };
 
 /*
  * Turns of a resident group: in each, every running wave runs a quantum
@@ -512,7 +525,8 @@ enum { T_DONE, T_RAN, T_WAIT };
  * returns after one. T_DONE: every wave ended; T_WAIT: a wave that still
  * runs ended its turn by yielding (s_sleep, a clock read: it waits for
  * time to pass or for another group), or the group has run ISA_PATIENCE
- * turns (worker_loop); T_RAN: the turn is over; or -ISA_E_*.
+ * turns (worker_loop); T_SPIN: every running wave spins (isa_spin) and none
+ * stored in the turn; T_RAN: the turn is over; or -ISA_E_*.
  */
 #define ISA_PATIENCE 256
 
@@ -527,18 +541,20 @@ static int group_run(struct worker *wk, struct slot *sl, bool alone)
 	unsigned i, n = sl->nwaves, turns = sl->turns;
 
 	for (;;) {
-		unsigned live = 0;
-		bool spin = false;
+		unsigned live = 0, calm = 0;
+		bool spin = false, quiet = true;	/* quiet: no wave left the running */
 
 		for (i = 0; i < n; i++) {
 			struct isa_wave *w = &ws[i];
+			bool watch = w->spin.tries != 0;
 			int err;
 
 			if (w->state != W_RUN)
 				continue;
 			sl->env.scratch = scratch ? scratch + i * wave_scratch : NULL;
 			w->yield = false;
-			err = isa_run_wave(w, &sl->env, ISA_QUANTUM);
+			err = watch ? isa_run_wave_watch(w, &sl->env, ISA_QUANTUM)
+				    : isa_run_wave(w, &sl->env, ISA_QUANTUM);
 			if (err) {
 				wk->insns += w->insns;
 				return err;
@@ -548,6 +564,16 @@ static int group_run(struct worker *wk, struct slot *sl, bool alone)
 			if (w->state == W_RUN) {
 				live++;
 				spin |= w->yield;
+				if (watch) {
+					calm += isa_spin_calm(w);
+					wk->spins += w->spin.detected;
+					w->spin.detected = 0;
+				}
+				isa_spin_next(w);
+			} else {
+				/* it may have stored on its way to the barrier or
+				 * its end, unwatched */
+				quiet = false;
 			}
 		}
 		if (!live) {
@@ -566,6 +592,13 @@ static int group_run(struct worker *wk, struct slot *sl, bool alone)
 				return T_DONE;
 			}
 		}
+		/* every running wave spins and none stored: nothing this worker
+		 * runs will change memory (worker_loop) */
+		if (calm && calm == live && quiet) {
+			sl->turns = turns + 1;
+			return T_SPIN;
+		}
+		wk->pause = 0;
 		if (spin || ++turns >= ISA_PATIENCE || !alone) {
 			sl->turns = turns;
 			return spin || turns >= ISA_PATIENCE ? T_WAIT : T_RAN;
@@ -587,7 +620,7 @@ static inline bool take(struct isa_dispatch *d, uint64_t *g)
  * and 16 groups of more than one wave (their barriers; LLVM's
  * getMaxWorkGroupsPerCU says the same), the whole device ISA_CUS CUs,
  * shared among the workers. And memory: a resident group holds its waves
- * (struct isa_wave, 132,376 bytes each: the register files), LDS and
+ * (struct isa_wave, 132,448 bytes each: the register files), LDS and
  * scratch, and the dispatch's groups together stay within
  * ISA_RESIDENT_BYTES (128 MiB: 1,013 single-wave groups; the pages of
  * registers a kernel never uses are never touched).
@@ -679,6 +712,37 @@ static __attribute__((noinline)) struct slot *take_more(struct worker *wk, unsig
 }
 
 /*
+ * Every wave the worker runs spins on memory that only another thread can
+ * change (the host, another GPU's worker, another worker of this
+ * dispatch): a GPU would wait at no cost, and here each turn would burn a
+ * host core that the thread changing the memory may need (2 cores, 5
+ * spinners: hip-tests' Unit_threadfence_system). So the worker gives its
+ * core up: a sched_yield first (a hand-off between threads that are both
+ * running costs no sleep), then sleeps of 2 us doubling to 200 us. 200 us
+ * bounds how late a spinning wave sees a change (one iteration after the
+ * sleep) and how late a stop (d->stop, group_run) is seen; at that cap a
+ * spinner costs its host about one iteration and a system call per 200 us
+ * (under 5 % of a core). 2 us: the shortest sleep worth a system call; the
+ * kernel's default timer slack (50 us) lengthens the short ones anyway. Any
+ * turn that is not a spin puts the pause back to the sched_yield
+ * (group_run).
+ */
+#define PAUSE_MIN_NS 2000u
+#define PAUSE_MAX_NS 200000u
+
+static __attribute__((noinline)) void worker_pause(struct worker *wk)
+{
+	wk->pauses++;
+	if (!wk->pause) {
+		sched_yield();
+		wk->pause = PAUSE_MIN_NS;
+		return;
+	}
+	nanosleep(&(struct timespec){ .tv_nsec = wk->pause }, NULL);
+	wk->pause = wk->pause >= PAUSE_MAX_NS / 2 ? PAUSE_MAX_NS : 2 * wk->pause;
+}
+
+/*
  * The worker's groups, by turns. A group that yields waits on a clock or
  * on another group, as a GPU's resident groups do while the others run:
  * so one more is taken (take_more), up to the limits, and once none can
@@ -712,6 +776,8 @@ static int worker_loop(struct worker *wk)
 			if (r == T_DONE) {
 				unsigned last = --nres;
 
+				wk->calm = 0;
+
 				if (cur != last) {
 					struct slot t = wk->slots[cur];
 
@@ -722,7 +788,20 @@ static int worker_loop(struct worker *wk)
 					cur = 0;
 				continue;
 			}
-			if (r == T_WAIT)
+			if (r == T_SPIN &&
+			    __atomic_load_n(&wk->d->next_group, __ATOMIC_RELAXED) >= wk->d->ngroups) {
+				/* no group left that could be what they wait for:
+				 * once all of them spin, the worker pauses */
+				if (++wk->calm >= nres) {
+					wk->calm = 0;
+					worker_pause(wk);
+				}
+				if (++cur >= nres)
+					cur = 0;
+				continue;
+			}
+			wk->calm = 0;
+			if (r != T_RAN)
 				wk->slots[cur].turns = 0;
 			if (r == T_RAN || !(sl = take_more(wk, nres, &g))) {
 				if (++cur >= nres)
@@ -818,6 +897,8 @@ out:
 	for (i = 0; i < nthreads; i++) {
 		d->insns += wk[i].insns;
 		d->waves += wk[i].nwaves;
+		d->spins += wk[i].spins;
+		d->pauses += wk[i].pauses;
 		if ((wk[i].most ? wk[i].most : wk[i].nwaves > 0) > d->resident)
 			d->resident = wk[i].most ? wk[i].most : 1;
 		/* the first slot's wave array is the cached one, wherever the

@@ -59,6 +59,7 @@ struct isa_kernel {
 	uint32_t rsrc1, rsrc2, rsrc3;
 	uint16_t props;
 	unsigned nvgpr;			/* architectural VGPRs the kernel uses */
+	unsigned nagpr;			/* AGPRs: past rsrc3's accum_offset */
 	size_t entry;			/* the kernel's first instruction, in code */
 	bool calls;			/* it reaches an s_swappc_b64 */
 };
@@ -99,6 +100,8 @@ struct isa_dispatch {
 	uint64_t insns;			/* wave-instructions executed */
 	uint64_t waves;
 	uint64_t resident;		/* the most workgroups one thread held at once */
+	uint64_t spins;			/* times a wave began to spin (isa_spin) */
+	uint64_t pauses;		/* times a worker paused for spinning waves */
 	/* internal */
 	uint64_t next_group, ngroups;
 	unsigned wpg, workers;		/* waves per group, worker threads */

@@ -177,6 +177,9 @@ struct isa_insn {
 	 * their handler. end: the byte offset past the instruction; next: the
 	 * slot after it and its fold no-ops. */
 	uint8_t plain, fold;
+	/* a store, atomic, LDS write, message or clock read: what makes a
+	 * loop more than a spin (isa_spin); counted only in a watched run */
+	uint8_t event;
 	uint32_t sand[3], sxor[3];
 	isa_handler *fn;	/* what runs it; NULL: not supported */
 	/* memory fields */
@@ -241,9 +244,43 @@ struct isa_env {
 	 * message goes nowhere */
 	void (*interrupt)(void *arg, uint32_t m0);
 	void *interrupt_arg;
+	/* the VGPR and AGPR rows the kernel has (rsrc1, rsrc3): what spin
+	 * detection hashes */
+	uint16_t nvgpr, nagpr;
 };
 
 enum isa_wave_state { W_RUN, W_BARRIER, W_DONE };
+
+/*
+ * Spin detection (step.c): a wave that comes back to a pc with every
+ * register it has as it was there before, having stored nothing (no store,
+ * atomic, LDS write or message, no clock read: w->events did not move),
+ * will do the same again until another agent changes memory. The state is
+ * hashed in two parts: the SGPRs and SCC (which tell most loops apart at
+ * once, for 512 bytes) and, only when those repeat, the VGPRs and AGPRs the
+ * kernel has. Kept in the wave between turns, so that a loop one
+ * iteration a turn (s_sleep) is seen too.
+ */
+enum { SPIN_SEEN = 1, SPIN_SPUN = 2 };
+struct isa_spin {
+	uint64_t head, tail;	/* the pc anchored at; the jump's that came there */
+	uint64_t shash, vhash;
+	uint32_t events;	/* w->events when anchored */
+	uint32_t turn_events;	/* w->events when the turn began */
+	union {
+		struct {
+			uint8_t stage;	/* 0 no anchor, 1 SGPRs hashed, 2 VGPRs too */
+			uint8_t flags;	/* SPIN_SEEN: has spun; SPIN_SPUN:
+					 * repeats now */
+			uint8_t tries;	/* anchors left this turn; 0: unwatched */
+			uint8_t skip;	/* log2 of the turns left unwatched after
+					 * one that found no spin */
+			uint8_t wait;	/* those turns, counted down */
+			uint8_t detected; /* times it began to spin this turn */
+		};
+		uint64_t word;	/* all of the above: cleared at once */
+	};
+};
 
 struct isa_wave {
 	uint32_t s[ISA_NSGPR];
@@ -256,6 +293,10 @@ struct isa_wave {
 	uint64_t clock_pc;	/* pc past the wave's last clock read; 0: none */
 	uint32_t id;		/* wave index in its workgroup */
 	uint64_t insns;		/* instructions executed */
+	/* isa_insn.event instructions run in watched turns (step.c); only
+	 * its changes matter */
+	uint32_t events;
+	struct isa_spin spin;
 };
 
 /* A MUBUF lane's index (idxen: the first address VGPR) and offset (the
@@ -298,6 +339,41 @@ int isa_step(struct isa_wave *w, const struct isa_env *env);
 /* Runs up to budget instructions while the wave runs (not ended, not at a
  * barrier, not yielding); 0 or the first error. */
 int isa_run_wave(struct isa_wave *w, const struct isa_env *env, uint64_t budget);
+/* The same, watching for a spin (isa_spin) at every arrival by a backward
+ * jump; the run ends early at a repeat. */
+int isa_run_wave_watch(struct isa_wave *w, const struct isa_env *env, uint64_t budget);
+/* After a turn that a wave ends still running (at its quantum's end or
+ * yielding, not at a barrier), whether to watch its next one
+ * (w->spin.tries: 0 not). Never the first turn of a wave (setup clears
+ * tries): a wave that ends within one turn pays nothing. Then every turn,
+ * except for 2^skip turns (up to 64) after one that found the wave's loop
+ * progressing or storing (step.c), so that a long loop that is no spin
+ * pays for a watched turn in 64 at most. */
+static inline void isa_spin_next(struct isa_wave *w)
+{
+	struct isa_spin *sp = &w->spin;
+
+	sp->turn_events = w->events;
+	sp->tries = 0;
+	if (sp->wait) {
+		sp->wait--;
+		/* unwatched, a repeat could not be told from a change */
+		sp->flags &= (uint8_t)~SPIN_SPUN;
+		return;
+	}
+	sp->tries = 4;
+}
+/* After a watched turn (before isa_spin_next): is the wave spinning? Its
+ * last arrival was a repeat, nothing in the turn was an event, and it is
+ * still within the iteration (between the loop's head and its jump back:
+ * a wave that left the loop forward, seen by no arrival since, is not). */
+static inline bool isa_spin_calm(const struct isa_wave *w)
+{
+	const struct isa_spin *sp = &w->spin;
+
+	return (sp->flags & SPIN_SPUN) && w->events == sp->turn_events && w->pc >= sp->head &&
+	       w->pc <= sp->tail;
+}
 int isa_exec_insn(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in);
 
 /* operand.c: scalar operand access: a 32/64-bit source (inline constants

@@ -494,24 +494,70 @@ static bool stream_busy(struct sim_stream *s)
 	return busy;
 }
 
+/* A reference that keeps s from being freed (stream_free waits for refs). */
+static void stream_hold(struct sim_stream *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->refs++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void stream_release(struct sim_stream *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->refs--;
+	pthread_cond_broadcast(&s->progress);
+	pthread_mutex_unlock(&s->lock);
+}
+
 hipError_t sim_device_sync(int dev)
 {
 	hipError_t e = hipSuccess, e2;
-	struct sim_stream *s;
-	unsigned i;
+	struct sim_stream *s, **held = NULL;
+	unsigned i, n = 0, cap = HIPSVM_MAX_GPUS;
 
-	/* The registry lock is held so that no stream is destroyed under us;
-	 * stream operations never take it. */
+	/*
+	 * The device's streams are held (a reference each, so that none is
+	 * freed under us) and waited for without the registry lock: launches
+	 * take it (sim_stream_get), and a kernel being waited for may wait in
+	 * turn for one that another thread has yet to launch, on this device
+	 * or another (hip-tests' Unit_threadfence_system: one kernel a GPU,
+	 * each launched and synchronised by its own thread, passing a flag
+	 * round). Only when the list cannot be allocated is the lock held
+	 * throughout, as before.
+	 */
 	pthread_mutex_lock(&reg_lock);
 	for (s = streams; s; s = s->next)
-		if (dev < 0 || s->device == dev)
-			if ((e2 = sim_stream_wait(s)) != hipSuccess && e == hipSuccess)
-				e = e2;
+		cap++;
+	held = malloc(cap * sizeof(*held));
+	for (s = streams; s; s = s->next)
+		if (dev < 0 || s->device == dev) {
+			if (!held) {
+				if ((e2 = sim_stream_wait(s)) != hipSuccess && e == hipSuccess)
+					e = e2;
+				continue;
+			}
+			stream_hold(s);
+			held[n++] = s;
+		}
 	for (i = 0; i < HIPSVM_MAX_GPUS; i++)
-		if (null_streams[i] && (dev < 0 || (int)i == dev))
-			if ((e2 = sim_stream_wait(null_streams[i])) != hipSuccess && e == hipSuccess)
-				e = e2;
+		if (null_streams[i] && (dev < 0 || (int)i == dev)) {
+			if (!held) {
+				if ((e2 = sim_stream_wait(null_streams[i])) != hipSuccess &&
+				    e == hipSuccess)
+					e = e2;
+				continue;
+			}
+			stream_hold(null_streams[i]);
+			held[n++] = null_streams[i];
+		}
 	pthread_mutex_unlock(&reg_lock);
+	for (i = 0; i < n; i++) {
+		if ((e2 = sim_stream_wait(held[i])) != hipSuccess && e == hipSuccess)
+			e = e2;
+		stream_release(held[i]);
+	}
+	free(held);
 	return e;
 }
 
