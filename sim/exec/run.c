@@ -235,7 +235,57 @@ struct isa_op {
 	uint8_t packet[64] __attribute__((aligned(16)));
 	uint8_t queue[256] __attribute__((aligned(16)));
 	char name[256];
+	unsigned pclass;		/* 0 high, 1 normal, 2 low (the stream's priority) */
+	bool held;			/* it holds a pending count (prio_pending) */
+	uint32_t passed;		/* that count passed on or given back (prio_drained) */
 };
+
+/*
+ * Queue priority. ROCm 5.2.3 gives a stream of priority high or low an HSA
+ * queue of that priority, and the hardware places the workgroups of a
+ * higher-priority queue's dispatches first. Here: per device and class, the
+ * interpreted launches that still have workgroups to place; a dispatch
+ * defers while a higher class's count is not zero (dispatch.c,
+ * defer_wait). A launch whose stream has another interpreted launch queued
+ * next passes its count on to it rather than giving it back, as a queue
+ * with packets left stays ahead: otherwise, between two kernels of a
+ * high-priority stream, a lower one's workers would take the device until
+ * the stream's thread was scheduled again (several milliseconds on a busy
+ * machine).
+ */
+static unsigned prio_pending[HIPSVM_MAX_GPUS][3];
+
+static void isa_run(struct sim_op *op);
+
+static bool prio_defer(void *arg)
+{
+	const struct isa_op *o = arg;
+
+	for (unsigned c = 0; c < o->pclass; c++)
+		if (__atomic_load_n(&prio_pending[o->dev][c], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+/* o's last workgroup is taken, or o ends: its count passes to the stream's
+ * next op if that is an interpreted launch (the same device and class),
+ * else is given back; once. Called on a thread the stream's worker waits
+ * for (isa_dispatch_run joins it) or on that worker itself, so the head op
+ * stays where it is. */
+static void prio_drained(void *arg)
+{
+	struct isa_op *o = arg;
+	struct sim_op *nx;
+
+	if (!o->held || __atomic_exchange_n(&o->passed, 1, __ATOMIC_ACQ_REL))
+		return;
+	nx = sim_stream_peek(o->s);
+	if (nx && nx->fn == isa_run) {
+		((struct isa_op *)nx)->held = true;
+		return;
+	}
+	__atomic_fetch_sub(&prio_pending[o->dev][o->pclass], 1, __ATOMIC_RELEASE);
+}
 
 /* The CPU count is read once (sysconf reads /sys: three system calls a
  * launch otherwise); 0: not read yet. */
@@ -267,6 +317,7 @@ static void isa_run(struct sim_op *op)
 	int err;
 
 	if (!g) {
+		prio_drained(o);	/* a count passed to it */
 		sim_stream_set_error(o->s, hipErrorInvalidDevice);
 		free(o->kernarg);
 		kcache_put(o->c);
@@ -280,9 +331,17 @@ static void isa_run(struct sim_op *op)
 	o->d.spawn = sim_isa_pool_spawn;
 	o->d.join = sim_isa_pool_join;
 	o->d.threads = threads();
+	if (!o->held && o->dev >= 0 && o->dev < HIPSVM_MAX_GPUS) {
+		o->held = true;
+		__atomic_fetch_add(&prio_pending[o->dev][o->pclass], 1, __ATOMIC_RELEASE);
+	}
+	o->d.defer = o->pclass ? prio_defer : NULL;
+	o->d.drained = prio_drained;
+	o->d.prio_arg = o;
 	sim_isa_guard_unblock(&saved);
 	err = isa_dispatch_run(&o->d);
 	sim_isa_guard_restore(&saved);
+	prio_drained(o);	/* stopped before its last group, or no group */
 	__atomic_fetch_add(&st_insns, o->d.insns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_waves, o->d.waves, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st_pages, mem.pages, __ATOMIC_RELAXED);
@@ -400,6 +459,9 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	o->op.fn = isa_run;
 	o->s = s;
 	o->dev = sim_stream_device(s);
+	o->pclass = (unsigned)(sim_stream_priority(s) + 1);
+	if (o->pclass > 2)
+		o->pclass = 1;
 	{
 		/* the name as snprintf would cut it, without its format parsing */
 		size_t n = strnlen(name, sizeof(o->name) - 1);

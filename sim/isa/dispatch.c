@@ -357,6 +357,7 @@ struct worker {
 	struct isa_wave *cached;	/* the first slot's (waves_take) */
 	uint64_t insns, nwaves, most;
 	uint64_t spins, pauses;
+	uint64_t deferred;		/* ns waited for higher-priority dispatches (defer_wait) */
 	/* the next pause while the resident groups spin: 0 a sched_yield,
 	 * then nanoseconds of sleep (worker_pause); 0 again once one does not */
 	uint32_t pause;
@@ -610,7 +611,44 @@ static int group_run(struct worker *wk, struct slot *sl, bool alone)
 static inline bool take(struct isa_dispatch *d, uint64_t *g)
 {
 	*g = __atomic_fetch_add(&d->next_group, 1, __ATOMIC_RELAXED);
+	/* one worker alone takes the last group */
+	if (__builtin_expect(*g + 1 == d->ngroups, 0) && d->drained)
+		d->drained(d->prio_arg);
 	return *g < d->ngroups && !__atomic_load_n(&d->stop, __ATOMIC_RELAXED);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * A worker with no workgroup, before it takes one: while a dispatch of
+ * higher priority on the device has workgroups to place, it waits (50 us
+ * sleeps, the stop word looked at after each), as a lower-priority
+ * hardware queue waits for the higher ones' dispatches; for at most
+ * ISA_DEFER_MAX_NS over the whole dispatch.
+ */
+static __attribute__((noinline)) void defer_wait(struct worker *wk)
+{
+	struct isa_dispatch *d = wk->d;
+	uint64_t t0;
+
+	if (wk->deferred >= ISA_DEFER_MAX_NS || !d->defer(d->prio_arg))
+		return;
+	t0 = mono_ns();
+	while (!__atomic_load_n(&d->stop, __ATOMIC_RELAXED) && d->defer(d->prio_arg)) {
+		uint64_t now;
+
+		nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
+		now = mono_ns();
+		if (wk->deferred + (now - t0) >= ISA_DEFER_MAX_NS)
+			break;
+	}
+	wk->deferred += mono_ns() - t0;
 }
 
 /*
@@ -764,6 +802,8 @@ static int worker_loop(struct worker *wk)
 		uint64_t g;
 
 		if (!nres) {
+			if (wk->d->defer)
+				defer_wait(wk);
 			if (!take(wk->d, &g))
 				return 0;
 			sl = &wk->slots[0];

@@ -37,6 +37,10 @@
 /* The most memory a dispatch's resident workgroups may hold, all workers
  * together (dispatch.c: their waves, LDS and scratch). */
 #define ISA_RESIDENT_BYTES (UINT64_C(128) << 20)
+/* The longest a worker defers to higher-priority dispatches (isa_dispatch's
+ * defer), so that a high-priority kernel whose waiting workgroups fill the
+ * device cannot hold a lower one back for ever. */
+#define ISA_DEFER_MAX_NS (UINT64_C(10) * 1000000000)
 
 /* kernel_code_properties bits (the user SGPRs, in this order) */
 #define KCP_PRIVATE_SEGMENT_BUFFER 0x1	/* 4 SGPRs */
@@ -94,6 +98,15 @@ struct isa_dispatch {
 	 * gives both) */
 	int (*spawn)(void **job, void *(*fn)(void *), void *arg);
 	void (*join)(void *job);
+	/* Queue priority, as the hardware arbitrates its queues: while
+	 * defer(prio_arg) answers true (a dispatch of higher priority on the
+	 * same device has workgroups left to place) a worker that has no
+	 * workgroup takes no new one, for at most ISA_DEFER_MAX_NS in all;
+	 * the groups it runs go on. drained(prio_arg) is called when the
+	 * last workgroup has been taken. NULL: no priorities. */
+	bool (*defer)(void *arg);
+	void (*drained)(void *arg);
+	void *prio_arg;
 	/* out */
 	uint32_t stop;
 	int err;

@@ -326,6 +326,16 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+struct sim_op *sim_stream_peek(struct sim_stream *s)
+{
+	struct sim_op *op;
+
+	pthread_mutex_lock(&s->lock);
+	op = s->head;
+	pthread_mutex_unlock(&s->lock);
+	return op;
+}
+
 static void enqueue_one(struct sim_stream *s, struct sim_op *op)
 {
 	op->next = NULL;

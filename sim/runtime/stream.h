@@ -21,6 +21,9 @@ int sim_stream_device(const struct sim_stream *s);
  * null-stream / blocking-stream barriers (stream.c). Takes the registry
  * lock: not with it held. */
 void sim_stream_enqueue(struct sim_stream *s, struct sim_op *op);
+/* The op s runs next (its queue's head), or NULL. Valid until s's worker
+ * takes it: for that worker, or for a thread it waits for. */
+struct sim_op *sim_stream_peek(struct sim_stream *s);
 /* ROCm 5.2.3's route for a copy whose memory is another device's
  * (hip_memory.cpp ihipMemcpyCommand, ihipMemcpy): op goes on via (that
  * device's null stream, behind its barriers) after all that s has queued,

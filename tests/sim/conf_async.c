@@ -260,3 +260,70 @@ Test(conf_async, copy_on_another_gpus_stream_follows_the_null_stream_kernel)
 	ASSERT_OK(hipFree(a));
 	ASSERT_OK(hipFree(b));
 }
+
+/*
+ * Queue priority: ROCm 5.2.3 gives a stream of high or low priority an HSA
+ * queue of that priority, and the hardware places a higher queue's
+ * workgroups first. Two streams, the low one launched first with half the
+ * high one's work (two launches of inc over 2M ints against four): the high
+ * one's work ends first (events at each stream's end), the low one's
+ * waiting for it. Without priorities both share the device and the low
+ * one, ahead and with less to do, ends long before.
+ */
+Test(conf_async, high_priority_stream_is_placed_first)
+{
+	enum { N = 1 << 21 };
+	static const int launches[2] = { 2, 4 };	/* low, high */
+	hipFunction_t f_inc;
+	hipStream_t s[2];
+	hipEvent_t start[2], end[2];
+	int *a[2], least, greatest, *h;
+	float t[2], gap;
+	unsigned n = N;
+
+	ASSERT_OK(hipModuleGetFunction(&f_inc, mod, "inc"));
+	ASSERT_OK(hipDeviceGetStreamPriorityRange(&least, &greatest));
+	cr_assert_lt(greatest, least, "a priority range");
+	ASSERT_OK(hipStreamCreateWithPriority(&s[0], 0, least));
+	ASSERT_OK(hipStreamCreateWithPriority(&s[1], 0, greatest));
+	for (int i = 0; i < 2; i++) {
+		ASSERT_OK(hipMalloc((void **)&a[i], N * sizeof(int)));
+		ASSERT_OK(hipMemset(a[i], 0, N * sizeof(int)));
+		ASSERT_OK(hipEventCreate(&start[i]));
+		ASSERT_OK(hipEventCreate(&end[i]));
+	}
+	ASSERT_OK(hipDeviceSynchronize());
+	for (int i = 0; i < 2; i++) {	/* low first */
+		void *params[] = { &a[i], &n };
+
+		ASSERT_OK(hipEventRecord(start[i], s[i]));
+		for (int k = 0; k < launches[i]; k++)
+			ASSERT_OK(hipModuleLaunchKernel(f_inc, N / 256, 1, 1, 256, 1, 1, 0, s[i], params,
+							NULL));
+		ASSERT_OK(hipEventRecord(end[i], s[i]));
+	}
+	ASSERT_OK(hipDeviceSynchronize());
+	h = malloc(N * sizeof(int));
+	cr_assert(h);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_OK(hipEventElapsedTime(&t[i], start[i], end[i]));
+		ASSERT_OK(hipMemcpy(h, a[i], N * sizeof(int), hipMemcpyDeviceToHost));
+		for (unsigned j = 0; j < N; j++)
+			if (h[j] != launches[i])
+				cr_assert_fail("stream %d: a[%u] = %d, want %d", i, j, h[j], launches[i]);
+	}
+	ASSERT_OK(hipEventElapsedTime(&gap, end[1], end[0]));
+	cr_log_info("low priority %.1f ms, high priority %.1f ms, high ended %.1f ms before low",
+		    t[0], t[1], gap);
+	/* the low one's work left when the high one's ends (about a third of
+	 * its time); without priorities about minus half */
+	cr_expect_gt(gap, 0.05f * t[0], "the high-priority stream ended %.1f ms before the low (%.1f ms)",
+		     gap, t[0]);
+	free(h);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_OK(hipEventDestroy(start[i]));
+		ASSERT_OK(hipEventDestroy(end[i]));
+		ASSERT_OK(hipFree(a[i]));
+		ASSERT_OK(hipStreamDestroy(s[i]));
+	}
+}
