@@ -778,25 +778,33 @@ static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t
  * byte a lane of the plain loop and its packing cost about 400 host
  * instructions a comparison (an `if (i < n)` of every kernel). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* eight lanes' outcomes (all-ones lanes) ORed as the condition's bits name
+ * them (1 lt, 2 eq, 4 gt), as the lanes' top bits: the masks are the
+ * loop's invariants once inlined */
+static inline __attribute__((always_inline, target("avx2"))) uint64_t
+cond_lanes(__m256i lt, __m256i eq, __m256i gt, unsigned op)
+{
+	__m256i r = _mm256_or_si256(
+		_mm256_or_si256(_mm256_and_si256(lt, _mm256_set1_epi32(-(int)(op & 1))),
+				_mm256_and_si256(eq, _mm256_set1_epi32(-(int)(op >> 1 & 1)))),
+		_mm256_and_si256(gt, _mm256_set1_epi32(-(int)(op >> 2 & 1))));
+
+	return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(r));
+}
+
 __attribute__((target("avx2"))) static uint64_t cmp32_avx2(const uint32_t *A, const uint32_t *B,
 							   unsigned op, bool sgn)
 {
 	const __m256i s = sgn ? _mm256_setzero_si256() : _mm256_set1_epi32((int)0x80000000u);
-	const __m256i mlt = _mm256_set1_epi32(-(int)(op & 1));
-	const __m256i meq = _mm256_set1_epi32(-(int)(op >> 1 & 1));
-	const __m256i mgt = _mm256_set1_epi32(-(int)(op >> 2 & 1));
 	uint64_t m = 0;
 
 	ISA_UNROLL
 	for (unsigned c = 0; c < ISA_LANES; c += 8) {
 		__m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(A + c)), s);
 		__m256i b = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(B + c)), s);
-		__m256i r = _mm256_or_si256(
-			_mm256_or_si256(_mm256_and_si256(_mm256_cmpgt_epi32(b, a), mlt),
-					_mm256_and_si256(_mm256_cmpeq_epi32(a, b), meq)),
-			_mm256_and_si256(_mm256_cmpgt_epi32(a, b), mgt));
 
-		m |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(r)) << c;
+		m |= cond_lanes(_mm256_cmpgt_epi32(b, a), _mm256_cmpeq_epi32(a, b),
+				_mm256_cmpgt_epi32(a, b), op) << c;
 	}
 	return m;
 }
@@ -883,9 +891,6 @@ __attribute__((target("avx2"))) static uint64_t cmp64_avx2(const uint32_t *AL, c
 {
 	const __m256i s = _mm256_set1_epi32((int)0x80000000u);
 	const __m256i hs = sgn ? _mm256_setzero_si256() : s;
-	const __m256i mlt = _mm256_set1_epi32(-(int)(op & 1));
-	const __m256i meq = _mm256_set1_epi32(-(int)(op >> 1 & 1));
-	const __m256i mgt = _mm256_set1_epi32(-(int)(op >> 2 & 1));
 	uint64_t m = 0;
 
 	ISA_UNROLL
@@ -900,11 +905,8 @@ __attribute__((target("avx2"))) static uint64_t cmp64_avx2(const uint32_t *AL, c
 		__m256i gt = _mm256_or_si256(_mm256_cmpgt_epi32(ah, bh),
 					     _mm256_and_si256(heq, _mm256_cmpgt_epi32(al, bl)));
 		__m256i eq = _mm256_and_si256(heq, _mm256_cmpeq_epi32(al, bl));
-		__m256i r = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(lt, mlt),
-							    _mm256_and_si256(eq, meq)),
-					    _mm256_and_si256(gt, mgt));
 
-		m |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(r)) << c;
+		m |= cond_lanes(lt, eq, gt, op) << c;
 	}
 	return m;
 }
