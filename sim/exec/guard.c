@@ -65,9 +65,25 @@ struct guard_tls {
 	sigjmp_buf jmp;
 	volatile sig_atomic_t on;
 	struct tcache *tc;
+	/* memory instructions of this thread's dispatch (cm), added to
+	 * cm->insns when the thread leaves it (mem_leave): one shared counter
+	 * that every thread's every memory instruction incremented kept its
+	 * cache line, and the dispatch's read-mostly fields beside it, moving
+	 * between the cores, about 40 % more CPU with two threads than one */
+	struct sim_isa_mem *cm;
+	uint64_t cinsns;
 };
 
 static __thread struct guard_tls gt;
+
+static inline void count_insn(struct guard_tls *g, struct sim_isa_mem *m)
+{
+	if (__builtin_expect(g->cm != m, 0)) {
+		g->cm = m;
+		g->cinsns = 0;
+	}
+	g->cinsns++;
+}
 static struct sigaction old_segv, old_bus;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 
@@ -462,7 +478,7 @@ static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n,
 			return -ISA_E_FAULT;
 	}
 	if (global)
-		__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
+		count_insn(&gt, m);
 	return 0;
 }
 
@@ -580,9 +596,9 @@ spanned:
 		}
 		return mixed_access(m, addr, n, size, write, buf);
 	}
-	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
 	g = &gt;
 	__asm__("" : "+r"(g));	/* one __tls_get_addr, kept across the calls */
+	count_insn(g, m);
 	/* lanes within two pages, both already known mapped: every path of
 	 * pages_in would only find them in the cache (the lowest lane touches
 	 * the first, the highest the last) */
@@ -737,7 +753,7 @@ ISA_WIDE static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigne
 					return -ISA_E_FAULT;
 			break;
 		}
-	__atomic_fetch_add(&m->insns, 1, __ATOMIC_RELAXED);
+	count_insn(&gt, m);
 	if (n && pages_in(m, &gt, addr, n, size, true, LANES_ANY, lo, hi))
 		return -ISA_E_FAULT;
 	if (op >= ISA_AT_FADD32)
@@ -745,11 +761,23 @@ ISA_WIDE static int mem_atomic(struct isa_mem *im, const uint64_t *addr, unsigne
 	return guarded_rmw(addr, n, size, op, src, cmp, old);
 }
 
+/* A worker thread is done with the dispatch: its count goes to m. */
+static void mem_leave(struct isa_mem *im)
+{
+	struct sim_isa_mem *m = (struct sim_isa_mem *)(void *)im;
+
+	if (gt.cm == m && gt.cinsns)
+		__atomic_fetch_add(&m->insns, gt.cinsns, __ATOMIC_RELAXED);
+	gt.cm = NULL;
+	gt.cinsns = 0;
+}
+
 void sim_isa_mem_init(struct sim_isa_mem *m, struct sim_gpu *g, const uint32_t *stop)
 {
 	memset(m, 0, sizeof(*m));
 	m->ops.access = mem_access;
 	m->ops.atomic = mem_atomic;
+	m->ops.leave = mem_leave;
 	m->gpu = g;
 	m->stop = stop;
 	m->pid = sim.pid;

@@ -862,6 +862,9 @@ static void *worker_main(void *arg)
 	struct isa_dispatch *d = wk->d;
 	int err = worker_loop(wk);
 
+	if (d->mem->leave)
+		d->mem->leave(d->mem);
+
 	if (err) {
 		int zero = 0;
 

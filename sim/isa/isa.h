@@ -206,6 +206,10 @@ struct isa_mem {
 	 * value. A fault stops at its lane, the lanes before it done. */
 	int (*atomic)(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size, int op,
 		      const uint64_t *src, const uint64_t *cmp, uint64_t *old);
+	/* A worker thread is done with the dispatch (dispatch.c calls it on
+	 * each, before the dispatch returns): what it counted per thread goes
+	 * to the shared counts. NULL: nothing to do. */
+	void (*leave)(struct isa_mem *m);
 };
 
 enum isa_atomic {

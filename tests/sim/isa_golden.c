@@ -54,7 +54,7 @@ static int plain_atomic(struct isa_mem *m, const uint64_t *addr, unsigned n, uns
 	return 0;
 }
 
-static struct isa_mem plain = { plain_access, plain_atomic };
+static struct isa_mem plain = { .access = plain_access, .atomic = plain_atomic };
 
 /* ---- values ---- */
 

@@ -56,6 +56,6 @@ static int atomic_mem(struct isa_mem *m, const uint64_t *addr, unsigned n, unsig
 	return 0;
 }
 
-static struct isa_mem mem = { access_mem, atomic_mem };
+static struct isa_mem mem = { .access = access_mem, .atomic = atomic_mem };
 
 #endif
