@@ -66,10 +66,11 @@ struct guard_tls {
 	volatile sig_atomic_t on;
 	struct tcache *tc;
 	/* memory instructions of this thread's dispatch (cm), added to
-	 * cm->insns when the thread leaves it (mem_leave): one shared counter
-	 * that every thread's every memory instruction incremented kept its
-	 * cache line, and the dispatch's read-mostly fields beside it, moving
-	 * between the cores, about 40 % more CPU with two threads than one */
+	 * cm->insns when the thread leaves it (mem_leave): a shared counter
+	 * that every thread's every memory instruction incremented moved its
+	 * cache line, and the dispatch's read-mostly fields beside it, between
+	 * the cores (3 to 5 % of the CPU time of two threads here, whose two
+	 * vCPUs may share a core; more where they do not) */
 	struct sim_isa_mem *cm;
 	uint64_t cinsns;
 };
