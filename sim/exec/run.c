@@ -254,6 +254,11 @@ struct isa_op {
  * machine).
  */
 static unsigned prio_pending[HIPSVM_MAX_GPUS][3];
+/* A launch of that class has been queued (in this process): until one of a
+ * high or low class is, no launch counts or defers, so that a program that
+ * never asks for a priority pays nothing for them. A normal launch that
+ * began before the first low one was queued is not waited for by it. */
+static bool prio_seen[3];
 
 static void isa_run(struct sim_op *op);
 
@@ -331,12 +336,21 @@ static void isa_run(struct sim_op *op)
 	o->d.spawn = sim_isa_pool_spawn;
 	o->d.join = sim_isa_pool_join;
 	o->d.threads = threads();
-	if (!o->held && o->dev >= 0 && o->dev < HIPSVM_MAX_GPUS) {
+	/* high launches count if a lower class has been seen, normal ones
+	 * if a low one has; normal ones defer if a high one has, low ones
+	 * always (to a normal or a high one) */
+	bool counts = o->pclass == 0 ? __atomic_load_n(&prio_seen[1], __ATOMIC_RELAXED) ||
+					   __atomic_load_n(&prio_seen[2], __ATOMIC_RELAXED)
+				     : o->pclass == 1 && __atomic_load_n(&prio_seen[2], __ATOMIC_RELAXED);
+	bool defers = o->pclass == 2 ||
+		      (o->pclass == 1 && __atomic_load_n(&prio_seen[0], __ATOMIC_RELAXED));
+
+	if (!o->held && counts && o->dev >= 0 && o->dev < HIPSVM_MAX_GPUS) {
 		o->held = true;
 		__atomic_fetch_add(&prio_pending[o->dev][o->pclass], 1, __ATOMIC_RELEASE);
 	}
-	o->d.defer = o->pclass ? prio_defer : NULL;
-	o->d.drained = prio_drained;
+	o->d.defer = defers ? prio_defer : NULL;
+	o->d.drained = o->held ? prio_drained : NULL;
 	o->d.prio_arg = o;
 	sim_isa_guard_unblock(&saved);
 	err = isa_dispatch_run(&o->d);
@@ -462,6 +476,8 @@ bool sim_isa_enqueue(const struct sim_launch *l, struct sim_stream *s)
 	o->pclass = (unsigned)(sim_stream_priority(s) + 1);
 	if (o->pclass > 2)
 		o->pclass = 1;
+	if (!__atomic_load_n(&prio_seen[o->pclass], __ATOMIC_RELAXED))
+		__atomic_store_n(&prio_seen[o->pclass], true, __ATOMIC_RELAXED);
 	{
 		/* the name as snprintf would cut it, without its format parsing */
 		size_t n = strnlen(name, sizeof(o->name) - 1);

@@ -265,14 +265,14 @@ Test(conf_async, copy_on_another_gpus_stream_follows_the_null_stream_kernel)
  * Queue priority: ROCm 5.2.3 gives a stream of high or low priority an HSA
  * queue of that priority, and the hardware places a higher queue's
  * workgroups first. Two streams, the low one launched first with half the
- * high one's work (two launches of inc over 2M ints against four): the high
+ * high one's work (two launches of inc over 8M ints against four): the high
  * one's work ends first (events at each stream's end), the low one's
  * waiting for it. Without priorities both share the device and the low
  * one, ahead and with less to do, ends long before.
  */
 Test(conf_async, high_priority_stream_is_placed_first)
 {
-	enum { N = 1 << 21 };
+	enum { N = 1 << 23 };
 	static const int launches[2] = { 2, 4 };	/* low, high */
 	hipFunction_t f_inc;
 	hipStream_t s[2];
