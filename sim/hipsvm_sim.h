@@ -105,8 +105,12 @@ struct hipsvm_sim_isa_stats {
 	uint64_t spin_pauses;	/* times a worker gave its core up for spinning waves */
 };
 
-/* 0, or -1 for NULL. */
+/* The fields up to vm_calls (a caller's struct compiled before spins were
+ * counted is that long); 0, or -1 for NULL. */
 int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out);
+/* The first size bytes of the counters, so that a struct of any age is
+ * filled no further than it reaches; 0, or -1 for NULL. */
+int hipsvmSimIsaStatsSized(struct hipsvm_sim_isa_stats *out, size_t size);
 
 #ifdef __cplusplus
 }

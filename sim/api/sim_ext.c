@@ -85,10 +85,18 @@ SIM_API int hipsvmSimGetStats(int device, struct hipsvm_sim_stats *out)
 	return 0;
 }
 
-SIM_API int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out)
+SIM_API int hipsvmSimIsaStatsSized(struct hipsvm_sim_isa_stats *out, size_t size)
 {
+	struct hipsvm_sim_isa_stats all;
+
 	if (!out)
 		return -1;
-	sim_isa_stats(out);
+	sim_isa_stats(&all);
+	memcpy(out, &all, size < sizeof(all) ? size : sizeof(all));
 	return 0;
+}
+
+SIM_API int hipsvmSimIsaStats(struct hipsvm_sim_isa_stats *out)
+{
+	return hipsvmSimIsaStatsSized(out, offsetof(struct hipsvm_sim_isa_stats, spins));
 }
