@@ -314,171 +314,6 @@ PK_HANDLER(pk_fma_f32, 3, __builtin_fmaf(a, b, c))
 PK_HANDLER(pk_mul_f32, 2, a * b)
 PK_HANDLER(pk_add_f32, 2, a + b)
 
-/* ---- double precision ----
- *
- * A 64-bit source is a VGPR pair (its two registers' lanes in place) or a
- * scalar pair or constant broadcast once, as read64 gives them; lane l's
- * double is the pair's dwords joined. As with the 32-bit float rows, a
- * modifier on sends the row to the general form (valu_ops.c), so the loops
- * below are the general form's arithmetic with nothing to test: a kernel
- * that computes in double (a float constant that is a double literal is
- * enough: x * 5.34 is v_cvt_f64_f32, v_mul_f64, v_cvt_f32_f64) spent most
- * of its time in the general form's lane-by-lane reads and writes.
- */
-struct d_src {
-	const uint32_t *lo, *hi;
-};
-
-static inline __attribute__((always_inline)) void
-d_source(const struct isa_wave *w, const struct isa_insn *in, unsigned i, struct d_src *s,
-	 uint32_t (*buf)[ISA_LANES])
-{
-	unsigned src = in->src[i];
-
-	if (src >= 256) {
-		unsigned r = src - 256;
-
-		s->lo = w->v[r];
-		s->hi = r + 1 < ISA_NVGPR ? w->v[r + 1] : zero_lanes;
-		return;
-	}
-	uint64_t v = isa_sreg64(w, in, src, true);
-
-	ISA_UNROLL
-	for (unsigned l = 0; l < ISA_LANES; l++) {
-		buf[0][l] = (uint32_t)v;
-		buf[1][l] = (uint32_t)(v >> 32);
-	}
-	s->lo = buf[0];
-	s->hi = buf[1];
-}
-
-static inline double d_lane(const struct d_src *s, unsigned l)
-{
-	return f64((uint64_t)s->hi[l] << 32 | s->lo[l]);
-}
-
-/*
- * The lane loop of a 64-bit result, `body` setting double v for lane l:
- * with every lane on, eight lanes a step straight into the pair (each step
- * reads its lanes of every source before it writes them); with few lanes
- * on, just those; otherwise all lanes, then the lanes of EXEC of each half.
- * A pair past the last VGPR is dropped, as write64 drops it.
- */
-#define D_LOOP(body) \
-	do { \
-		uint64_t ex_ = isa_exec(w); \
-		unsigned dd_ = vdst(in), d_ = dd_ - 256u; \
-		if (dd_ < 256 || d_ + 1 >= ISA_NVGPR) \
-			break; \
-		uint32_t *D0 = w->v[d_], *D1 = w->v[d_ + 1]; \
-		if (ex_ == ~0ull) { \
-			ISA_UNROLL \
-			for (unsigned c = 0; c < ISA_LANES; c += 8) { \
-				uint32_t lo8[8], hi8[8]; \
-				for (unsigned j = 0; j < 8; j++) { \
-					unsigned l = c + j; \
-					double v; \
-					body; \
-					uint64_t b_ = u64(v); \
-					lo8[j] = (uint32_t)b_; \
-					hi8[j] = (uint32_t)(b_ >> 32); \
-				} \
-				*(isa_lanes8 *)(void *)(D0 + c) = *(const isa_lanes8 *)(const void *)lo8; \
-				*(isa_lanes8 *)(void *)(D1 + c) = *(const isa_lanes8 *)(const void *)hi8; \
-			} \
-		} else if (few_lanes(ex_)) { \
-			LANES(ex_) { \
-				double v; \
-				body; \
-				uint64_t b_ = u64(v); \
-				D0[l] = (uint32_t)b_; \
-				D1[l] = (uint32_t)(b_ >> 32); \
-			} \
-		} else { \
-			uint32_t lo[ISA_LANES], hi[ISA_LANES]; \
-			for (unsigned l = 0; l < ISA_LANES; l++) { \
-				double v; \
-				body; \
-				uint64_t b_ = u64(v); \
-				lo[l] = (uint32_t)b_; \
-				hi[l] = (uint32_t)(b_ >> 32); \
-			} \
-			put32(w, dd_, ex_, lo); \
-			put32(w, dd_ + 1, ex_, hi); \
-		} \
-	} while (0)
-
-/* nsrc double sources a, b, c; a double result */
-#define WAVED(name, attr, nsrc, expr) \
-	attr HANDLER(name) \
-	{ \
-		uint32_t buf[nsrc][2][ISA_LANES]; \
-		struct d_src s[nsrc]; \
-		if (in->mods) \
-			return isa_h_valu64(w, env, in); \
-		ISA_UNROLL \
-		for (unsigned i = 0; i < nsrc; i++) \
-			d_source(w, in, i, &s[i], buf[i]); \
-		D_LOOP(double a = d_lane(&s[0], l); double b = d_lane(&s[nsrc > 1 ? 1 : 0], l); \
-		       double c = d_lane(&s[nsrc - 1], l); (void)b; (void)c; v = (expr)); \
-		return 0; \
-	}
-
-WAVED(add_f64, ISA_WIDE, 2, a + b)
-WAVED(mul_f64, ISA_WIDE, 2, a * b)
-WAVED(fma_f64, ISA_WIDE_FMA, 3, fma(a, b, c))
-
-/* v_fmac_f64: d = a * b + d, the destination pair the third source */
-ISA_WIDE_FMA HANDLER(fmac_f64)
-{
-	uint32_t buf[2][2][ISA_LANES];
-	struct d_src s[3];
-	unsigned d = (vdst(in) - 256) & 0xff;
-
-	if (in->mods)
-		return isa_h_valu64(w, env, in);
-	d_source(w, in, 0, &s[0], buf[0]);
-	d_source(w, in, 1, &s[1], buf[1]);
-	s[2].lo = w->v[d];
-	s[2].hi = d + 1 < ISA_NVGPR ? w->v[d + 1] : zero_lanes;
-	D_LOOP(v = fma(d_lane(&s[0], l), d_lane(&s[1], l), d_lane(&s[2], l)));
-	return 0;
-}
-
-/* conversions to double from a 32-bit source */
-#define WAVE_TO_D(name, expr) \
-	ISA_WIDE HANDLER(name) \
-	{ \
-		uint32_t ba[ISA_LANES]; \
-		const uint32_t *A; \
-		if (in->mods) \
-			return isa_h_valu64(w, env, in); \
-		A = src32(w, in, 0, ba); \
-		D_LOOP(uint32_t a = A[l]; v = (expr)); \
-		return 0; \
-	}
-WAVE_TO_D(cvt_f64_f32, (double)f32(a))
-WAVE_TO_D(cvt_f64_i32, (double)(int32_t)a)
-WAVE_TO_D(cvt_f64_u32, (double)a)
-
-/* conversions from double to a 32-bit result */
-#define WAVE_FROM_D(name, expr) \
-	ISA_WIDE HANDLER(name) \
-	{ \
-		uint32_t buf[2][ISA_LANES]; \
-		struct d_src A; \
-		if (in->mods) \
-			return isa_h_valu32(w, env, in); \
-		d_source(w, in, 0, &A, buf); \
-		(void)env; \
-		LANE_LOOP(double a = d_lane(&A, l); r8[j] = (expr)); \
-		return 0; \
-	}
-WAVE_FROM_D(cvt_f32_f64, u32((float)a))
-WAVE_FROM_D(cvt_i32_f64, isa_cvt_i32(a))
-WAVE_FROM_D(cvt_u32_f64, isa_cvt_u32(a))
-
 /* ---- carries, masks, 64-bit shifts ---- */
 
 /* The lane mask source of v_addc/v_subb/v_cndmask: VCC, or an SGPR pair
@@ -773,14 +608,13 @@ static int cmp_done(struct isa_wave *w, const struct isa_insn *in, const uint8_t
 }
 
 /* With AVX2, eight lanes a step: lt, eq and gt each a compare (unsigned
- * ones with the sign bits flipped), ORed as the condition's three bits
- * (1 lt, 2 eq, 4 gt) name them, the mask's bits the lanes' top bits. The
- * byte a lane of the plain loop and its packing cost about 400 host
- * instructions a comparison (an `if (i < n)` of every kernel). */
+ * ones with the sign bits flipped). The byte a lane of the plain loop and
+ * its packing cost about 400 host instructions a comparison (an
+ * `if (i < n)` of every kernel). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* eight lanes' outcomes (all-ones lanes) ORed as the condition's bits name
- * them (1 lt, 2 eq, 4 gt), as the lanes' top bits: the masks are the
- * loop's invariants once inlined */
+ * them (1 lt, 2 eq, 4 gt), as the lanes' top bits (the 32- and 64-bit
+ * comparisons; the masks are the loop's invariants once inlined) */
 static inline __attribute__((always_inline, target("avx2"))) uint64_t
 cond_lanes(__m256i lt, __m256i eq, __m256i gt, unsigned op)
 {
@@ -851,9 +685,10 @@ ICMP_HANDLER(cmp_u32, uint32_t, false)
  * lane and chose the condition per lane (about 1,000 host instructions a
  * comparison, the most of any instruction in hip-tests' managed-memory
  * loops). */
-/* source i's two dwords of every lane */
+/* source i's two dwords of every lane (fp: a constant read as a double's;
+ * the double rows below use it too) */
 static inline __attribute__((always_inline)) void
-src64(const struct isa_wave *w, const struct isa_insn *in, unsigned i, const uint32_t **lo,
+src64(const struct isa_wave *w, const struct isa_insn *in, unsigned i, bool fp, const uint32_t **lo,
       const uint32_t **hi, uint32_t *blo, uint32_t *bhi)
 {
 	unsigned src = in->src[i];
@@ -865,7 +700,7 @@ src64(const struct isa_wave *w, const struct isa_insn *in, unsigned i, const uin
 		*hi = r + 1 < ISA_NVGPR ? w->v[r + 1] : zero_lanes;
 		return;
 	}
-	uint64_t v = isa_sreg64(w, in, src, false);
+	uint64_t v = isa_sreg64(w, in, src, fp);
 
 	ISA_UNROLL
 	for (unsigned l = 0; l < ISA_LANES; l++) {
@@ -937,8 +772,8 @@ static uint64_t cmp64_lanes(const uint32_t *AL, const uint32_t *AH, const uint32
 		uint32_t bal[ISA_LANES], bah[ISA_LANES], bbl[ISA_LANES], bbh[ISA_LANES]; \
 		const uint32_t *AL, *AH, *BL, *BH; \
 		(void)env; \
-		src64(w, in, 0, &AL, &AH, bal, bah); \
-		src64(w, in, 1, &BL, &BH, bbl, bbh); \
+		src64(w, in, 0, false, &AL, &AH, bal, bah); \
+		src64(w, in, 1, false, &BL, &BH, bbl, bbh); \
 		return cmp_write(w, in, ISA_HAVE_AVX2() ? cmp64_avx2(AL, AH, BL, BH, in->op & 7, sgn) \
 						       : cmp64_lanes(AL, AH, BL, BH, in->op & 7, sgn)); \
 	}
@@ -990,3 +825,152 @@ ISA_WIDE HANDLER(cmp_f32)
 	}
 	return cmp_done(w, in, c);
 }
+
+/* ---- double precision ----
+ *
+ * A 64-bit source is a VGPR pair (its two registers' lanes in place) or a
+ * scalar pair or constant broadcast once, as read64 gives them; lane l's
+ * double is the pair's dwords joined. As with the 32-bit float rows, a
+ * modifier on sends the row to the general form (valu_ops.c), so the loops
+ * below are the general form's arithmetic with nothing to test: a kernel
+ * that computes in double (a float constant that is a double literal is
+ * enough: x * 5.34 is v_cvt_f64_f32, v_mul_f64, v_cvt_f32_f64) spent most
+ * of its time in the general form's lane-by-lane reads and writes.
+ */
+struct d_src {
+	const uint32_t *lo, *hi;
+};
+
+/* a double source of the float rows (src64, its constants read as a double's) */
+static inline __attribute__((always_inline)) void
+d_source(const struct isa_wave *w, const struct isa_insn *in, unsigned i, struct d_src *s,
+	 uint32_t (*buf)[ISA_LANES])
+{
+	src64(w, in, i, true, &s->lo, &s->hi, buf[0], buf[1]);
+}
+
+static inline double d_lane(const struct d_src *s, unsigned l)
+{
+	return f64((uint64_t)s->hi[l] << 32 | s->lo[l]);
+}
+
+/*
+ * The lane loop of a 64-bit result, `body` setting double v for lane l:
+ * with every lane on, eight lanes a step straight into the pair (each step
+ * reads its lanes of every source before it writes them); with few lanes
+ * on, just those; otherwise all lanes, then the lanes of EXEC of each half.
+ * A pair past the last VGPR is dropped, as write64 drops it.
+ */
+#define D_LOOP(body) \
+	do { \
+		uint64_t ex_ = isa_exec(w); \
+		unsigned dd_ = vdst(in), d_ = dd_ - 256u; \
+		if (dd_ < 256 || d_ + 1 >= ISA_NVGPR) \
+			break; \
+		uint32_t *D0 = w->v[d_], *D1 = w->v[d_ + 1]; \
+		if (ex_ == ~0ull) { \
+			ISA_UNROLL \
+			for (unsigned c = 0; c < ISA_LANES; c += 8) { \
+				uint32_t lo8[8], hi8[8]; \
+				for (unsigned j = 0; j < 8; j++) { \
+					unsigned l = c + j; \
+					double v; \
+					body; \
+					uint64_t b_ = u64(v); \
+					lo8[j] = (uint32_t)b_; \
+					hi8[j] = (uint32_t)(b_ >> 32); \
+				} \
+				*(isa_lanes8 *)(void *)(D0 + c) = *(const isa_lanes8 *)(const void *)lo8; \
+				*(isa_lanes8 *)(void *)(D1 + c) = *(const isa_lanes8 *)(const void *)hi8; \
+			} \
+		} else if (few_lanes(ex_)) { \
+			LANES(ex_) { \
+				double v; \
+				body; \
+				uint64_t b_ = u64(v); \
+				D0[l] = (uint32_t)b_; \
+				D1[l] = (uint32_t)(b_ >> 32); \
+			} \
+		} else { \
+			uint32_t lo[ISA_LANES], hi[ISA_LANES]; \
+			for (unsigned l = 0; l < ISA_LANES; l++) { \
+				double v; \
+				body; \
+				uint64_t b_ = u64(v); \
+				lo[l] = (uint32_t)b_; \
+				hi[l] = (uint32_t)(b_ >> 32); \
+			} \
+			put32(w, dd_, ex_, lo); \
+			put32(w, dd_ + 1, ex_, hi); \
+		} \
+	} while (0)
+
+/* nsrc double sources a, b, c; a double result */
+#define WAVED(name, attr, nsrc, expr) \
+	attr HANDLER(name) \
+	{ \
+		uint32_t buf[nsrc][2][ISA_LANES]; \
+		struct d_src s[nsrc]; \
+		if (in->mods) \
+			return isa_h_valu64(w, env, in); \
+		ISA_UNROLL \
+		for (unsigned i = 0; i < nsrc; i++) \
+			d_source(w, in, i, &s[i], buf[i]); \
+		D_LOOP(double a = d_lane(&s[0], l); double b = d_lane(&s[nsrc > 1 ? 1 : 0], l); \
+		       double c = d_lane(&s[nsrc - 1], l); (void)b; (void)c; v = (expr)); \
+		return 0; \
+	}
+
+WAVED(add_f64, ISA_WIDE, 2, a + b)
+WAVED(mul_f64, ISA_WIDE, 2, a * b)
+WAVED(fma_f64, ISA_WIDE_FMA, 3, fma(a, b, c))
+
+/* v_fmac_f64: d = a * b + d, the destination pair the third source */
+ISA_WIDE_FMA HANDLER(fmac_f64)
+{
+	uint32_t buf[2][2][ISA_LANES];
+	struct d_src s[3];
+	unsigned d = (vdst(in) - 256) & 0xff;
+
+	if (in->mods)
+		return isa_h_valu64(w, env, in);
+	d_source(w, in, 0, &s[0], buf[0]);
+	d_source(w, in, 1, &s[1], buf[1]);
+	s[2].lo = w->v[d];
+	s[2].hi = d + 1 < ISA_NVGPR ? w->v[d + 1] : zero_lanes;
+	D_LOOP(v = fma(d_lane(&s[0], l), d_lane(&s[1], l), d_lane(&s[2], l)));
+	return 0;
+}
+
+/* conversions to double from a 32-bit source */
+#define WAVE_TO_D(name, expr) \
+	ISA_WIDE HANDLER(name) \
+	{ \
+		uint32_t ba[ISA_LANES]; \
+		const uint32_t *A; \
+		if (in->mods) \
+			return isa_h_valu64(w, env, in); \
+		A = src32(w, in, 0, ba); \
+		D_LOOP(uint32_t a = A[l]; v = (expr)); \
+		return 0; \
+	}
+WAVE_TO_D(cvt_f64_f32, (double)f32(a))
+WAVE_TO_D(cvt_f64_i32, (double)(int32_t)a)
+WAVE_TO_D(cvt_f64_u32, (double)a)
+
+/* conversions from double to a 32-bit result */
+#define WAVE_FROM_D(name, expr) \
+	ISA_WIDE HANDLER(name) \
+	{ \
+		uint32_t buf[2][ISA_LANES]; \
+		struct d_src A; \
+		if (in->mods) \
+			return isa_h_valu32(w, env, in); \
+		d_source(w, in, 0, &A, buf); \
+		(void)env; \
+		LANE_LOOP(double a = d_lane(&A, l); r8[j] = (expr)); \
+		return 0; \
+	}
+WAVE_FROM_D(cvt_f32_f64, u32((float)a))
+WAVE_FROM_D(cvt_i32_f64, isa_cvt_i32(a))
+WAVE_FROM_D(cvt_u32_f64, isa_cvt_u32(a))
