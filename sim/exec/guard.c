@@ -85,6 +85,7 @@ static inline void count_insn(struct guard_tls *g, struct sim_isa_mem *m)
 	}
 	g->cinsns++;
 }
+
 static struct sigaction old_segv, old_bus;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 

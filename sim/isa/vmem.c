@@ -30,8 +30,9 @@ static uint64_t vreg64(const struct isa_wave *w, unsigned r, unsigned l)
  *
  * 32-bit loads from 64 scattered addresses: on x86-64 with AVX2 the
  * hardware's gathers (8 or 4 lanes an instruction), chosen per call from
- * the CPU's features (ISA_HAVE_AVX2); otherwise a plain loop. The caller has checked every
- * address; a gather reads exactly the bytes the loop would. */
+ * the CPU's features (ISA_HAVE_AVX2); otherwise a plain loop. The caller
+ * has checked every address; a gather reads exactly the bytes the loop
+ * would. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target("avx2"))) static void gather_u64_avx2(uint8_t *out, const uint64_t *addr,
 							     unsigned n)
@@ -499,35 +500,23 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 
 	const uint32_t *lo = w->v[in->addr & 0xff], *hi = w->v[(in->addr + 1) & 0xff];
 	int64_t off = in->offset;
-	bool ap = false;
+	bool ap;
 
-	/* every lane's address (the inactive ones are not used) */
+	/* every lane's address (the inactive ones are not used), and whether
+	 * any lies in the LDS or private aperture: a 32-bit OR of compares,
+	 * which the compiler vectorises (a bool accumulator it does not) */
 	if (in->seg == 1) {	/* scratch_*: a private offset */
 		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++)
 			b.addr[l] = ((uint64_t)ISA_PRIVATE_HI << 32) +
 				    (uint32_t)((sad ? (uint32_t)sbase : lo[l]) + (uint32_t)off);
-	} else if (sad) {
-		ISA_UNROLL
-		for (unsigned l = 0; l < ISA_LANES; l++)
-			b.addr[l] = sbase + lo[l] + (uint64_t)off;
-	} else if (ISA_HAVE_AVX2()) {
-		ap = flat_addrs_avx2(b.addr, lo, hi, (uint64_t)off);
-		goto moved;
-	} else {
-		ISA_UNROLL
-		for (unsigned l = 0; l < ISA_LANES; l++)
-			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
-	}
-	/* any lane in the LDS or private aperture? (here, where the loop is
-	 * wide: a 32-bit OR of compares, which the compiler vectorises; a
-	 * bool accumulator it does not). A flat address's high dword from
-	 * the registers' dwords: 32-bit lanes, twice as many a step. */
-	if (in->seg == 1) {
 		ap = true;
 	} else if (sad) {
 		uint32_t any = 0;
 
+		ISA_UNROLL
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = sbase + lo[l] + (uint64_t)off;
 		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = (uint32_t)(b.addr[l] >> 32);
@@ -535,9 +524,16 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 			any |= (uint32_t)(h == ISA_PRIVATE_HI) | (uint32_t)(h == ISA_SHARED_HI);
 		}
 		ap = any != 0;
+	} else if (ISA_HAVE_AVX2()) {
+		ap = flat_addrs_avx2(b.addr, lo, hi, (uint64_t)off);
 	} else {
+		/* the high dwords from the registers' dwords: 32-bit lanes,
+		 * twice as many a step */
 		uint32_t any = 0, olo = (uint32_t)off, ohi = (uint32_t)((uint64_t)off >> 32);
 
+		ISA_UNROLL
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			b.addr[l] = (lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)off;
 		ISA_UNROLL
 		for (unsigned l = 0; l < ISA_LANES; l++) {
 			uint32_t h = hi[l] + ohi + (uint32_t)(lo[l] + olo < lo[l]);
@@ -546,7 +542,6 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 		}
 		ap = any != 0;
 	}
-moved:
 	if (load_shape(in->op, &k, &n))
 		return move(w, env, &b, ex, false, k, n, 0, in->dst, ap);
 	if (store_shape(in->op, &k, &n))
