@@ -37,33 +37,6 @@
 
 #define WATCHDOG_S 30
 
-static const struct golden *find(const char *name)
-{
-	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
-		if (!strcmp(golden_cases[i].name, name))
-			return &golden_cases[i];
-	return NULL;
-}
-
-/* the kernarg: out (+0), a count (+8), the flag's pointer (+16) */
-static void kernarg(uint32_t count, uint64_t flag)
-{
-	uint64_t out = MEM_BASE + 0x100;
-
-	memset(gmem, 0, sizeof(gmem));
-	memcpy(gmem, &out, 8);
-	memcpy(gmem + 8, &count, 4);
-	memcpy(gmem + 16, &flag, 8);
-}
-
-static uint32_t rd32(unsigned off)
-{
-	uint32_t v;
-
-	memcpy(&v, gmem + off, 4);
-	return v;
-}
-
 static uint64_t rd64(unsigned off)
 {
 	uint64_t v;
@@ -145,14 +118,6 @@ static int dispatch(const char *name, unsigned groups, unsigned block, unsigned 
 	*hung = w.fired;
 	isa_kernel_release(&k);
 	return err;
-}
-
-static int num;
-
-static bool report(bool ok, const char *what)
-{
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++num, what);
-	return ok;
 }
 
 static bool flag_waits(const char *name, unsigned groups, unsigned threads)

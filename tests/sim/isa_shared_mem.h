@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * isa_shared_mem.h - the memory the interpreter's threads share in
- * isa_threads and isa_groups: MEM_SIZE bytes at MEM_BASE (isa_golden.h),
- * read and written byte by byte with relaxed atomics, as other threads
- * read and write it meanwhile (a flag, the other slots); the atomics are
- * 32-bit adds, all the two programs' kernels use. Anything else faults.
+ * isa_threads, isa_groups and isa_spin: MEM_SIZE bytes at MEM_BASE
+ * (isa_golden.h), read and written byte by byte with relaxed atomics, as
+ * other threads read and write it meanwhile (a flag, the other slots); the
+ * atomics are 32-bit adds, all the programs' kernels use. Anything else
+ * faults. And what the programs do alike: a golden kernel by name, the
+ * kernarg they all take, a word read back, a TAP line.
  */
 #ifndef HIPSVM_TESTS_ISA_SHARED_MEM_H
 #define HIPSVM_TESTS_ISA_SHARED_MEM_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "isa/dispatch.h"
 
@@ -57,5 +61,40 @@ static int atomic_mem(struct isa_mem *m, const uint64_t *addr, unsigned n, unsig
 }
 
 static struct isa_mem mem = { .access = access_mem, .atomic = atomic_mem };
+
+static inline const struct golden *find(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
+		if (!strcmp(golden_cases[i].name, name))
+			return &golden_cases[i];
+	return NULL;
+}
+
+/* memory cleared, then the kernarg: out (+0), a count (+8), the flag's
+ * pointer (+16) */
+static inline void kernarg(uint32_t count, uint64_t flag)
+{
+	uint64_t out = MEM_BASE + 0x100;
+
+	memset(gmem, 0, sizeof(gmem));
+	memcpy(gmem, &out, 8);
+	memcpy(gmem + 8, &count, 4);
+	memcpy(gmem + 16, &flag, 8);
+}
+
+/* the word at off, which another thread may still write */
+static inline uint32_t rd32(unsigned off)
+{
+	return __atomic_load_n((uint32_t *)(void *)(gmem + off), __ATOMIC_RELAXED);
+}
+
+/* one TAP line, numbered */
+static inline bool report(bool ok, const char *what)
+{
+	static int num;
+
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++num, what);
+	return ok;
+}
 
 #endif

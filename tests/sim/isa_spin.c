@@ -29,36 +29,12 @@
 #define WATCHDOG_S 60
 #define WAIT_MS 300
 
-static const struct golden *find(const char *name)
-{
-	for (unsigned i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++)
-		if (!strcmp(golden_cases[i].name, name))
-			return &golden_cases[i];
-	return NULL;
-}
-
 static uint64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
 
 	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint32_t rd32(unsigned off)
-{
-	return __atomic_load_n((uint32_t *)(void *)(gmem + off), __ATOMIC_RELAXED);
-}
-
-/* the kernarg: out (+0), a count (+8), the flag's pointer (+16) */
-static void kernarg(uint32_t count)
-{
-	uint64_t out = MEM_BASE + 0x100, flag = MEM_BASE + 0x100;
-
-	memset(gmem, 0, sizeof(gmem));
-	memcpy(gmem, &out, 8);
-	memcpy(gmem + 8, &count, 4);
-	memcpy(gmem + 16, &flag, 8);
 }
 
 /* What another thread does while the dispatch runs: after ms, store 1 to
@@ -166,14 +142,6 @@ static struct run dispatch(const char *name, uint32_t rsrc1, unsigned ms, bool s
 	return r;
 }
 
-static int num;
-
-static bool report(bool ok, const char *what)
-{
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++num, what);
-	return ok;
-}
-
 /* name's waiters (count 1: group 0 is no setter) until the host stores the
  * flag after WAIT_MS; the best of three for how late it ended. */
 static bool spin_wait(const char *name, uint64_t *late)
@@ -185,7 +153,7 @@ static bool spin_wait(const char *name, uint64_t *late)
 		struct isa_dispatch d;
 		struct run r;
 
-		kernarg(1);
+		kernarg(1, MEM_BASE + 0x100);
 		r = dispatch(name, 0, WAIT_MS, false, &d);
 		printf("# %s: err %d%s, %u lanes after the flag (want 64), wall %.1f ms, worker CPU "
 		       "%.1f ms, returned %.3f ms after the store, %llu detected, %llu pauses\n",
@@ -207,7 +175,7 @@ static bool counts(const char *name, uint32_t rsrc1, uint32_t n)
 	struct isa_dispatch d;
 	struct run r;
 
-	kernarg(n);
+	kernarg(n, MEM_BASE + 0x100);
 	r = dispatch(name, rsrc1, 0, false, &d);
 	printf("# %s: err %d%s, counted %u (want %u), %llu wave-instructions, %llu detected, "
 	       "%llu pauses, %.1f ms\n", name + 8, r.err, r.hung ? " (stopped: hung)" : "",
@@ -237,7 +205,7 @@ int main(void)
 		struct isa_dispatch d;
 		struct run r;
 
-		kernarg(1);
+		kernarg(1, MEM_BASE + 0x100);
 		r = dispatch("kernel: flagspin", 0, 100, true, &d);
 		printf("# flagspin stopped after 100 ms: err %d%s, returned %.3f ms after the stop\n",
 		       r.err, r.hung ? " (stopped: hung)" : "", r.late_ns / 1e6);
