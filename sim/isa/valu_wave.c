@@ -905,14 +905,173 @@ static inline double d_lane(const struct d_src *s, unsigned l)
 		} \
 	} while (0)
 
+/*
+ * With AVX2 and every lane on, the doubles four at a time: a pair's lanes
+ * are two arrays of dwords, so eight lanes' low and high dwords unpack
+ * into two vectors of doubles, lanes 0, 1, 4, 5 and 2, 3, 6, 7 (the unpack
+ * works within each 128-bit half); an element-wise operation keeps that
+ * order, and one shuffle a half packs the results' dwords back. The same
+ * host instructions as the lane loops (vaddpd is addsd four times, as
+ * vcvtps2pd is cvtss2sd), so the results are the same bits; the loops
+ * above joined and split each lane's dwords one at a time (a v_mul_f64 of
+ * 64 lanes was about 400 host instructions).
+ */
+enum { D_ADD, D_MUL, D_FMA, D_FROM_F32, D_TO_F32 };
+
+/* a source of the AVX2 forms: a VGPR pair in place, or a scalar's double
+ * broadcast (no buffer filled) */
+struct d_op {
+	const uint32_t *lo, *hi;
+	uint64_t v;
+	bool bc;
+};
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define D_AVX2 1
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+d_join(const struct d_op *s, unsigned c, __m256d *x, __m256d *y)
+{
+	if (s->bc) {
+		*x = *y = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)s->v));
+		return;
+	}
+	__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)(s->lo + c));
+	__m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(s->hi + c));
+
+	*x = _mm256_castsi256_pd(_mm256_unpacklo_epi32(lo, hi));	/* lanes 0 1 4 5 */
+	*y = _mm256_castsi256_pd(_mm256_unpackhi_epi32(lo, hi));	/* lanes 2 3 6 7 */
+}
+
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+d_split(uint32_t *D0, uint32_t *D1, unsigned c, __m256d x, __m256d y)
+{
+	__m256 xs = _mm256_castpd_ps(x), ys = _mm256_castpd_ps(y);
+
+	_mm256_storeu_ps((float *)(void *)(D0 + c), _mm256_shuffle_ps(xs, ys, _MM_SHUFFLE(2, 0, 2, 0)));
+	_mm256_storeu_ps((float *)(void *)(D1 + c), _mm256_shuffle_ps(xs, ys, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* op over every lane: D_ADD, D_MUL, D_FMA of the double sources s into the
+ * pair D0, D1; D_FROM_F32 of the floats A into it; D_TO_F32 of s[0] into
+ * the floats D0. Each step reads its eight lanes of every source before
+ * it writes them. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+d_full(int op, const struct d_op *s, const uint32_t *A, uint32_t *D0, uint32_t *D1)
+{
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 8) {
+		__m256d x0, y0, x1, y1, x2, y2;
+
+		if (op == D_FROM_F32) {
+			/* the floats of lanes 0 1 4 5 and 2 3 6 7: their 64-bit pairs reordered */
+			__m256i a = _mm256_permute4x64_epi64(
+				_mm256_loadu_si256((const __m256i *)(const void *)(A + c)),
+				_MM_SHUFFLE(3, 1, 2, 0));
+
+			x0 = _mm256_cvtps_pd(_mm_castsi128_ps(_mm256_castsi256_si128(a)));
+			y0 = _mm256_cvtps_pd(_mm_castsi128_ps(_mm256_extracti128_si256(a, 1)));
+			d_split(D0, D1, c, x0, y0);
+			continue;
+		}
+		d_join(&s[0], c, &x0, &y0);
+		if (op == D_TO_F32) {
+			/* floats of lanes 0 1 4 5 | 2 3 6 7, the pairs put back in order */
+			__m256i f = _mm256_castps_si256(_mm256_set_m128(_mm256_cvtpd_ps(y0),
+									_mm256_cvtpd_ps(x0)));
+
+			_mm256_storeu_si256((__m256i *)(void *)(D0 + c),
+					    _mm256_permute4x64_epi64(f, _MM_SHUFFLE(3, 1, 2, 0)));
+			continue;
+		}
+		d_join(&s[1], c, &x1, &y1);
+		if (op == D_ADD) {
+			x0 = _mm256_add_pd(x0, x1);
+			y0 = _mm256_add_pd(y0, y1);
+		} else if (op == D_MUL) {
+			x0 = _mm256_mul_pd(x0, x1);
+			y0 = _mm256_mul_pd(y0, y1);
+		} else {
+			d_join(&s[2], c, &x2, &y2);
+			x0 = _mm256_fmadd_pd(x0, x1, x2);
+			y0 = _mm256_fmadd_pd(y0, y1, y2);
+		}
+		d_split(D0, D1, c, x0, y0);
+	}
+}
+
+/* one function an operation, op a constant in each */
+#define D_FULL(name, op) \
+	__attribute__((target("avx2,fma"), noinline)) static void name( \
+		const struct d_op *s, const uint32_t *A, uint32_t *D0, uint32_t *D1) \
+	{ \
+		d_full(op, s, A, D0, D1); \
+	}
+D_FULL(d_add_avx2, D_ADD)
+D_FULL(d_mul_avx2, D_MUL)
+D_FULL(d_fma_avx2, D_FMA)
+D_FULL(d_from_f32_avx2, D_FROM_F32)
+D_FULL(d_to_f32_avx2, D_TO_F32)
+#undef D_FULL
+#endif
+
+/* The AVX2 form of op when it applies (every lane on, no modifier, the
+ * destination a VGPR pair, or one VGPR for D_TO_F32; the CPU has FMA for
+ * D_FMA): true when it ran. The double sources are the instruction's
+ * first nsrc, then for D_FMA with nsrc 2 the destination pair (v_fmac);
+ * A is D_FROM_F32's floats. */
+static inline __attribute__((always_inline)) bool
+d_wave(struct isa_wave *w, const struct isa_insn *in, int op, unsigned nsrc, const uint32_t *A)
+{
+#ifdef D_AVX2
+	unsigned dd = vdst(in), d = dd - 256u;
+	struct d_op s[3];
+
+	if (isa_exec(w) != ~0ull || in->mods || dd < 256 || d + (op != D_TO_F32) >= ISA_NVGPR ||
+	    !ISA_HAVE_AVX2() || (op == D_FMA && !__builtin_cpu_supports("fma")))
+		return false;
+	for (unsigned i = 0; i < nsrc; i++) {
+		unsigned src = in->src[i];
+
+		if (src >= 256) {
+			unsigned r = src - 256;
+
+			s[i].lo = w->v[r];
+			s[i].hi = r + 1 < ISA_NVGPR ? w->v[r + 1] : zero_lanes;
+			s[i].bc = false;
+		} else {
+			s[i].v = isa_sreg64(w, in, src, true);
+			s[i].bc = true;
+		}
+	}
+	if (op == D_FMA && nsrc == 2) {
+		s[2].lo = w->v[d];
+		s[2].hi = w->v[d + 1];
+		s[2].bc = false;
+	}
+	switch (op) {
+	case D_ADD: d_add_avx2(s, A, w->v[d], w->v[d + 1]); break;
+	case D_MUL: d_mul_avx2(s, A, w->v[d], w->v[d + 1]); break;
+	case D_FMA: d_fma_avx2(s, A, w->v[d], w->v[d + 1]); break;
+	case D_FROM_F32: d_from_f32_avx2(s, A, w->v[d], w->v[d + 1]); break;
+	default: d_to_f32_avx2(s, A, w->v[d], NULL); break;
+	}
+	return true;
+#else
+	(void)w, (void)in, (void)op, (void)nsrc, (void)A;
+	return false;
+#endif
+}
+
 /* nsrc double sources a, b, c; a double result */
-#define WAVED(name, attr, nsrc, expr) \
+#define WAVED(name, attr, nsrc, op, expr) \
 	attr HANDLER(name) \
 	{ \
 		uint32_t buf[nsrc][2][ISA_LANES]; \
 		struct d_src s[nsrc]; \
 		if (in->mods) \
 			return isa_h_valu64(w, env, in); \
+		if (d_wave(w, in, op, nsrc, NULL)) \
+			return 0; \
 		ISA_UNROLL \
 		for (unsigned i = 0; i < nsrc; i++) \
 			d_source(w, in, i, &s[i], buf[i]); \
@@ -921,9 +1080,9 @@ static inline double d_lane(const struct d_src *s, unsigned l)
 		return 0; \
 	}
 
-WAVED(add_f64, ISA_WIDE, 2, a + b)
-WAVED(mul_f64, ISA_WIDE, 2, a * b)
-WAVED(fma_f64, ISA_WIDE_FMA, 3, fma(a, b, c))
+WAVED(add_f64, ISA_WIDE, 2, D_ADD, a + b)
+WAVED(mul_f64, ISA_WIDE, 2, D_MUL, a * b)
+WAVED(fma_f64, ISA_WIDE_FMA, 3, D_FMA, fma(a, b, c))
 
 /* v_fmac_f64: d = a * b + d, the destination pair the third source */
 ISA_WIDE_FMA HANDLER(fmac_f64)
@@ -934,6 +1093,8 @@ ISA_WIDE_FMA HANDLER(fmac_f64)
 
 	if (in->mods)
 		return isa_h_valu64(w, env, in);
+	if (d_wave(w, in, D_FMA, 2, NULL))
+		return 0;
 	d_source(w, in, 0, &s[0], buf[0]);
 	d_source(w, in, 1, &s[1], buf[1]);
 	s[2].lo = w->v[d];
@@ -943,7 +1104,7 @@ ISA_WIDE_FMA HANDLER(fmac_f64)
 }
 
 /* conversions to double from a 32-bit source */
-#define WAVE_TO_D(name, expr) \
+#define WAVE_TO_D(name, op, expr) \
 	ISA_WIDE HANDLER(name) \
 	{ \
 		uint32_t ba[ISA_LANES]; \
@@ -951,26 +1112,30 @@ ISA_WIDE_FMA HANDLER(fmac_f64)
 		if (in->mods) \
 			return isa_h_valu64(w, env, in); \
 		A = src32(w, in, 0, ba); \
+		if (op >= 0 && d_wave(w, in, op, 0, A)) \
+			return 0; \
 		D_LOOP(uint32_t a = A[l]; v = (expr)); \
 		return 0; \
 	}
-WAVE_TO_D(cvt_f64_f32, (double)f32(a))
-WAVE_TO_D(cvt_f64_i32, (double)(int32_t)a)
-WAVE_TO_D(cvt_f64_u32, (double)a)
+WAVE_TO_D(cvt_f64_f32, D_FROM_F32, (double)f32(a))
+WAVE_TO_D(cvt_f64_i32, -1, (double)(int32_t)a)
+WAVE_TO_D(cvt_f64_u32, -1, (double)a)
 
 /* conversions from double to a 32-bit result */
-#define WAVE_FROM_D(name, expr) \
+#define WAVE_FROM_D(name, op, expr) \
 	ISA_WIDE HANDLER(name) \
 	{ \
 		uint32_t buf[2][ISA_LANES]; \
 		struct d_src A; \
 		if (in->mods) \
 			return isa_h_valu32(w, env, in); \
-		d_source(w, in, 0, &A, buf); \
 		(void)env; \
+		if (op >= 0 && d_wave(w, in, op, 1, NULL)) \
+			return 0; \
+		d_source(w, in, 0, &A, buf); \
 		LANE_LOOP(double a = d_lane(&A, l); r8[j] = (expr)); \
 		return 0; \
 	}
-WAVE_FROM_D(cvt_f32_f64, u32((float)a))
-WAVE_FROM_D(cvt_i32_f64, isa_cvt_i32(a))
-WAVE_FROM_D(cvt_u32_f64, isa_cvt_u32(a))
+WAVE_FROM_D(cvt_f32_f64, D_TO_F32, u32((float)a))
+WAVE_FROM_D(cvt_i32_f64, -1, isa_cvt_i32(a))
+WAVE_FROM_D(cvt_u32_f64, -1, isa_cvt_u32(a))
