@@ -627,6 +627,55 @@ spanned:
 	return vm_copy(m, &local, remote, nr, write);
 }
 
+/* n lanes of size bytes side by side from a: what mem_access does with
+ * those addresses, as one lane of n * size bytes (the same pages in the
+ * same order, one copy). A run within one of the dispatch's own buffers
+ * is a copy; one that wraps or lies partly in one takes mem_access, lane
+ * by lane. */
+ISA_WIDE static int mem_run(struct isa_mem *im, uint64_t a, unsigned n, unsigned size, bool write,
+			    void *buf)
+{
+	struct sim_isa_mem *m = (struct sim_isa_mem *)im;
+	uint64_t len = (uint64_t)n * size, end = a + len - 1;
+	bool plain = n && n <= ISA_LANES && end >= a;
+	struct guard_tls *g;
+
+	for (unsigned i = 0; plain && i < m->ninternal; i++) {
+		if (!(a < m->hi[i] && end >= m->lo[i]))
+			continue;
+		/* within one of them (SMEM's kernarg loads): plain memory */
+		if (a >= m->lo[i] && end < m->hi[i]) {
+			if (write)
+				memcpy((void *)(uintptr_t)a, buf, (size_t)len);
+			else
+				memcpy(buf, (const void *)(uintptr_t)a, (size_t)len);
+			return 0;
+		}
+		plain = false;
+	}
+	if (!plain) {
+		uint64_t addr[ISA_LANES];
+
+		for (unsigned i = 0; i < n && i < ISA_LANES; i++)
+			addr[i] = a + (uint64_t)i * size;
+		return mem_access(im, addr, n, size, write, buf);
+	}
+	g = &gt;
+	__asm__("" : "+r"(g));	/* one __tls_get_addr */
+	count_insn(g, m);
+	struct tcache *c = tc_get(m, g);
+	uint64_t p0 = a / SIM_PAGE, p1 = end / SIM_PAGE;
+
+	if (!(c && p1 - p0 <= 1 && tc_has(c, p0) && tc_has(c, p1)) &&
+	    pages_in(m, g, &a, 1, (unsigned)len, write, LANES_RUN, a, a))
+		return -ISA_E_FAULT;
+	if (direct(m))
+		return guarded_lanes(g, &a, 1, (unsigned)len, write, buf, LANES_RUN);
+	struct iovec local = { buf, (size_t)len }, remote = { (void *)(uintptr_t)a, (size_t)len };
+
+	return vm_copy(m, &local, &remote, 1, write);
+}
+
 /* One lane's atomic, a host atomic: the operations x86 has as one
  * instruction directly, the others as a compare-and-swap loop. */
 static uint64_t rmw_lane(uint64_t addr, unsigned size, int op, uint64_t src, uint64_t cmp)
@@ -778,6 +827,7 @@ void sim_isa_mem_init(struct sim_isa_mem *m, struct sim_gpu *g, const uint32_t *
 {
 	memset(m, 0, sizeof(*m));
 	m->ops.access = mem_access;
+	m->ops.run = mem_run;
 	m->ops.atomic = mem_atomic;
 	m->ops.leave = mem_leave;
 	m->gpu = g;

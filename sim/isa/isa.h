@@ -200,6 +200,11 @@ struct isa_mem {
 	 * bytes, in order), writes take it. */
 	int (*access)(struct isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
 		      bool write, void *buf);
+	/* access with addr[i] = a + i * size, told so (a whole wave's dwords
+	 * side by side: the addresses need not be built nor checked). NULL:
+	 * the interpreter builds them and calls access. */
+	int (*run)(struct isa_mem *m, uint64_t a, unsigned n, unsigned size, bool write,
+		   void *buf);
 	/* n atomic read-modify-writes of one kind (op: an ISA_AT_*), size 4
 	 * or 8, in lane order: addr[i] with src[i] (and cmp[i] for CMPSWAP;
 	 * cmp may be NULL otherwise); old[i] gets the memory's previous

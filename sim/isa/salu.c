@@ -430,10 +430,23 @@ int isa_h_smem(struct isa_wave *w, const struct isa_env *env, const struct isa_i
 	}
 	if (in->soffset != 0xffff)
 		off += isa_sreg32(w, in, in->soffset);
-	for (unsigned i = 0; i < n; i++)
-		addr[i] = (base + (uint64_t)off + 4 * i) & ~3ull;
-	if (env->mem->access(env->mem, addr, n, 4, false, buf))
-		return -ISA_E_FAULT;
+	/* the dwords side by side (adding 4 keeps the low bits cleared):
+	 * one run, straight into the SGPRs when they are all plain ones */
+	uint64_t a = (base + (uint64_t)off) & ~3ull;
+
+	if (env->mem->run) {
+		uint32_t *d = in->dst + n <= ISA_NSGPR ? &w->s[in->dst] : buf;
+
+		if (env->mem->run(env->mem, a, n, 4, false, d))
+			return -ISA_E_FAULT;
+		if (d == w->s + in->dst)
+			return 0;
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			addr[i] = a + 4 * i;
+		if (env->mem->access(env->mem, addr, n, 4, false, buf))
+			return -ISA_E_FAULT;
+	}
 	for (unsigned i = 0; i < n; i++)
 		isa_swrite32(w, in->dst + i, buf[i]);
 	return 0;

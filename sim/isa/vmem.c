@@ -489,18 +489,69 @@ static int atomics(struct isa_wave *w, const struct isa_env *env, const struct i
 	return 0;
 }
 
+/*
+ * A flat or global dword access of the whole wave whose lanes' addresses
+ * are a, a + 4, ... a + 252 (a kernel's out[i] = ... over consecutive i):
+ * true and *a when so. The registers tell it before any address is built:
+ * the low dwords 4 apart without wrapping, the high dwords all alike (or
+ * an SGPR base with 32-bit offsets), and neither end's high dword an
+ * aperture's (the two ends bound it: the run crosses at most one 4 GiB
+ * line). Then the access is one run of 256 bytes (isa_mem.run), and the 64
+ * addresses, their aperture test and the memory side's check that they
+ * are consecutive are left out.
+ */
+static inline __attribute__((always_inline)) bool
+dword_run(const uint32_t *lo, const uint32_t *hi, bool sad, uint64_t sbase, int64_t off, uint64_t *a)
+{
+	uint32_t l0 = lo[0], h0 = hi[0], bad = 0;
+	uint64_t b;
+
+	/* lanes 0, 1 and the last settle most accesses that are no run (rows
+	 * of a tile have the first two 4 apart) */
+	if (lo[1] - l0 != 4 || lo[ISA_LANES - 1] - l0 != 4 * (ISA_LANES - 1) ||
+	    l0 > UINT32_MAX - 4 * (ISA_LANES - 1))
+		return false;
+	ISA_UNROLL
+	for (unsigned l = 0; l < ISA_LANES; l++)
+		bad |= lo[l] - l0 - 4 * l;
+	if (!sad) {
+		ISA_UNROLL
+		for (unsigned l = 0; l < ISA_LANES; l++)
+			bad |= hi[l] ^ h0;
+	}
+	if (bad)
+		return false;
+	b = (sad ? sbase + l0 : (l0 | (uint64_t)h0 << 32)) + (uint64_t)off;
+	uint32_t e0 = (uint32_t)(b >> 32), e1 = (uint32_t)((b + 4 * ISA_LANES - 1) >> 32);
+
+	if (b + 4 * ISA_LANES - 1 < b || e0 == ISA_PRIVATE_HI || e0 == ISA_SHARED_HI ||
+	    e1 == ISA_PRIVATE_HI || e1 == ISA_SHARED_HI)
+		return false;
+	*a = b;
+	return true;
+}
+
 ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const struct isa_insn *in)
 {
 	struct vbuf b;
 	uint64_t ex = isa_exec(w);
-	enum kind k;
-	unsigned n;
+	enum kind k = K_D;
+	unsigned n = 0;
 	bool sad = in->seg && in->saddr != 0x7f;
 	uint64_t sbase = sad ? isa_sreg64(w, in, in->saddr, false) : 0;
 
 	const uint32_t *lo = w->v[in->addr & 0xff], *hi = w->v[(in->addr + 1) & 0xff];
 	int64_t off = in->offset;
 	bool ap;
+
+	/* 1 a load, 2 a store, 0 an atomic */
+	int shape = load_shape(in->op, &k, &n) ? 1 : store_shape(in->op, &k, &n) ? 2 : 0;
+	uint64_t a;
+
+	if (shape && k == K_D && n == 1 && ex == ~0ull && in->seg != 1 && env->mem->run &&
+	    dword_run(lo, hi, sad, sbase, off, &a))
+		return env->mem->run(env->mem, a, ISA_LANES, 4, shape == 2,
+				     w->v[(shape == 2 ? in->data : in->dst) & 0xff]) ? -ISA_E_FAULT : 0;
 
 	/* every lane's address (the inactive ones are not used), and whether
 	 * any lies in the LDS or private aperture: a 32-bit OR of compares,
@@ -542,9 +593,9 @@ ISA_WIDE int isa_h_flat(struct isa_wave *w, const struct isa_env *env, const str
 		}
 		ap = any != 0;
 	}
-	if (load_shape(in->op, &k, &n))
+	if (shape == 1)
 		return move(w, env, &b, ex, false, k, n, 0, in->dst, ap);
-	if (store_shape(in->op, &k, &n))
+	if (shape == 2)
 		return move(w, env, &b, ex, true, k, n, in->data, 0, ap);
 	return atomics(w, env, in, &b, ex, ap);
 }

@@ -13,6 +13,11 @@
 //             apart, in order, reversed and on one address: the values as
 //             lane by lane (a later lane's store wins), exactly the rows'
 //             pages mapped, a row on a munmapped page hipErrorIllegalAddress
+//   straddle  a whole wave's 64 consecutive dwords across a page line (the
+//             one-run path): loads and stores map exactly the two pages and
+//             move the right values; with the second page munmapped the load
+//             and the store end with hipErrorIllegalAddress and the store
+//             writes nothing on the first page
 //   race      a host thread munmaps pieces of a managed range while kernels
 //             load, store and add atomically on it: each ends with success or
 //             hipErrorIllegalAddress, and the process survives
@@ -160,6 +165,58 @@ static void t_atomic(void)
 	hipError_t e = hipDeviceSynchronize();
 	expect(e == hipErrorIllegalAddress, "atomic: hipErrorIllegalAddress after the munmap");
 	(void)hipGetLastError();
+}
+
+__global__ void write_run(int *p)
+{
+	p[threadIdx.x] = (int)threadIdx.x + 1;
+}
+
+static void t_straddle(void)
+{
+	struct hipsvm_sim_stats a, b;
+	int *p, *out, host[64];
+	bool same = true;
+
+	CHECK(hipSetDevice(1));
+	CHECK(hipMallocManaged((void **)&p, 8 * 4096, hipMemAttachGlobal));
+	CHECK(hipMalloc((void **)&out, 4096));
+	for (int i = 0; i < 64; i++)
+		p[3 * 1024 - 32 + i] = 100 + i;
+	CHECK(hipMemAdvise(p, 8 * 4096, hipMemAdviseSetPreferredLocation, hipCpuDeviceId));
+	get_stats(1, &a);
+	// lanes 0..31 at the end of page 2, 32..63 at the start of page 3
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p + 3 * 1024 - 32, out);
+	hipLaunchKernelGGL(write_run, dim3(1), dim3(64), 0, 0, p + 5 * 1024 - 32);
+	CHECK(hipDeviceSynchronize());
+	get_stats(1, &b);
+	CHECK(hipMemcpy(host, out, sizeof(host), hipMemcpyDeviceToHost));
+	for (int i = 0; i < 64; i++)
+		same &= host[i] == 100 + i && p[5 * 1024 - 32 + i] == i + 1;
+	printf("# straddle: %llu pages mapped on GPU 1\n",
+	       (unsigned long long)(b.faults_mapped - a.faults_mapped));
+	expect(same, "straddle: a run across a page line loads and stores right");
+	expect(b.faults_mapped - a.faults_mapped == 4, "straddle: exactly its two pages each");
+	// the page after the line goes away behind the runtime's back
+	if (munmap((char *)p + 7 * 4096, 4096) != 0)
+		exit(1);
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p + 7 * 1024 - 32, out);
+	hipError_t e = hipDeviceSynchronize();
+	(void)hipGetLastError();
+	hipLaunchKernelGGL(write_run, dim3(1), dim3(64), 0, 0, p + 7 * 1024 - 32);
+	hipError_t f = hipDeviceSynchronize();
+	(void)hipGetLastError();
+	same = true;
+	for (int i = 0; i < 32; i++)
+		same &= p[7 * 1024 - 32 + i] == 0;
+	printf("# straddle, second page munmapped: load %s, store %s\n", hipGetErrorName(e),
+	       hipGetErrorName(f));
+	expect(e == hipErrorIllegalAddress && f == hipErrorIllegalAddress,
+	       "straddle: a run onto a munmapped page is hipErrorIllegalAddress");
+	expect(same, "straddle: the faulting store wrote nothing before the line");
+	CHECK(hipFree(out));
+	CHECK(hipSetDevice(0));
+	// p is not freed: its last page may hold another mapping by now
 }
 
 static void own_segv(int sig)
@@ -354,6 +411,8 @@ int main(int argc, char **argv)
 		t_atomic();
 	if (argc < 2 || !strcmp(argv[1], "rows"))
 		t_rows();
+	if (argc < 2 || !strcmp(argv[1], "straddle"))
+		t_straddle();
 	if (argc < 2 || !strcmp(argv[1], "race"))
 		t_race();
 	if (argc < 2 || !strcmp(argv[1], "handler"))
