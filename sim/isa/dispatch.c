@@ -156,6 +156,27 @@ static void mark_runs(struct isa_kernel *k)
 			in->fold++;
 		in->next = &k->prog[j];
 	}
+	/* v_add_co_u32 straight before the v_addc_co_u32 that takes its carry
+	 * (VCC, or in VOP3 the SGPR pair it wrote): one handler for both on the
+	 * first's slot, which then ends where the second does. The second
+	 * keeps its own slot, so a branch to it runs it alone. */
+	for (size_t s = 0; s < n; s++) {
+		struct isa_insn *in = &k->prog[s], *in2;
+
+		if (in->fn != isa_h_carry || in->op != 0x119 || !in->plain || in->fold ||
+		    s + in->words >= n)
+			continue;
+		in2 = &k->prog[s + in->words];
+		if (in2->fn != isa_h_carry || in2->op != 0x11c || !in2->plain ||
+		    (in2->fmt == F_VOP3 ? in2->src[2] : ISA_VCC_LO) !=
+			    (in->fmt == F_VOP3 ? in->sdst : ISA_VCC_LO))
+			continue;
+		in->fn = isa_h_carry_pair;
+		in->end = in2->end;
+		in->fold = in2->fold;
+		in->next = in2->next;
+		in->event |= in2->event;
+	}
 }
 
 int isa_kernel_prepare_at(struct isa_kernel *k, const uint8_t kd[64], const uint8_t *code,

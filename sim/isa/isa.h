@@ -455,5 +455,10 @@ static inline void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v)
 #undef ROW
 /* valu.c: a VOP1/VOP2/VOPC with a DPP or SDWA dword (bound at decode) */
 isa_handler isa_h_dpp, isa_h_sdwa;
+/* valu_wave.c: v_add_co_u32 and the v_addc_co_u32 after it that takes its
+ * carry, run as one (bound by dispatch.c's marks on the first's slot,
+ * whose end, fold and next are then the second's; the handler counts the
+ * second in isa_wave.insns) */
+isa_handler isa_h_carry_pair;
 
 #endif

@@ -473,6 +473,88 @@ ISA_WIDE HANDLER(carry)
 	return 0;
 }
 
+/*
+ * A 64-bit add as compilers write it, v_add_co_u32 of the low dwords then
+ * v_addc_co_u32 of the high ones with that carry (every 64-bit address a
+ * kernel computes): with every lane on and AVX2, both in one pass eight
+ * lanes a step, the carry between them a vector instead of a mask written
+ * and expanded again, and one handler call instead of two. Each step
+ * finishes the first instruction's lanes before the second reads them, and
+ * the second's scalar sources may not be the carry's SGPRs (it would read
+ * them before the first wrote them), so this is the two in order; anything
+ * else runs the two handlers one after the other.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target("avx2"))) static void add64_avx2(uint32_t *D1, const uint32_t *A1,
+							const uint32_t *B1, uint32_t *D2,
+							const uint32_t *A2, const uint32_t *B2,
+							uint64_t *m1, uint64_t *m2)
+{
+	const __m256i s = _mm256_set1_epi32((int)0x80000000u);
+	uint64_t c1 = 0, c2 = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 8) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(A1 + c));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(B1 + c));
+		__m256i r = _mm256_add_epi32(a, b);
+		/* -1 where the low add carried */
+		__m256i cy = _mm256_cmpgt_epi32(_mm256_xor_si256(a, s), _mm256_xor_si256(r, s));
+
+		_mm256_storeu_si256((__m256i *)(void *)(D1 + c), r);
+		c1 |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(cy)) << c;
+		a = _mm256_loadu_si256((const __m256i *)(const void *)(A2 + c));
+		b = _mm256_loadu_si256((const __m256i *)(const void *)(B2 + c));
+		/* r = a + b + carry; its carry: t < a, or r < t */
+		__m256i t = _mm256_add_epi32(a, b);
+
+		r = _mm256_sub_epi32(t, cy);
+		cy = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_xor_si256(a, s), _mm256_xor_si256(t, s)),
+				     _mm256_cmpgt_epi32(_mm256_xor_si256(t, s), _mm256_xor_si256(r, s)));
+		_mm256_storeu_si256((__m256i *)(void *)(D2 + c), r);
+		c2 |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(cy)) << c;
+	}
+	*m1 = c1;
+	*m2 = c2;
+}
+#define HAVE_ADD64_AVX2 1
+#endif
+
+ISA_WIDE HANDLER(carry_pair)
+{
+	const struct isa_insn *in2 = in + in->words;
+	unsigned s1 = in->fmt == F_VOP3 ? in->sdst : ISA_VCC_LO;
+	unsigned s2 = in2->fmt == F_VOP3 ? in2->sdst : ISA_VCC_LO;
+	unsigned d1 = vdst(in) - 256u, d2 = vdst(in2) - 256u;
+
+	/* past both (isa_exec_insn sets the first's end), the second counted */
+	w->pc = in->end;
+	w->insns++;
+#ifdef HAVE_ADD64_AVX2
+	bool reads_carry = false;
+
+	for (unsigned i = 0; i < 2; i++)
+		reads_carry |= in2->src[i] == s1 || in2->src[i] == s1 + 1;
+	if (isa_exec(w) == ~0ull && ISA_HAVE_AVX2() && !reads_carry &&
+	    d1 < ISA_NVGPR + ISA_VTMP && d2 < ISA_NVGPR + ISA_VTMP) {
+		uint32_t ba[ISA_LANES], bb[ISA_LANES], bc[ISA_LANES], bd[ISA_LANES];
+		const uint32_t *A1 = src32(w, in, 0, ba), *B1 = src32(w, in, 1, bb);
+		const uint32_t *A2 = src32(w, in2, 0, bc), *B2 = src32(w, in2, 1, bd);
+		uint64_t m1, m2;
+
+		add64_avx2(w->v[d1], A1, B1, w->v[d2], A2, B2, &m1, &m2);
+		isa_swrite64(w, s1, m1);
+		isa_swrite64(w, s2, m2);
+		return 0;
+	}
+#else
+	(void)s1, (void)s2, (void)d1, (void)d2;
+#endif
+	int err = isa_h_carry(w, env, in);
+
+	return err ? err : isa_h_carry(w, env, in2);
+}
+
 /* v_cndmask_b32 without modifiers */
 ISA_WIDE HANDLER(cndmask)
 {
