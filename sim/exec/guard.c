@@ -309,6 +309,23 @@ static __attribute__((noipa)) int pages_in(struct sim_isa_mem *m, struct guard_t
 	return 0;
 }
 
+/* A global access counted and its pages in: lanes within two pages, both
+ * already known mapped, need no more (every path of pages_in would only
+ * find them in the cache: the lowest lane touches the first, the highest
+ * the last). */
+static inline __attribute__((always_inline)) int
+pages_ready(struct sim_isa_mem *m, struct guard_tls *g, const uint64_t *addr, unsigned n,
+	    unsigned size, bool write, int lanes, uint64_t lo, uint64_t hi)
+{
+	count_insn(g, m);
+	struct tcache *c = tc_get(m, g);
+	uint64_t p0 = lo / SIM_PAGE, p1 = (hi + size - 1) / SIM_PAGE;
+
+	if (c && p1 - p0 <= 1 && tc_has(c, p0) && tc_has(c, p1))
+		return 0;
+	return pages_in(m, g, addr, n, size, write, lanes, lo, hi);
+}
+
 /* process_vm_* refused (a seccomp filter may do that in a container):
  * the copies then run under the signal guard, as the atomics do. */
 static int vm_refused;
@@ -600,15 +617,7 @@ spanned:
 	}
 	g = &gt;
 	__asm__("" : "+r"(g));	/* one __tls_get_addr, kept across the calls */
-	count_insn(g, m);
-	/* lanes within two pages, both already known mapped: every path of
-	 * pages_in would only find them in the cache (the lowest lane touches
-	 * the first, the highest the last) */
-	struct tcache *c = tc_get(m, g);
-	uint64_t p0 = lo / SIM_PAGE, p1 = (hi + size - 1) / SIM_PAGE;
-
-	if (!(c && p1 - p0 <= 1 && tc_has(c, p0) && tc_has(c, p1)) &&
-	    pages_in(m, g, addr, n, size, write, lanes, lo, hi))
+	if (pages_ready(m, g, addr, n, size, write, lanes, lo, hi))
 		return -ISA_E_FAULT;
 	if (direct(m))
 		return guarded_lanes(g, addr, n, size, write, buf, lanes);
@@ -662,12 +671,7 @@ ISA_WIDE static int mem_run(struct isa_mem *im, uint64_t a, unsigned n, unsigned
 	}
 	g = &gt;
 	__asm__("" : "+r"(g));	/* one __tls_get_addr */
-	count_insn(g, m);
-	struct tcache *c = tc_get(m, g);
-	uint64_t p0 = a / SIM_PAGE, p1 = end / SIM_PAGE;
-
-	if (!(c && p1 - p0 <= 1 && tc_has(c, p0) && tc_has(c, p1)) &&
-	    pages_in(m, g, &a, 1, (unsigned)len, write, LANES_RUN, a, a))
+	if (pages_ready(m, g, &a, 1, (unsigned)len, write, LANES_RUN, a, a))
 		return -ISA_E_FAULT;
 	if (direct(m))
 		return guarded_lanes(g, &a, 1, (unsigned)len, write, buf, LANES_RUN);
