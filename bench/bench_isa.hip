@@ -1,12 +1,14 @@
 // bench_isa: the simulator's kernel interpreter against the same loops in C.
-// Nine kernels (saxpy: streaming global memory; reduce: LDS and barriers;
+// Ten kernels (saxpy: streaming global memory; reduce: LDS and barriers;
 // matmul: a tiled 256x256 f32 product in LDS; histogram: global atomics;
-// alu: arithmetic with no memory; and three shapes of hip-tests' slow cases:
+// alu: arithmetic with no memory; and four shapes of hip-tests' slow cases:
 // tail64, each work-item from its index to the end with a 64-bit index into
 // managed memory; reverse, a 64-bit index counting down, device memory to
 // pinned host memory, repeated; lane1, one work-item's loop of powf and
 // sqrt; scale, Unit_hipGraph_SimpleGraphWithKernel's float times a double
-// constant, which hipcc computes in double) run on the simulator, each alternated with
+// constant, which hipcc computes in double; stack, Unit_hipMemFaultStackAllocation's
+// private array and a loop whose every lane loads and stores the same word) run on
+// the simulator, each alternated with
 // its loop compiled for the host, in one run; CPU time of each, their ratio's
 // median and spread, and the interpreter's counters (hipsvmSimIsaStats).
 //   LD_LIBRARY_PATH=build/sim build/sim/bench_isa [repeats]
@@ -34,6 +36,7 @@ typedef int (*stats_fn)(struct isa_stats *);
 #define REV (1 << 18)	// reverse's elements
 #define REV_COUNT 4	// and its repeats
 #define LANE1 4096	// lane1's iterations
+#define STACK_N 100000	// stack's loop, as in hipMemFaultStackAllocation.cc (hipcc unrolls it by 10)
 #define GRAN (2 << 20)	// tail64's and reverse's buffers: 2 MiB each, so each starts on a 2 MiB granule
 
 __global__ void saxpy(float a, const float *x, float *y, int n)
@@ -127,6 +130,18 @@ __global__ void scale(float *out, const float *in)
 		out[i] = 5.34 * in[i];
 }
 
+// hip-tests' MyKernelConstSize (hipMemFaultStackAllocation.cc): every lane
+// walks the whole array, so each load and store has one address for 64 lanes
+__global__ void stack(int *c, const int *a)
+{
+	int a1[1024];
+
+	for (int i = 0; i < 1024; i++)
+		a1[i] = i;
+	for (int i = 0; i < STACK_N; i++)
+		c[i] = a[i] + a1[i % 1024];
+}
+
 // ---- the same loops on the host (the hipcc host compiler, -O3) ----
 
 static void c_saxpy(float a, const float *x, float *y, int n)
@@ -200,6 +215,13 @@ static void c_scale(float *out, const float *in)
 		out[i] = 5.34 * in[i];
 }
 
+static void c_stack(int *c, const int *a)
+{
+	for (int t = 0; t < 64; t++)	// one wave's lanes, each the whole loop
+		for (int i = 0; i < STACK_N; i++)
+			c[i] = a[i] + i % 1024;
+}
+
 #define CHECK(c) do { if ((c) != hipSuccess) { printf("%s failed\n", #c); exit(1); } } while (0)
 
 static stats_fn get_stats;
@@ -208,6 +230,7 @@ static int *in, *out, *hin, *hout;
 static unsigned *hist_in, *bins, *hhist_in, *hbins;
 static int *tail_in, *tail_out, *rev_a, *rev_c, *htail_in, *htail_out, *hrev_a, *hrev_c;
 static float *lane_x, *hlane_x;
+static int *stack_a, *stack_c, *hstack_a, *hstack_c;
 static volatile float sink;
 
 static void g_saxpy() { hipLaunchKernelGGL(saxpy, dim3(N / 256), dim3(256), 0, 0, 2.0f, x, y, N); }
@@ -218,6 +241,7 @@ static void g_alu() { hipLaunchKernelGGL(alu, dim3(64), dim3(256), 0, 0, y, 1000
 static void g_tail64() { hipLaunchKernelGGL(tail64, dim3(TAIL / 64), dim3(64), 0, 0, tail_out, tail_in, (size_t)TAIL); }
 static void g_reverse() { hipLaunchKernelGGL(reverse, dim3(REV / 256), dim3(256), 0, 0, rev_a, rev_c, (long)REV, REV_COUNT); }
 static void g_scale() { hipLaunchKernelGGL(scale, dim3(N / 512), dim3(512), 0, 0, y, x); }
+static void g_stack() { hipLaunchKernelGGL(stack, dim3(1), dim3(64), 0, 0, stack_c, stack_a); }
 static void g_lane1() { hipLaunchKernelGGL(lane1, dim3(1), dim3(1), 0, 0, lane_x, LANE1); }
 static void h_saxpy() { c_saxpy(2.0f, hx, hy, N); sink = hy[N / 2]; }
 static void h_reduce() { c_reduce(hin, hout, N); sink = (float)hout[7]; }
@@ -227,6 +251,7 @@ static void h_alu() { c_alu(hy, 1000); sink = hy[5]; }
 static void h_tail64() { c_tail64(htail_out, htail_in, TAIL); sink = (float)htail_out[9]; }
 static void h_reverse() { c_reverse(hrev_a, hrev_c, REV, REV_COUNT); sink = (float)hrev_c[9]; }
 static void h_scale() { c_scale(hy, hx); sink = hy[N / 3]; }
+static void h_stack() { c_stack(hstack_c, hstack_a); sink = (float)hstack_c[9]; }
 static void h_lane1() { c_lane1(hlane_x, LANE1); sink = hlane_x[9]; }
 
 static const struct {
@@ -243,6 +268,7 @@ static const struct {
 	{ "reverse", g_reverse, h_reverse },
 	{ "lane1", g_lane1, h_lane1 },
 	{ "scale", g_scale, h_scale },
+	{ "stack", g_stack, h_stack },
 };
 
 static double cpu_now()
@@ -308,6 +334,12 @@ static void setup()
 	hrev_a = (int *)calloc(REV, sizeof(int));
 	hrev_c = (int *)calloc(REV, sizeof(int));
 	hlane_x = (float *)calloc(LANE1, sizeof(float));
+	CHECK(hipMallocManaged(&stack_a, STACK_N * sizeof(int)));
+	CHECK(hipMallocManaged(&stack_c, STACK_N * sizeof(int)));
+	hstack_a = (int *)calloc(STACK_N, sizeof(int));
+	hstack_c = (int *)calloc(STACK_N, sizeof(int));
+	for (int i = 0; i < STACK_N; i++)
+		stack_a[i] = hstack_a[i] = i % 1024;
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_isa.sh BUILD [KERNEL...]: the interpreter's exact figures, kernel by
-# kernel (saxpy reduce matmul histogram alu tail64 reverse lane1 scale), on one
+# kernel (saxpy reduce matmul histogram alu tail64 reverse lane1 scale stack), on one
 # interpreter thread:
 #   host instructions per wave-instruction: callgrind's count of what runs
 #     inside isa_dispatch_run, for 2 launches minus 1 launch (so the first
@@ -15,7 +15,7 @@
 set -eu
 build=${1:-build}
 shift || true
-kernels=${*:-saxpy reduce matmul histogram alu tail64 reverse lane1 scale}
+kernels=${*:-saxpy reduce matmul histogram alu tail64 reverse lane1 scale stack}
 bench=$build/sim/bench_isa
 tmp=${BENCH_ISA_KEEP:-$(mktemp -d)}
 [ -n "${BENCH_ISA_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT

@@ -18,6 +18,13 @@
 //             move the right values; with the second page munmapped the load
 //             and the store end with hipErrorIllegalAddress and the store
 //             writes nothing on the first page
+//   uniform   every lane of a wave walks the same words (the loop of
+//             hip-tests' hipMemFaultStackAllocation: one address a wave, the
+//             one-lane path), through a scalar base and through 64-bit lane
+//             addresses, dwords and dwordx4, across a page line: the values
+//             as lane by lane (the last lane's store wins), exactly the pages
+//             walked mapped, and with the page after the line munmapped
+//             hipErrorIllegalAddress, every word before the line stored
 //   race      a host thread munmaps pieces of a managed range while kernels
 //             load, store and add atomically on it: each ends with success or
 //             hipErrorIllegalAddress, and the process survives
@@ -77,6 +84,34 @@ __global__ void rows_copy(const int *src, int *dst, long stride)
 	int l = threadIdx.x;
 	long at = (long)(l / 16) * stride + l % 16;
 	dst[at] = src[at] + l;
+}
+
+// every lane the same words; a lane's own value in the store, so the last wins
+__global__ void walk_same(const int *src, int *dst, int n)
+{
+	for (int i = 0; i < n; i++)
+		dst[i] = src[i] + (int)threadIdx.x;
+}
+
+// the same through 64-bit lane addresses: the compiler cannot tell that
+// threadIdx.x / 64 is 0 for the whole wave, so it keeps them in VGPRs
+__global__ void walk_same_lanes(const int *src, int *dst, int n)
+{
+	const int *s = src + threadIdx.x / 64;
+	int *d = dst + threadIdx.x / 64;
+
+	for (int i = 0; i < n; i++)
+		d[i] = s[i] + (int)threadIdx.x;
+}
+
+__global__ void walk_same4(const int4 *src, int4 *dst, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int4 v = src[i];
+
+		v.w += (int)threadIdx.x;
+		dst[i] = v;
+	}
 }
 
 typedef int (*stats_fn)(int, struct hipsvm_sim_stats *);
@@ -217,6 +252,73 @@ static void t_straddle(void)
 	CHECK(hipFree(out));
 	CHECK(hipSetDevice(0));
 	// p is not freed: its last page may hold another mapping by now
+}
+
+static void t_uniform(void)
+{
+	struct hipsvm_sim_stats a, b;
+	int *src, *dst;
+	const int words = 64;	// from 32 words before a page line to 32 after
+	const int at = 2 * 1024 - 32;
+
+	CHECK(hipSetDevice(2));
+	for (int kind = 0; kind < 3; kind++) {
+		const char *name[] = { "scalar base", "lane addresses", "dwordx4" };
+		bool same = true;
+
+		CHECK(hipMallocManaged((void **)&src, 8 * 4096, hipMemAttachGlobal));
+		CHECK(hipMallocManaged((void **)&dst, 8 * 4096, hipMemAttachGlobal));
+		for (int i = 0; i < 8 * 1024; i++)
+			src[i] = 7 * i + 1;
+		CHECK(hipMemAdvise(src, 8 * 4096, hipMemAdviseSetPreferredLocation, hipCpuDeviceId));
+		CHECK(hipMemAdvise(dst, 8 * 4096, hipMemAdviseSetPreferredLocation, hipCpuDeviceId));
+		get_stats(2, &a);
+		if (kind == 0)
+			hipLaunchKernelGGL(walk_same, dim3(1), dim3(64), 0, 0, src + at, dst + at, words);
+		else if (kind == 1)
+			hipLaunchKernelGGL(walk_same_lanes, dim3(1), dim3(64), 0, 0, src + at, dst + at,
+					   words);
+		else
+			hipLaunchKernelGGL(walk_same4, dim3(1), dim3(64), 0, 0, (const int4 *)(src + at),
+					   (int4 *)(dst + at), words / 4);
+		CHECK(hipDeviceSynchronize());
+		get_stats(2, &b);
+		for (int i = 0; i < 8 * 1024; i++) {
+			int want = i >= at && i < at + words ? 7 * i + 1 : 0;
+
+			if (want && (kind < 2 || i % 4 == 3))
+				want += 63;
+			same &= dst[i] == want;
+		}
+		printf("# uniform, %s: %llu pages mapped\n", name[kind],
+		       (unsigned long long)(b.faults_mapped - a.faults_mapped));
+		expect(same, "uniform: every lane's words, the last lane's store winning");
+		expect(b.faults_mapped - a.faults_mapped == 4, "uniform: exactly the two pages of each");
+		// the page after the line goes away behind the runtime's back
+		if (munmap((char *)src + 2 * 4096, 4096) != 0)
+			exit(1);
+		memset(dst, 0, 2 * 4096);
+		if (kind == 0)
+			hipLaunchKernelGGL(walk_same, dim3(1), dim3(64), 0, 0, src + at, dst + at, words);
+		else if (kind == 1)
+			hipLaunchKernelGGL(walk_same_lanes, dim3(1), dim3(64), 0, 0, src + at, dst + at,
+					   words);
+		else
+			hipLaunchKernelGGL(walk_same4, dim3(1), dim3(64), 0, 0, (const int4 *)(src + at),
+					   (int4 *)(dst + at), words / 4);
+		hipError_t e = hipDeviceSynchronize();
+		(void)hipGetLastError();
+		same = true;
+		for (int i = at; i < 2 * 1024; i++)
+			same &= dst[i] == 7 * i + 1 + (kind < 2 || i % 4 == 3 ? 63 : 0);
+		printf("# uniform, %s, the page after the line munmapped: %s\n", name[kind],
+		       hipGetErrorName(e));
+		expect(e == hipErrorIllegalAddress, "uniform: a walk onto a munmapped page is hipErrorIllegalAddress");
+		expect(same, "uniform: every word before the line stored");
+		CHECK(hipFree(dst));
+		// src is not freed: its third page may hold another mapping by now
+	}
+	CHECK(hipSetDevice(0));
 }
 
 static void own_segv(int sig)
@@ -413,6 +515,8 @@ int main(int argc, char **argv)
 		t_rows();
 	if (argc < 2 || !strcmp(argv[1], "straddle"))
 		t_straddle();
+	if (argc < 2 || !strcmp(argv[1], "uniform"))
+		t_uniform();
 	if (argc < 2 || !strcmp(argv[1], "race"))
 		t_race();
 	if (argc < 2 || !strcmp(argv[1], "handler"))
