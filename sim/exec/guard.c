@@ -318,10 +318,13 @@ pages_ready(struct sim_isa_mem *m, struct guard_tls *g, const uint64_t *addr, un
 	    unsigned size, bool write, int lanes, uint64_t lo, uint64_t hi)
 {
 	count_insn(g, m);
-	struct tcache *c = tc_get(m, g);
+	struct tcache *c = g->tc;
 	uint64_t p0 = lo / SIM_PAGE, p1 = (hi + size - 1) / SIM_PAGE;
 
-	if (c && p1 - p0 <= 1 && tc_has(c, p0) && tc_has(c, p1))
+	/* a cache of this generation and GPU here; any other goes through
+	 * pages_in, whose tc_get makes it current */
+	if (c && c->gen == __atomic_load_n(&sim_pt_gen, __ATOMIC_ACQUIRE) && c->gpu == m->gpu &&
+	    p1 - p0 <= 1 && tc_has(c, p0) && tc_has(c, p1))
 		return 0;
 	return pages_in(m, g, addr, n, size, write, lanes, lo, hi);
 }
@@ -469,6 +472,32 @@ static __attribute__((noipa)) int guarded_lanes(struct guard_tls *g, const uint6
 	return 0;
 }
 
+/* One run of len bytes under the guard: the sizes a wave's run or one
+ * lane's access has (a dword, a dwordx4, 64 dwords) as fixed-size copies
+ * inside the fences, the rest through copy_lanes. */
+static __attribute__((noipa)) int guarded_run(struct guard_tls *g, uint64_t a, unsigned len,
+					      bool write, uint8_t *buf)
+{
+	void *p = (void *)(uintptr_t)a;
+
+	if (sigsetjmp(g->jmp, 0))
+		return -ISA_E_FAULT;
+	g->on = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#define RUN_COPY(n) (write ? memcpy(p, buf, n) : memcpy(buf, p, n))
+	switch (len) {
+	case 4: RUN_COPY(4); break;
+	case 8: RUN_COPY(8); break;
+	case 16: RUN_COPY(16); break;
+	case 4 * ISA_LANES: RUN_COPY(4 * ISA_LANES); break;
+	default: copy_lanes(&a, 1, len, write, buf, LANES_RUN); break;
+	}
+#undef RUN_COPY
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	g->on = 0;
+	return 0;
+}
+
 /* Lane by lane, for an instruction that touches the dispatch's own
  * buffers (the kernarg segment, the packet): those are plain memory. */
 static int mixed_access(struct sim_isa_mem *m, const uint64_t *addr, unsigned n, unsigned size,
@@ -602,7 +631,7 @@ ISA_WIDE static int mem_access(struct isa_mem *im, const uint64_t *addr, unsigne
 spanned:
 	if (hi + size < hi)
 		return -ISA_E_FAULT;
-	for (unsigned i = 0; i < m->ninternal; i++) {
+	for (unsigned i = 0; lo < m->ihi && hi + size > m->ilo && i < m->ninternal; i++) {
 		if (!(lo < m->hi[i] && hi + size > m->lo[i]))
 			continue;
 		/* consecutive lanes within one of them (SMEM's kernarg loads) */
@@ -649,7 +678,7 @@ ISA_WIDE static int mem_run(struct isa_mem *im, uint64_t a, unsigned n, unsigned
 	bool plain = n && n <= ISA_LANES && end >= a;
 	struct guard_tls *g;
 
-	for (unsigned i = 0; plain && i < m->ninternal; i++) {
+	for (unsigned i = 0; plain && a < m->ihi && end >= m->ilo && i < m->ninternal; i++) {
 		if (!(a < m->hi[i] && end >= m->lo[i]))
 			continue;
 		/* within one of them (SMEM's kernarg loads): plain memory */
@@ -674,7 +703,7 @@ ISA_WIDE static int mem_run(struct isa_mem *im, uint64_t a, unsigned n, unsigned
 	if (pages_ready(m, g, &a, 1, (unsigned)len, write, LANES_RUN, a, a))
 		return -ISA_E_FAULT;
 	if (direct(m))
-		return guarded_lanes(g, &a, 1, (unsigned)len, write, buf, LANES_RUN);
+		return guarded_run(g, a, (unsigned)len, write, buf);
 	struct iovec local = { buf, (size_t)len }, remote = { (void *)(uintptr_t)a, (size_t)len };
 
 	return vm_copy(m, &local, &remote, 1, write);
@@ -844,6 +873,10 @@ void sim_isa_mem_internal(struct sim_isa_mem *m, const void *p, size_t n)
 	if (m->ninternal < SIM_ISA_INTERNAL) {
 		m->lo[m->ninternal] = (uint64_t)(uintptr_t)p;
 		m->hi[m->ninternal] = (uint64_t)(uintptr_t)p + n;
+		if (!m->ninternal || m->lo[m->ninternal] < m->ilo)
+			m->ilo = m->lo[m->ninternal];
+		if (!m->ninternal || m->hi[m->ninternal] > m->ihi)
+			m->ihi = m->hi[m->ninternal];
 		m->ninternal++;
 	}
 }

@@ -33,6 +33,7 @@ struct sim_isa_mem {
 	/* the dispatch's own buffers (kernarg, packet, queue): plain memory */
 	unsigned ninternal;
 	uint64_t lo[SIM_ISA_INTERNAL], hi[SIM_ISA_INTERNAL];
+	uint64_t ilo, ihi;	/* the lowest lo and the highest hi: one test for most accesses */
 	uint64_t pages;		/* page walks made */
 	uint64_t insns;		/* memory instructions (access and atomic calls) */
 	uint64_t vm_calls;	/* process_vm_readv/writev calls */
