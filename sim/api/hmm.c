@@ -125,17 +125,7 @@ static hipError_t record_range(uintptr_t lo, uintptr_t hi, int what, int dev, bo
  * mapped (mincore tells, for anonymous and file memory alike). */
 bool sim_range_mapped(uintptr_t lo, uintptr_t hi)
 {
-	unsigned char v[64];
-	uintptr_t p = lo & ~(uintptr_t)(SIM_PAGE - 1);
-
-	while (p < hi) {
-		size_t n = hi - p < sizeof(v) * SIM_PAGE ? hi - p : sizeof(v) * SIM_PAGE;
-
-		if (mincore((void *)p, n, v) != 0)
-			return false;
-		p += (n + SIM_PAGE - 1) & ~(size_t)(SIM_PAGE - 1);
-	}
-	return true;
+	return sim_vm_range_mapped(lo, hi);
 }
 
 /* ROCm: any host range goes to the driver's SVM; the device must be the

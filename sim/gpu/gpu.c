@@ -102,9 +102,7 @@ int sim_gpu_write_fault(struct sim_gpu *g, uintptr_t addr, bool write, bool retr
 
 static bool cpu_mapped(uintptr_t page)
 {
-	unsigned char v;
-
-	return mincore((void *)page, SIM_PAGE, &v) == 0 || errno != ENOMEM;
+	return sim_vm_range_mapped(page, page + SIM_PAGE);
 }
 
 static size_t page_index(const struct sim_alloc *a, uintptr_t page)

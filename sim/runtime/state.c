@@ -172,6 +172,7 @@ static void do_init(void)
 	hipsvm_ctxset_init(&sim.ctx, sim.ngpu, info);
 
 	pthread_rwlock_init(&sim.map_lock, NULL);
+	pthread_rwlock_init(&sim.vm_probe_lock, NULL);
 	pthread_mutex_init(&sim.mem_lock, NULL);
 	for (st = __start_sim_steps; st < __stop_sim_steps; st++)
 		if (st->reset)

@@ -13,6 +13,10 @@
  *     round.
  *   - gpu->prod_lock[ring]: serialises the producers of one ring (the
  *     hardware has one writer per ring) and keeps timestamps in ring order.
+ *   - sim.vm_probe_lock (rwlock, a leaf): vmspan.c's probe of a hole holds
+ *     it exclusively while its reservation stands; whoever asks whether the
+ *     CPU maps a page (sim_vm_range_mapped) holds it shared, so that the
+ *     reservation is never taken for the program's mapping.
  *   - the hook's range and log locks (hook_cmds.c): leaves.
  *   - stream/event/registry locks: leaves, never held while unmapping.
  * An API call that unmaps (hipFree) holds no lock at all while it does.
@@ -47,6 +51,7 @@ struct sim_state {
 	uint64_t ts_start;
 	uint32_t ring_size;
 	pthread_rwlock_t map_lock;
+	pthread_rwlock_t vm_probe_lock;
 	struct sim_alloc *map_root;	/* AVL tree by base (memory.c) */
 	size_t nmap;
 	/* device memory accounting (memory.c: sim_charge), under mem_lock */
