@@ -76,6 +76,14 @@ int hipsvmSimAgentStart(int device, void *ptr, size_t size, int write,
 /* Stops and joins the agent, fills res (may be NULL), frees it. */
 int hipsvmSimAgentStop(struct hipsvm_sim_agent *a, struct hipsvm_sim_agent_result *res);
 
+/* The pieces of [ptr, ptr + size) (rounded out to pages) that the CPU
+ * maps, as a drain finds them, in address order: query 1 through the
+ * kernel's PROCMAP_QUERY alone (-ENOSYS where the kernel does not answer
+ * it), 0 through the bisection older kernels get (msync and a
+ * MAP_FIXED_NOREPLACE probe). The first max pieces go to out as [lo, hi)
+ * pairs (2 * max words); returns how many there were, or -errno. */
+int hipsvmSimCpuMapped(const void *ptr, size_t size, int query, uintptr_t *out, int max);
+
 /* Blocks until every GPU's rings are empty (faults in flight served). */
 void hipsvmSimQuiesce(void);
 

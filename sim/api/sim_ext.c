@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "gpu/gpu.h"
 #include "exec/exec.h"
+#include "runtime/map.h"
 #include "hipsvm_sim.h"
 
 #include <errno.h>
@@ -33,6 +34,38 @@ SIM_API int hipsvmSimSvmOrder(int *out, int max)
 	for (i = 0; i < sim.ctx.host.nsvm && (int)i < max; i++)
 		out[i] = sim.ctx.host.svm_dev[i];
 	return (int)i;
+}
+
+struct pieces {
+	uintptr_t *out;
+	int max, n;
+};
+
+static void add_piece(uintptr_t lo, uintptr_t hi, void *arg)
+{
+	struct pieces *p = arg;
+
+	if (p->n < p->max) {
+		p->out[2 * p->n] = lo;
+		p->out[2 * p->n + 1] = hi;
+	}
+	p->n++;
+}
+
+SIM_API int hipsvmSimCpuMapped(const void *ptr, size_t size, int query, uintptr_t *out, int max)
+{
+	struct pieces p = { out, max, 0 };
+	uintptr_t lo = (uintptr_t)ptr;
+	int err = 0;
+
+	SIM_INIT_API();
+	if (!ptr || !size || lo + size < lo || max < 0 || (max && !out))
+		return -EINVAL;
+	if (query)
+		err = sim_vm_query(lo, lo + size, add_piece, &p);
+	else
+		sim_vm_mapped_by(lo, lo + size, false, add_piece, &p);
+	return err ? err : p.n;
 }
 
 SIM_API void hipsvmSimQuiesce(void)

@@ -120,6 +120,9 @@ bool sim_map_release_unmapped(uintptr_t start, uintptr_t end);
 typedef void (*sim_vm_fn)(uintptr_t lo, uintptr_t hi, void *arg);
 void sim_vm_mapped(uintptr_t start, uintptr_t end, sim_vm_fn fn, void *arg);
 void sim_vm_mapped_by(uintptr_t start, uintptr_t end, bool query, sim_vm_fn fn, void *arg);
+/* PROCMAP_QUERY alone (for tests): 0, or -ENOSYS when the kernel does not
+ * answer it (pieces found before that were given to fn). */
+int sim_vm_query(uintptr_t start, uintptr_t end, sim_vm_fn fn, void *arg);
 /* Whether the CPU maps every page of [lo, hi) (mincore; an answer other
  * than "not mapped", ENOMEM, counts as mapped), never seeing the probe's
  * own reservation of a hole as a mapping. */

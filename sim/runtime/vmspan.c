@@ -32,15 +32,19 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/* The ABI of include/uapi/linux/fs.h (Linux 6.11), which Debian's headers
- * may predate. */
+/* The ABI of include/uapi/linux/fs.h (Linux 6.11, struct procmap_query),
+ * which Debian's headers may predate. Every field counts: the size is part
+ * of the ioctl's number, and one field short (vma_offset was missing) the
+ * kernel answers ENOTTY and every drain took the bisection. */
 struct vm_query {
-	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size, inode;
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size;
+	uint64_t vma_offset, inode;
 	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
 	uint64_t vma_name_addr, build_id_addr;
 };
 #define VM_QUERY_COVERING_OR_NEXT 0x10
 #define VM_QUERY_IOCTL _IOWR('f', 17, struct vm_query)
+_Static_assert(sizeof(struct vm_query) == 104, "struct procmap_query is 104 bytes");
 
 /* Up to *pos, which it moves; -ENOSYS when the kernel cannot answer. */
 static int query_walk(uintptr_t *pos, uintptr_t end, sim_vm_fn fn, void *arg)
@@ -149,6 +153,17 @@ void sim_vm_mapped_by(uintptr_t start, uintptr_t end, bool query, sim_vm_fn fn, 
 		if (start < end)
 			bisect(start, end, fn, arg);
 	errno = saved;
+}
+
+int sim_vm_query(uintptr_t start, uintptr_t end, sim_vm_fn fn, void *arg)
+{
+	int saved = errno, err;
+
+	start &= ~(uintptr_t)(SIM_PAGE - 1);
+	end = (end + SIM_PAGE - 1) & ~(uintptr_t)(SIM_PAGE - 1);
+	err = start < end ? query_walk(&start, end, fn, arg) : 0;
+	errno = saved;
+	return err;
 }
 
 void sim_vm_mapped(uintptr_t start, uintptr_t end, sim_vm_fn fn, void *arg)

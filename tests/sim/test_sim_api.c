@@ -6,15 +6,19 @@
  */
 #include <hip/hip_runtime_api.h>
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "hipsvm_sim.h"
+#include "../unit/test_rand.h"
 
 TestSuite(api, .timeout = 60);
 
@@ -475,4 +479,85 @@ Test(api, fork_child_works)
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "HIP in the fork child");
 	cr_expect_eq(hipFree(m), hipSuccess);
+}
+
+/* The drain's two ways of finding what the CPU maps (PROCMAP_QUERY, and the
+ * bisection older kernels get) against mincore page by page, over ranges
+ * cut into random pieces: kept, munmapped, PROT_NONE over (still a mapping),
+ * read-only (a VMA of its own). A kernel of 6.11 or later must answer the
+ * query: the ioctl's number carries the struct's size, and one field short
+ * it said ENOTTY, so every drain bisected. */
+Test(api, cpu_mapped_pieces_match_mincore)
+{
+	enum { PAGES = 64, ROUNDS = 200 };
+	const size_t page = 4096, len = PAGES * page;
+	uint64_t seed = test_seed(0x5f3a7c11), s = seed;
+	struct utsname u;
+	int maj = 0, min = 0, queried = 0, rounds = 0;
+	bool must_query;
+
+	cr_assert_eq(uname(&u), 0);
+	sscanf(u.release, "%d.%d", &maj, &min);
+	must_query = maj > 6 || (maj == 6 && min >= 11);
+	cr_log_info("cpu_mapped seed %#llx (HIPSVM_TEST_SEED), kernel %s",
+		    (unsigned long long)seed, u.release);
+	for (int r = 0; r < ROUNDS; r++) {
+		char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		unsigned char v[PAGES];
+		bool want[PAGES], again[PAGES], same = true;
+
+		cr_assert_neq(m, MAP_FAILED);
+		for (int i = 0; i < PAGES; i++) {
+			char *p = m + (size_t)i * page;
+
+			switch (rnd(&s) % 4) {
+			case 1: cr_assert_eq(munmap(p, page), 0); break;
+			case 2: cr_assert_eq(mmap(p, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+						  -1, 0), (void *)p); break;
+			case 3: cr_assert_eq(mprotect(p, page, PROT_READ), 0); break;
+			default: break;
+			}
+		}
+		for (int i = 0; i < PAGES; i++)
+			want[i] = mincore(m + (size_t)i * page, page, v) == 0;
+		for (int query = 0; query < 2; query++) {
+			uintptr_t out[2 * PAGES];
+			bool got[PAGES] = { false };
+			int n = hipsvmSimCpuMapped(m, len, query, out, PAGES);
+
+			if (query && n == -ENOSYS) {
+				cr_assert(!must_query, "kernel %s: PROCMAP_QUERY refused", u.release);
+				continue;
+			}
+			cr_assert(n >= 0 && n <= PAGES, "seed %#llx round %d query %d: %d pieces",
+				  (unsigned long long)seed, r, query, n);
+			queried += query;
+			for (int k = 0; k < n; k++) {
+				uintptr_t lo = out[2 * k], hi = out[2 * k + 1];
+
+				cr_assert(lo < hi && lo >= (uintptr_t)m && hi <= (uintptr_t)m + len &&
+					  lo % page == 0 && hi % page == 0 &&
+					  (k == 0 || lo >= out[2 * k - 1]),
+					  "seed %#llx round %d query %d: piece %d out of order or range",
+					  (unsigned long long)seed, r, query, k);
+				for (uintptr_t p = lo; p < hi; p += page)
+					got[(p - (uintptr_t)m) / page] = true;
+			}
+			/* a hole the simulator's own threads filled meanwhile: the
+			 * round says nothing */
+			for (int i = 0; i < PAGES; i++)
+				again[i] = mincore(m + (size_t)i * page, page, v) == 0;
+			if (memcmp(want, again, sizeof(want)))
+				continue;
+			for (int i = 0; i < PAGES; i++)
+				same &= got[i] == want[i];
+			cr_assert(same, "seed %#llx round %d query %d: the pieces are not what mincore says",
+				  (unsigned long long)seed, r, query);
+		}
+		rounds++;
+		munmap(m, len);
+	}
+	cr_log_info("cpu_mapped: %d rounds, %d answered by PROCMAP_QUERY", rounds, queried);
+	if (must_query)
+		cr_expect_eq(queried, ROUNDS, "every round answered by the query on kernel %s", u.release);
 }
