@@ -13,7 +13,7 @@ objects are kept in WORK/obj under a key of the source, the shared headers
 and the flags, so a second run compiles only what changed. A line of the
 list may add the file's own compile flags (flags:A,B, as its CMakeLists
 sets them; with --save-temps the saved assembly goes where the cases read
-it) and programs its cases start (run:SOURCE, built alone). Compiles run
+it) and programs its cases start (run:SOURCE[=PATH], built alone). Compiles run
 at nice 10, JOBS at a time. Every case the executable lists then runs on its
 own, on the simulator (BUILD/sim through LD_LIBRARY_PATH) and again with
 the shim preloaded, each under a timeout. A benchmark, not a test: it needs
@@ -60,6 +60,23 @@ def write_atomic(path, text):
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def prog_spec(word):
+    """run:SOURCE[=PATH]: the program SOURCE builds, at PATH relative to the
+    cases' working directory. 5.2.3's SpawnProc looks above that directory
+    (the parent of TestContext::currentPath) in the source's own folder, so
+    PATH defaults to ../FOLDER/STEM; 5.4's looks in it, for the CMake
+    target's name (getDeviceCount from getDeviceCount_exe.cc), which a
+    line then gives."""
+    src, _, path = word.partition("=")
+    if not path:
+        path = os.path.join("..", os.path.basename(os.path.dirname(src)),
+                            os.path.splitext(os.path.basename(src))[0])
+    inside = os.path.normpath(os.path.join("scratch", path))
+    if os.path.isabs(path) or inside == ".." or inside.startswith(".." + os.sep):
+        die("run:%s: the program's path must stay inside the work directory" % word)
+    return src, path
 
 
 def catch_root(top):
@@ -208,14 +225,12 @@ def build(args, root, files):
                 if name.endswith(".s"):
                     shutil.copyfile(os.path.join(temps, name), os.path.join(dest, name))
     # programs a case starts: built alone, as hip-tests' CMake builds them,
-    # without its main; hip::SpawnProc looks for DIR/NAME above the working
-    # directory (TestContext::currentPath is the current directory), which
-    # is WORK/scratch
+    # without its main, where hip::SpawnProc looks for them: relative to
+    # the cases' working directory, WORK/scratch (prog_spec)
     for p in progs:
         if p in errors:
             continue
-        exe = os.path.join(args.work, os.path.basename(os.path.dirname(p)),
-                           os.path.basename(p)[:-len(".cc")])
+        exe = os.path.normpath(os.path.join(args.work, "scratch", args.prog_path[p]))
         os.makedirs(os.path.dirname(exe), exist_ok=True)
         obj = os.path.join(objdir, p + ".o")
         if not os.path.exists(exe) or os.path.getmtime(obj) > os.path.getmtime(exe):
@@ -323,9 +338,10 @@ def main():
     os.makedirs(args.work, exist_ok=True)
 
     # a line: the test file, then any helper sources it is linked with,
-    # programs it starts (run:SOURCE) and compile flags of its own, as
+    # programs it starts (run:SOURCE[=PATH]) and compile flags of its own, as
     # hip-tests' CMake sets them (flags:A,B)
     files, absent, args.helpers, args.progs, args.cflags = [], [], {}, {}, {}
+    args.prog_path = {}
     with open(args.files) as f:
         for line in f:
             words = line.split("#", 1)[0].split()
@@ -333,11 +349,13 @@ def main():
                 continue
             srcs = [w for w in words if not w.startswith("flags:")]
             flags = [x for w in words if w.startswith("flags:") for x in w[6:].split(",") if x]
-            paths = [w[4:] if w.startswith("run:") else w for w in srcs]
+            progs = [prog_spec(w[4:]) for w in srcs[1:] if w.startswith("run:")]
+            paths = [w for w in srcs if not w.startswith("run:")] + [p for p, _ in progs]
             if all(os.path.isfile(os.path.join(root, w)) for w in paths):
                 files.append(srcs[0])
                 args.helpers[srcs[0]] = [w for w in srcs[1:] if not w.startswith("run:")]
-                args.progs[srcs[0]] = [w[4:] for w in srcs[1:] if w.startswith("run:")]
+                args.progs[srcs[0]] = [p for p, _ in progs]
+                args.prog_path.update(progs)
                 args.cflags[srcs[0]] = flags
             else:
                 absent.append(" ".join(words))
