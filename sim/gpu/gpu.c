@@ -100,9 +100,30 @@ int sim_gpu_write_fault(struct sim_gpu *g, uintptr_t addr, bool write, bool retr
 	return 0;
 }
 
-static bool cpu_mapped(uintptr_t page)
+/* What resolve_held serves: a prefetch or eager mapping (the VMA's mere
+ * presence), or a GPU's read or write fault. */
+enum { MAP_ONLY = -1, FAULT_READ = 0, FAULT_WRITE = 1 };
+
+/*
+ * Whether the CPU's VMA lets the GPU map the page: for a fault, as the
+ * kernel's svm_fault_allowed decides it (kfd_svm.c, Linux 6.12: read
+ * permission always, write too for a write fault; else -EPERM, a real
+ * fault), so that a PROT_NONE page, or a write to a read-only one, is not
+ * mapped and counted as served. Where the kernel cannot report the VMA's
+ * permissions (before PROCMAP_QUERY, 6.11) its presence alone decides.
+ */
+static bool cpu_allows(uintptr_t page, int kind)
 {
-	return sim_vm_range_mapped(page, page + SIM_PAGE);
+	int acc;
+
+	if (kind == MAP_ONLY)
+		return sim_vm_range_mapped(page, page + SIM_PAGE);
+	acc = sim_vm_access(page);
+	if (acc == -ENOSYS)
+		return sim_vm_range_mapped(page, page + SIM_PAGE);
+	if (acc < 0)
+		return false;
+	return (acc & SIM_VM_READ) && (kind != FAULT_WRITE || (acc & SIM_VM_WRITE));
 }
 
 static size_t page_index(const struct sim_alloc *a, uintptr_t page)
@@ -161,7 +182,7 @@ uint64_t sim_gpu_map_events(void)
 
 /* Caller holds pt_lock and map_lock (read): what restore_pages would do
  * for this address. */
-static int resolve_held(struct sim_gpu *g, uintptr_t addr)
+static int resolve_held(struct sim_gpu *g, uintptr_t addr, int kind)
 {
 	uintptr_t page = addr & ~(uintptr_t)(SIM_PAGE - 1);
 	struct sim_alloc *a = sim_map_find(addr);
@@ -176,7 +197,7 @@ static int resolve_held(struct sim_gpu *g, uintptr_t addr)
 		return SIM_RES_PRESENT;
 	/* Not an SVM range of this GPU, or unmapped from the CPU: restore_pages
 	 * finds no VMA and the fault is real. */
-	if (!(a->lazy & (UINT64_C(1) << g->index)) || !cpu_mapped(page))
+	if (!(a->lazy & (UINT64_C(1) << g->index)) || !cpu_allows(page, kind))
 		return SIM_RES_REAL;
 	if (!a->bits[g->index])
 		a->bits[g->index] = calloc((alloc_pages(a) + 63) / 64, 8);
@@ -195,7 +216,7 @@ static int resolve_locked(struct sim_gpu *g, uintptr_t addr)
 	int res;
 
 	pthread_rwlock_rdlock(&sim.map_lock);
-	res = resolve_held(g, addr);
+	res = resolve_held(g, addr, MAP_ONLY);
 	pthread_rwlock_unlock(&sim.map_lock);
 	return res;
 }
@@ -240,7 +261,8 @@ static void handle_fault(void *arg, const uint32_t *dw, uint64_t ts)
 	bump(&g->handled);
 	if (g->last_set_ts && hipsvm_ts_after_or_equal(ts, g->last_set_ts))
 		bump(&g->stale);
-	res = resolve_held(g, (uintptr_t)hipsvm_iv_fault_addr(&iv));
+	res = resolve_held(g, (uintptr_t)hipsvm_iv_fault_addr(&iv),
+			   iv.src_data[1] & HIPSVM_IV_SRC_DATA1_WRITE ? FAULT_WRITE : FAULT_READ);
 	if (res == SIM_RES_REAL)
 		bump(&g->real);
 	else if (res == SIM_RES_MAPPED)

@@ -127,6 +127,12 @@ int sim_vm_query(uintptr_t start, uintptr_t end, sim_vm_fn fn, void *arg);
  * than "not mapped", ENOMEM, counts as mapped), never seeing the probe's
  * own reservation of a hole as a mapping. */
 bool sim_vm_range_mapped(uintptr_t lo, uintptr_t hi);
+/* What the VMA covering addr allows, as a GPU fault handler sees it: a
+ * mask of SIM_VM_READ and SIM_VM_WRITE (0: PROT_NONE), -ENOMEM when nothing
+ * maps it, -ENOSYS when the kernel cannot say (no PROCMAP_QUERY). */
+#define SIM_VM_READ 1
+#define SIM_VM_WRITE 2
+int sim_vm_access(uintptr_t addr);
 /* Caller holds map_lock. */
 bool sim_alloc_released(const struct sim_alloc *a, uintptr_t page);
 

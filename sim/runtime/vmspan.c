@@ -79,6 +79,35 @@ static int query_walk(uintptr_t *pos, uintptr_t end, sim_vm_fn fn, void *arg)
 	return err;
 }
 
+#define VM_QUERY_READABLE 0x1
+#define VM_QUERY_WRITABLE 0x2
+
+int sim_vm_access(uintptr_t addr)
+{
+	struct vm_query q;
+	int saved = errno, fd, ret;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_addr = addr & ~(uintptr_t)(SIM_PAGE - 1);	/* the VMA covering it */
+	/* the probe's PROT_NONE reservation of a hole (none_mapped) is no VMA
+	 * of the program's: not seen while it stands */
+	pthread_rwlock_rdlock(&sim.vm_probe_lock);
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		ret = -ENOSYS;
+	else if (ioctl(fd, VM_QUERY_IOCTL, &q) == 0)
+		ret = (q.vma_flags & VM_QUERY_READABLE ? SIM_VM_READ : 0) |
+		      (q.vma_flags & VM_QUERY_WRITABLE ? SIM_VM_WRITE : 0);
+	else
+		ret = errno == ENOENT ? -ENOMEM : -ENOSYS;
+	if (fd >= 0)
+		close(fd);
+	pthread_rwlock_unlock(&sim.vm_probe_lock);
+	errno = saved;
+	return ret;
+}
+
 static bool all_mapped(uintptr_t s, uintptr_t e)
 {
 	return msync((void *)s, e - s, MS_ASYNC) == 0;

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "hipsvm_sim.h"
@@ -65,6 +66,11 @@ __global__ void every_nth_page(int *p, int pages, int nth)
 __global__ void read_one(const int *p, int *out)
 {
 	out[threadIdx.x] = p[threadIdx.x];
+}
+
+__global__ void store_one(int *p)
+{
+	p[threadIdx.x] = 1;
 }
 
 __global__ void churn(int *p, size_t n, unsigned *sum, int rounds)
@@ -164,6 +170,56 @@ static void t_unmapped(void)
 	CHECK(hipFree(out));
 	CHECK(hipSetDevice(0));
 	// p is not freed: its last page may hold another mapping by now
+}
+
+/* A kernel's fault is served only where the page's protection allows the
+ * access (the kernel's svm_fault_allowed): a PROT_NONE page, or a store to
+ * a read-only one, is a real fault, counted as such and mapped on no GPU. */
+static void t_protected(void)
+{
+	struct hipsvm_sim_stats a, b;
+	struct utsname u;
+	int maj = 0, min = 0, *p, *out;
+	hipError_t e;
+
+	if (uname(&u) == 0)
+		sscanf(u.release, "%d.%d", &maj, &min);
+	if (maj < 6 || (maj == 6 && min < 11)) {
+		printf("ok protected: skipped, kernel %s has no PROCMAP_QUERY\n", u.release);
+		return;
+	}
+	CHECK(hipSetDevice(2));
+	CHECK(hipMallocManaged((void **)&p, 3 * 4096, hipMemAttachGlobal));
+	CHECK(hipMalloc((void **)&out, 4096));
+	p[1024] = 7;
+	if (mprotect(p, 4096, PROT_NONE) || mprotect(p + 1024, 4096, PROT_READ))
+		exit(1);
+	get_stats(2, &a);
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p, out);
+	e = hipDeviceSynchronize();
+	expect(e == hipErrorIllegalAddress, "protected: a load from PROT_NONE faults");
+	(void)hipGetLastError();
+	hipLaunchKernelGGL(store_one, dim3(1), dim3(64), 0, 0, p + 1024);
+	e = hipDeviceSynchronize();
+	expect(e == hipErrorIllegalAddress && p[1024] == 7, "protected: a store to PROT_READ faults");
+	(void)hipGetLastError();
+	get_stats(2, &b);
+	printf("# protected: %llu real, %llu mapped\n",
+	       (unsigned long long)(b.faults_real - a.faults_real),
+	       (unsigned long long)(b.faults_mapped - a.faults_mapped));
+	expect(b.faults_real - a.faults_real == 2, "protected: two real faults");
+	expect(b.faults_mapped == a.faults_mapped, "protected: nothing mapped");
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p + 1024, out);
+	expect(hipDeviceSynchronize() == hipSuccess && out[0] == 7,
+	       "protected: a load from PROT_READ is served");
+	if (mprotect(p, 2 * 4096, PROT_READ | PROT_WRITE))
+		exit(1);
+	hipLaunchKernelGGL(read_one, dim3(1), dim3(64), 0, 0, p + 1024, p);
+	expect(hipDeviceSynchronize() == hipSuccess && p[0] == 7,
+	       "protected: given back read-write, the page is served");
+	CHECK(hipFree(out));
+	CHECK(hipFree(p));
+	CHECK(hipSetDevice(0));
 }
 
 static void t_malloc(void)
@@ -509,6 +565,8 @@ int main(int argc, char **argv)
 		t_unmapped();
 	if (argc < 2 || !strcmp(argv[1], "malloc"))
 		t_malloc();
+	if (argc < 2 || !strcmp(argv[1], "protected"))
+		t_protected();
 	if (argc < 2 || !strcmp(argv[1], "atomic"))
 		t_atomic();
 	if (argc < 2 || !strcmp(argv[1], "rows"))

@@ -11,7 +11,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "hipsvm_sim.h"
@@ -120,6 +122,43 @@ Test(faults, cpu_unmapped_page_is_real)
 	cr_expect_eq(hipsvmSimAccess(0, m, PAGE, 1), hipSuccess);
 	cr_expect_eq(hipsvmSimAccess(0, m + PAGE, PAGE, 1), hipErrorIllegalAddress);
 	cr_expect_eq(hipsvmSimAccess(0, m + 2 * PAGE, 2 * PAGE, 1), hipSuccess);
+	cr_expect_eq(hipFree(m), hipSuccess);
+}
+
+Test(faults, vma_permission_decides)
+{
+	struct hipsvm_sim_stats s0;
+	char *m;
+
+	/* the kernel serves a fault only where the VMA allows the access
+	 * (svm_fault_allowed: read always, write for a write fault);
+	 * otherwise the fault is real, and nothing is mapped */
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	cr_assert_eq(uname(&u), 0);
+	sscanf(u.release, "%d.%d", &maj, &min);
+	if (maj < 6 || (maj == 6 && min < 11))
+		cr_skip_test("kernel %s: no PROCMAP_QUERY, so a VMA's presence alone decides",
+			     u.release);
+	cr_assert_eq(hipMallocManaged((void **)&m, 4 * PAGE, hipMemAttachGlobal), hipSuccess);
+	cr_assert_eq(mprotect(m, PAGE, PROT_NONE), 0);
+	cr_assert_eq(mprotect(m + PAGE, PAGE, PROT_READ), 0);
+	s0 = stats(3);
+	cr_expect_eq(hipsvmSimAccess(3, m, PAGE, 0), hipErrorIllegalAddress, "PROT_NONE, read");
+	cr_expect_eq(hipsvmSimAccess(3, m + PAGE, PAGE, 1), hipErrorIllegalAddress,
+		     "PROT_READ, write");
+	cr_expect_eq(stats(3).faults_real - s0.faults_real, 2);
+	cr_expect_eq(stats(3).faults_mapped - s0.faults_mapped, 0);
+	cr_expect_eq(hipsvmSimIsMapped(3, m), 0);
+	cr_expect_eq(hipsvmSimIsMapped(3, m + PAGE), 0);
+	cr_expect_eq(hipsvmSimAccess(3, m + PAGE, PAGE, 0), hipSuccess, "PROT_READ, read");
+	cr_expect_eq(hipsvmSimAccess(3, m + 2 * PAGE, PAGE, 1), hipSuccess, "read-write, write");
+	cr_expect_eq(stats(3).faults_mapped - s0.faults_mapped, 2);
+	/* given back, the page faults again and is served */
+	cr_assert_eq(mprotect(m, 2 * PAGE, PROT_READ | PROT_WRITE), 0);
+	cr_expect_eq(hipsvmSimAccess(3, m, PAGE, 1), hipSuccess);
+	cr_expect_eq(stats(3).faults_real - s0.faults_real, 2);
 	cr_expect_eq(hipFree(m), hipSuccess);
 }
 
