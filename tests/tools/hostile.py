@@ -311,13 +311,12 @@ def main(t):
         t.ok(r.rc == 1 and "exit handlers" in r.err and not os.path.exists(rx),
              "run -r R of a program that _exits: exit 1, says why (no exit handlers ran)")
         if os.environ.get("HIPSVM_TEST_SANITIZED"):
-            # the program sh execs is uninstrumented and runs the ASan-built
-            # libraries (shim, simulator) with no ASan runtime preloaded
-            # (this environment never had it): the runtime's interceptors
-            # are unset and a call through one crashes it (the same SIGSEGV
-            # at ip 0 as cli_examples' unfollowed child, whose status that
-            # test skips for this reason). The unsanitized suite runs this
-            # case
+            # the program sh execs is uninstrumented and not followed (the
+            # shim took itself out of LD_PRELOAD, and the ASan runtime was
+            # never in it): it loads the ASan-built simulator, whose runtime
+            # then has no interceptors set, and dies calling through one
+            # (SIGSEGV at ip 0; cli_examples' unfollowed child alike). The
+            # unsanitized suite runs this case
             t.skip("run -r R of a program that execs another: exit 1, says why",
                    "crashes under the ASan-built shim")
         else:
