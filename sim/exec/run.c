@@ -74,8 +74,12 @@ static uint64_t st_spins, st_pauses;
 
 static void isa_reset(void)
 {
+	uint64_t bits = sim.opt.num[HIPSVM_SIM_O_SIMD];
+
 	/* the cache itself stays valid in a fork child; only the lock is renewed */
 	pthread_mutex_init(&cache_lock, NULL);
+	/* before any wave runs: the options are read, no stream has started */
+	isa_simd_limit(bits >= 512 ? ISA_SIMD_AVX512 : bits >= 256 ? ISA_SIMD_AVX2 : ISA_SIMD_NONE);
 }
 SIM_STEP(isa, .reset = isa_reset);
 

@@ -12,6 +12,7 @@
  *   step.c     one instruction of one wave: the decoded handler, run
  *   operand.c  operand access: scalar sources and destinations, inline
  *              constants (operand.h: the vector sources and masked writes)
+ *   simd.c     which of the handlers' x86 vector paths run (AVX2, AVX-512)
  *   salu.c     scalar ALU, SMEM, branches and program control
  *   valu.c     vector comparisons, lane moves, VOP3P, DPP and SDWA operands
  *   valu_ops.c vector ALU operations with 32- and 64-bit results
@@ -36,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ISA_LANES 64
 #define ISA_NSGPR 128		/* s0..s101, flat_scr, xnack, vcc, ttmp, m0, exec */
@@ -422,18 +424,42 @@ static inline void isa_swrite32(struct isa_wave *w, unsigned dst, uint32_t v)
 
 static inline void isa_swrite64(struct isa_wave *w, unsigned dst, uint64_t v)
 {
-	if (dst < ISA_NSGPR - 1) {
-		w->s[dst] = (uint32_t)v;
-		w->s[dst + 1] = (uint32_t)(v >> 32);
-	}
+	if (dst >= ISA_NSGPR - 1)
+		return;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* One 64-bit store. The pair's readers (isa_exec, isa_vcc, isa_sreg64)
+	 * compile to one 64-bit load, which two 32-bit stores cannot forward
+	 * to: the load then waits until both have left the store buffer, and
+	 * on a loop's exec mask (written by s_andn2_b64, read by the branch
+	 * and the next instruction) that wait was a tenth of its time. */
+	memcpy(&w->s[dst], &v, sizeof(v));
+#else
+	w->s[dst] = (uint32_t)v;
+	w->s[dst + 1] = (uint32_t)(v >> 32);
+#endif
 }
 
-/* x86-64 with AVX2 (and FMA, where the row's one operation is an fma)
- * runs the loops 8 lanes at a time; chosen once, when the library loads.
- * Only for loops whose arithmetic is one IEEE operation per result, so
- * that no contraction can change a bit. */
+/* The handlers' explicitly written vector paths (operand.h), widest
+ * first: a level is used when the CPU has it and isa_simd_limit allows it
+ * (simd.c). Every path computes the same bits. */
+enum isa_simd { ISA_SIMD_NONE, ISA_SIMD_AVX2, ISA_SIMD_AVX512 };
+
+extern enum isa_simd isa_simd_level;
+/* Sets the level to the lower of max and the CPU's; returns it. Not while
+ * waves run (the simulator calls it at start-up, tests between cases). */
+enum isa_simd isa_simd_limit(enum isa_simd max);
+/* The widest the CPU (and the OS) gives. */
+enum isa_simd isa_simd_cpu(void);
+
+/* x86-64 with AVX-512 or AVX2 (and FMA, where the row's one operation is
+ * an fma) runs the loops 16 or 8 lanes at a time; chosen once, when the
+ * library loads. Only for loops whose arithmetic is one IEEE operation
+ * per result, so that no contraction can change a bit. The AVX-512 clone
+ * matters beside the AVX-512 paths: a 64-byte load of a VGPR that two
+ * 32-byte stores have just written cannot take its data from them, and
+ * waits until both have left the store buffer. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ISA_WIDE __attribute__((target_clones("avx2", "default")))
+#define ISA_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
 #define ISA_WIDE_FMA __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define ISA_WIDE

@@ -13,13 +13,15 @@
 #include <math.h>
 #include <string.h>
 
-/* AVX2 code paths (GCC on x86-64), chosen per call from the CPU's
- * features; elsewhere the plain loops. */
+/* AVX-512 and AVX2 code paths (GCC on x86-64), chosen per call by the
+ * level simd.c keeps; elsewhere the plain loops. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
-#define ISA_HAVE_AVX2() __builtin_cpu_supports("avx2")
+#define ISA_HAVE_AVX2() (isa_simd_level >= ISA_SIMD_AVX2)
+#define ISA_HAVE_AVX512() (isa_simd_level >= ISA_SIMD_AVX512)
 #else
 #define ISA_HAVE_AVX2() 0
+#define ISA_HAVE_AVX512() 0
 #endif
 
 /* the active lanes, lowest first (a full EXEC is the common case) */

@@ -391,9 +391,64 @@ __attribute__((target("avx2"))) static uint64_t carryin_full_avx2(uint32_t *D, c
 	}
 	return m;
 }
+
+/* With AVX-512 sixteen lanes a step, and no mask expanded or packed: the
+ * unsigned compares give the carry's bits directly, and the carry-in's
+ * bits are the masked add's (or subtract's) own mask. */
+__attribute__((target("avx512f"))) static uint64_t carry_full_avx512(uint32_t *D, const uint32_t *A,
+								    const uint32_t *B, bool sub)
+{
+	uint64_t m = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 16) {
+		__m512i a = _mm512_loadu_si512(A + c), b = _mm512_loadu_si512(B + c), r;
+		__mmask16 k;
+
+		if (sub) {
+			r = _mm512_sub_epi32(a, b);
+			k = _mm512_cmplt_epu32_mask(a, b);
+		} else {
+			r = _mm512_add_epi32(a, b);
+			k = _mm512_cmplt_epu32_mask(r, a);
+		}
+		_mm512_storeu_si512(D + c, r);
+		m |= (uint64_t)k << c;
+	}
+	return m;
+}
+
+__attribute__((target("avx512f"))) static uint64_t carryin_full_avx512(uint32_t *D, const uint32_t *A,
+								      const uint32_t *B, uint64_t cin,
+								      bool sub)
+{
+	const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
+	uint64_t m = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 16) {
+		__m512i a = _mm512_loadu_si512(A + c), b = _mm512_loadu_si512(B + c), t, r;
+		__mmask16 ci = (__mmask16)(cin >> c), k;
+
+		if (sub) {	/* borrow: a < b, or t = 0 with ci */
+			t = _mm512_sub_epi32(a, b);
+			r = _mm512_mask_sub_epi32(t, ci, t, one);
+			k = _mm512_cmplt_epu32_mask(a, b) | _mm512_mask_cmpeq_epi32_mask(ci, t, zero);
+		} else {	/* carry: t < a, or r < t */
+			t = _mm512_add_epi32(a, b);
+			r = _mm512_mask_add_epi32(t, ci, t, one);
+			k = _mm512_cmplt_epu32_mask(t, a) | _mm512_mask_cmplt_epu32_mask(ci, r, t);
+		}
+		_mm512_storeu_si512(D + c, r);
+		m |= (uint64_t)k << c;
+	}
+	return m;
+}
 #else
 #define carry_full_avx2(D, A, B, sub) ((void)(D), (void)(A), (void)(B), 0ull)
 #define carryin_full_avx2(D, A, B, cin, sub) ((void)(D), (void)(A), (void)(B), (void)(cin), 0ull)
+#define carry_full_avx512 carry_full_avx2
+#define carryin_full_avx512 carryin_full_avx2
 #endif
 
 /* v_add_co_u32 (0x119), v_sub_co_u32, v_subrev_co_u32, v_addc_co_u32,
@@ -420,7 +475,16 @@ ISA_WIDE HANDLER(carry)
 		if (d >= 256 && d - 256 < ISA_NVGPR + ISA_VTMP) {
 			uint32_t *D = w->v[d - 256];
 
-			if (op == 0x119)
+			if (ISA_HAVE_AVX512()) {
+				if (op == 0x119)
+					carry = carry_full_avx512(D, A, B, false);
+				else if (op < 0x11c)
+					carry = carry_full_avx512(D, A, B, true);
+				else if (op == 0x11c)
+					carry = carryin_full_avx512(D, A, B, cin, false);
+				else
+					carry = carryin_full_avx512(D, A, B, cin, true);
+			} else if (op == 0x119)
 				carry = carry_full_avx2(D, A, B, false);
 			else if (op < 0x11c)
 				carry = carry_full_avx2(D, A, B, true);
@@ -518,6 +582,34 @@ __attribute__((target("avx2"))) static void add64_avx2(uint32_t *D1, const uint3
 	*m2 = c2;
 }
 #define HAVE_ADD64_AVX2 1
+
+__attribute__((target("avx512f"))) static void add64_avx512(uint32_t *D1, const uint32_t *A1,
+							    const uint32_t *B1, uint32_t *D2,
+							    const uint32_t *A2, const uint32_t *B2,
+							    uint64_t *m1, uint64_t *m2)
+{
+	const __m512i one = _mm512_set1_epi32(1);
+	uint64_t c1 = 0, c2 = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 16) {
+		__m512i a = _mm512_loadu_si512(A1 + c), b = _mm512_loadu_si512(B1 + c);
+		__m512i r = _mm512_add_epi32(a, b), t;
+		__mmask16 cy = _mm512_cmplt_epu32_mask(r, a);
+
+		_mm512_storeu_si512(D1 + c, r);
+		c1 |= (uint64_t)cy << c;
+		a = _mm512_loadu_si512(A2 + c);
+		b = _mm512_loadu_si512(B2 + c);
+		t = _mm512_add_epi32(a, b);
+		r = _mm512_mask_add_epi32(t, cy, t, one);
+		cy = _mm512_cmplt_epu32_mask(t, a) | _mm512_mask_cmplt_epu32_mask(cy, r, t);
+		_mm512_storeu_si512(D2 + c, r);
+		c2 |= (uint64_t)cy << c;
+	}
+	*m1 = c1;
+	*m2 = c2;
+}
 #endif
 
 ISA_WIDE HANDLER(carry_pair)
@@ -542,7 +634,10 @@ ISA_WIDE HANDLER(carry_pair)
 		const uint32_t *A2 = src32(w, in2, 0, bc), *B2 = src32(w, in2, 1, bd);
 		uint64_t m1, m2;
 
-		add64_avx2(w->v[d1], A1, B1, w->v[d2], A2, B2, &m1, &m2);
+		if (ISA_HAVE_AVX512())
+			add64_avx512(w->v[d1], A1, B1, w->v[d2], A2, B2, &m1, &m2);
+		else
+			add64_avx2(w->v[d1], A1, B1, w->v[d2], A2, B2, &m1, &m2);
 		isa_swrite64(w, s1, m1);
 		isa_swrite64(w, s2, m2);
 		return 0;
@@ -724,8 +819,41 @@ __attribute__((target("avx2"))) static uint64_t cmp32_avx2(const uint32_t *A, co
 	}
 	return m;
 }
+
+/* With AVX-512 sixteen lanes a step, each outcome a compare's own mask:
+ * lt, eq and gt of a and b, signed or not */
+static inline __attribute__((always_inline, target("avx512f"))) void
+outcomes16(__m512i a, __m512i b, bool sgn, __mmask16 *lt, __mmask16 *eq, __mmask16 *gt)
+{
+	*lt = sgn ? _mm512_cmplt_epi32_mask(a, b) : _mm512_cmplt_epu32_mask(a, b);
+	*gt = sgn ? _mm512_cmpgt_epi32_mask(a, b) : _mm512_cmpgt_epu32_mask(a, b);
+	*eq = _mm512_cmpeq_epi32_mask(a, b);
+}
+
+/* the lanes whose outcome the condition names (1 lt, 2 eq, 4 gt) */
+static inline __attribute__((always_inline)) uint64_t cond16(__mmask16 lt, __mmask16 eq,
+							      __mmask16 gt, unsigned op)
+{
+	return (uint16_t)((lt & -(op & 1)) | (eq & -(op >> 1 & 1)) | (gt & -(op >> 2 & 1)));
+}
+
+__attribute__((target("avx512f"))) static uint64_t cmp32_avx512(const uint32_t *A, const uint32_t *B,
+							       unsigned op, bool sgn)
+{
+	uint64_t m = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 16) {
+		__mmask16 lt, eq, gt;
+
+		outcomes16(_mm512_loadu_si512(A + c), _mm512_loadu_si512(B + c), sgn, &lt, &eq, &gt);
+		m |= cond16(lt, eq, gt, op) << c;
+	}
+	return m;
+}
 #else
 #define cmp32_avx2(A, B, op, sgn) ((void)(A), (void)(B), (void)(op), (void)(sgn), 0ull)
+#define cmp32_avx512 cmp32_avx2
 #endif
 
 #define ICMP_HANDLER(name, T, sgn) \
@@ -743,6 +871,8 @@ __attribute__((target("avx2"))) static uint64_t cmp32_avx2(const uint32_t *A, co
 			} \
 			return cmp_write(w, in, m); \
 		} \
+		if (ISA_HAVE_AVX512()) \
+			return cmp_write(w, in, cmp32_avx512(A, B, in->op & 7, sgn)); \
 		if (ISA_HAVE_AVX2()) \
 			return cmp_write(w, in, cmp32_avx2(A, B, in->op & 7, sgn)); \
 		switch (in->op & 7) { \
@@ -827,9 +957,31 @@ __attribute__((target("avx2"))) static uint64_t cmp64_avx2(const uint32_t *AL, c
 	}
 	return m;
 }
+
+/* With AVX-512 sixteen lanes a step: the high dwords' outcomes, signed or
+ * not, the low ones' unsigned where the high ones are equal */
+__attribute__((target("avx512f"))) static uint64_t cmp64_avx512(const uint32_t *AL, const uint32_t *AH,
+							       const uint32_t *BL, const uint32_t *BH,
+							       unsigned op, bool sgn)
+{
+	uint64_t m = 0;
+
+	ISA_UNROLL
+	for (unsigned c = 0; c < ISA_LANES; c += 16) {
+		__mmask16 hlt, heq, hgt, llt, leq, lgt;
+
+		outcomes16(_mm512_loadu_si512(AH + c), _mm512_loadu_si512(BH + c), sgn, &hlt, &heq,
+			   &hgt);
+		outcomes16(_mm512_loadu_si512(AL + c), _mm512_loadu_si512(BL + c), false, &llt, &leq,
+			   &lgt);
+		m |= cond16(hlt | (heq & llt), heq & leq, hgt | (heq & lgt), op) << c;
+	}
+	return m;
+}
 #else
 #define cmp64_avx2(AL, AH, BL, BH, op, sgn) \
 	((void)(AL), (void)(AH), (void)(BL), (void)(BH), (void)(op), (void)(sgn), 0ull)
+#define cmp64_avx512 cmp64_avx2
 #endif
 
 static uint64_t cmp64_lanes(const uint32_t *AL, const uint32_t *AH, const uint32_t *BL,
@@ -856,6 +1008,8 @@ static uint64_t cmp64_lanes(const uint32_t *AL, const uint32_t *AH, const uint32
 		(void)env; \
 		src64(w, in, 0, false, &AL, &AH, bal, bah); \
 		src64(w, in, 1, false, &BL, &BH, bbl, bbh); \
+		if (ISA_HAVE_AVX512()) \
+			return cmp_write(w, in, cmp64_avx512(AL, AH, BL, BH, in->op & 7, sgn)); \
 		return cmp_write(w, in, ISA_HAVE_AVX2() ? cmp64_avx2(AL, AH, BL, BH, in->op & 7, sgn) \
 						       : cmp64_lanes(AL, AH, BL, BH, in->op & 7, sgn)); \
 	}

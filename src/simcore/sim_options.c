@@ -37,17 +37,25 @@ static const struct hipsvm_option_desc table[HIPSVM_SIM_O_COUNT] = {
 		"kernel launches: auto (interpret the code, else touch buffers) | touch" },
 	[HIPSVM_SIM_O_EXEC_THREADS] = { "SIM_EXEC_THREADS", HIPSVM_OPT_INT, "0", 0, 8,
 		"threads running one interpreted dispatch (0: one per CPU, at most 4)" },
+	/* 0, 256 or 512: see ok() */
+	[HIPSVM_SIM_O_SIMD] = { "SIM_SIMD", HIPSVM_OPT_INT, "512", 0, 512,
+		"widest x86 vector code the interpreter uses, in bits: 512, 256 or 0" },
 };
 
-/* The one constraint a [min, max] cannot say: ring offsets are masked, so a
- * ring's size is a power of two. */
+/* The constraints a [min, max] cannot say: ring offsets are masked, so a
+ * ring's size is a power of two; a vector width is one the interpreter
+ * has code for. */
 static bool ok(unsigned row, uint64_t v)
 {
+	if (row == HIPSVM_SIM_O_SIMD)
+		return v == 0 || v == 256 || v == 512;
 	return row != HIPSVM_SIM_O_RING_SIZE || (v & (v - 1)) == 0;
 }
 
 static const char *invalid(unsigned row)
 {
+	if (row == HIPSVM_SIM_O_SIMD)
+		return "not 0, 256 or 512";
 	return row == HIPSVM_SIM_O_RING_SIZE ? "not a power of two from 4K to 64M" : NULL;
 }
 

@@ -31,6 +31,7 @@ enum hipsvm_sim_opt_id {
 	HIPSVM_SIM_O_QUIET,		/* bool, 0: no start-up notice */
 	HIPSVM_SIM_O_EXEC,		/* string, "auto": interpret kernels when possible */
 	HIPSVM_SIM_O_EXEC_THREADS,	/* int, 0: threads per dispatch (0: up to 4, by CPUs) */
+	HIPSVM_SIM_O_SIMD,		/* int, 512: widest vector path in bits (512, 256, 0) */
 	HIPSVM_SIM_O_COUNT
 };
 

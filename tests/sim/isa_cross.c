@@ -9,8 +9,10 @@
  * compared bit for bit, but for one thing: where both results are NaN
  * their payloads may differ (which input's NaN an operation returns when
  * both are NaN depends on the order the compiler gave the operands; the
- * hardware does not promise one either). The seed is fixed and printed;
- * HIPSVM_TEST_SEED sets another.
+ * hardware does not promise one either). Each case runs at every vector
+ * level the CPU has (AVX-512, AVX2, none: isa_simd_limit), the general form
+ * at none, so every hand-written path is checked on a machine that has it.
+ * The seed is fixed and printed; HIPSVM_TEST_SEED sets another.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -62,6 +64,11 @@ static const struct row rows[] = {
 #define NV 12			/* VGPRs the cases use */
 
 static struct isa_wave start, fast, slow;
+
+static const char *const level_name[] = {
+	[ISA_SIMD_NONE] = "no vector paths", [ISA_SIMD_AVX2] = "AVX2",
+	[ISA_SIMD_AVX512] = "AVX-512",
+};
 static uint64_t rng;
 
 static uint64_t next(void)
@@ -216,22 +223,30 @@ Test(isa_cross, whole_wave_equals_general_form)
 			start.s[ISA_EXEC_LO] = (uint32_t)ex;
 			start.s[ISA_EXEC_LO + 1] = (uint32_t)(ex >> 32);
 			memset(&e, 0, sizeof(e));
-			fast = start;
 			slow = start;
-			int a = in.fn(&fast, &e, &in), b = r->general(&slow, &e, &in);
+			isa_simd_limit(ISA_SIMD_NONE);
+			int b = r->general(&slow, &e, &in);
 
-			cr_assert_eq(a, b, "%s: whole-wave answers %d, general %d", r->name, a, b);
-			if (!same(r, in.dst & 0xff)) {
-				report(r, code, round);
-				cr_assert_fail("%s: the whole-wave handler differs (seed 0x%" PRIx64
-					       ")", r->name, seed);
+			for (int lv = isa_simd_cpu(); lv >= ISA_SIMD_NONE; lv--) {
+				isa_simd_limit((enum isa_simd)lv);
+				fast = start;
+				int a = in.fn(&fast, &e, &in);
+
+				cr_assert_eq(a, b, "%s: whole-wave answers %d, general %d (%s)",
+					     r->name, a, b, level_name[lv]);
+				if (!same(r, in.dst & 0xff)) {
+					report(r, code, round);
+					cr_assert_fail("%s: the whole-wave handler differs at %s (seed "
+						       "0x%" PRIx64 ")", r->name, level_name[lv], seed);
+				}
+				cases++;
+				fast_runs += !in.mods;
 			}
-			cases++;
-			fast_runs += !in.mods;
 		}
 	}
-	printf("# isa_cross: %u cases, %u without modifiers (the whole-wave loops)\n", cases,
-	       fast_runs);
+	isa_simd_limit(ISA_SIMD_AVX512);
+	printf("# isa_cross: %u cases at %s and below, %u without modifiers (the whole-wave "
+	       "loops)\n", cases, level_name[isa_simd_cpu()], fast_runs);
 	cr_assert_gt(fast_runs, cases / 2);
 }
 
@@ -316,21 +331,122 @@ Test(isa_cross, carry_pair_equals_two_instructions)
 		start.pc = 4 * n1;	/* where isa_exec_insn leaves it */
 		start.insns = 0;
 		memset(&e, 0, sizeof(e));
-		fast = start;
 		slow = start;
-		cr_assert_eq(isa_h_carry_pair(&fast, &e, &prog[0]), 0);
+		isa_simd_limit(ISA_SIMD_NONE);
 		cr_assert_eq(prog[0].fn(&slow, &e, &prog[0]), 0);
 		cr_assert_eq(prog[n1].fn(&slow, &e, &prog[n1]), 0);
-		cr_assert_eq(fast.pc, 4 * (n1 + n2), "pc past both");
-		cr_assert_eq(fast.insns, 1, "the second counted");
-		if (memcmp(fast.s, slow.s, sizeof(fast.s)) || memcmp(fast.v, slow.v, NV * sizeof(fast.v[0]))) {
-			static const struct row pair = { "v_add_co_u32 + v_addc_co_u32", 0, 0, NULL, 0, 0 };
+		for (int lv = isa_simd_cpu(); lv >= ISA_SIMD_NONE; lv--) {
+			isa_simd_limit((enum isa_simd)lv);
+			fast = start;
+			cr_assert_eq(isa_h_carry_pair(&fast, &e, &prog[0]), 0);
+			cr_assert_eq(fast.pc, 4 * (n1 + n2), "pc past both");
+			cr_assert_eq(fast.insns, 1, "the second counted");
+			if (memcmp(fast.s, slow.s, sizeof(fast.s)) ||
+			    memcmp(fast.v, slow.v, NV * sizeof(fast.v[0]))) {
+				static const struct row pair = { "v_add_co_u32 + v_addc_co_u32", 0,
+								 0, NULL, 0, 0 };
 
-			report(&pair, code, round);
-			cr_assert_fail("the fused pair differs (seed 0x%" PRIx64 ")", seed);
+				report(&pair, code, round);
+				cr_assert_fail("the fused pair differs at %s (seed 0x%" PRIx64 ")",
+					       level_name[lv], seed);
+			}
 		}
 		fused_fast += ex == ~0ull;
 	}
-	printf("# isa_cross: %u pairs, %u with every lane on\n", 4 * ROUNDS, fused_fast);
+	isa_simd_limit(ISA_SIMD_AVX512);
+	printf("# isa_cross: %u pairs at %s and below, %u with every lane on\n", 4 * ROUNDS,
+	       level_name[isa_simd_cpu()], fused_fast);
 	cr_assert_gt(fused_fast, ROUNDS / 2);
+}
+
+/*
+ * The six carry rows (v_add_co_u32 0x119 ... v_subbrev_co_u32 0x11e) alone,
+ * VOP3B, against a model written here in 64-bit arithmetic: a lane's result
+ * is the low dword of a + b + cin (a - b - cin), its carry bit the dword
+ * above; off lanes keep the destination and give 0 in the mask. Every
+ * level the CPU has; VGPR, SGPR and constant sources; the carry-in's pair
+ * one the sources or the destination may be.
+ */
+Test(isa_cross, carry_rows_equal_model)
+{
+	const char *env = getenv("HIPSVM_TEST_SEED");
+	uint64_t seed = env ? strtoull(env, NULL, 0) : 0x28f64c05ull;
+	unsigned cases = 0, full = 0;
+
+	printf("# isa_cross carry rows, seed 0x%" PRIx64 "\n", seed);
+	rng = seed ^ 0xca77;
+	for (unsigned round = 0; round < 6 * ROUNDS; round++) {
+		unsigned op = 0x119 + round % 6, sd = carry_sgpr(), d = (unsigned)(next() % NV);
+		unsigned src[3] = { source(), next() % 3 ? 256 + (unsigned)(next() % NV) : source(),
+				    carry_sgpr() };
+		uint32_t code[2];
+		struct isa_insn in;
+		struct isa_env e;
+		uint64_t ex = exec_mask();
+		uint32_t want[ISA_LANES];
+		uint64_t want_mask = 0;
+
+		encode3b(code, op, d, sd, src);
+		cr_assert_eq(isa_decode((const uint8_t *)code, sizeof(code), &in), 0,
+			     "%08x %08x does not decode", code[0], code[1]);
+		cr_assert(in.fn != NULL);
+		for (unsigned v = 0; v < NV; v++)
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				start.v[v][l] = next() % 4 ? word() : 0xffffffffu;
+		for (unsigned s = 0; s < 16; s++)
+			start.s[s] = word();
+		start.s[ISA_VCC_LO] = (uint32_t)next();
+		start.s[ISA_VCC_LO + 1] = (uint32_t)next();
+		start.s[ISA_EXEC_LO] = (uint32_t)ex;
+		start.s[ISA_EXEC_LO + 1] = (uint32_t)(ex >> 32);
+
+		/* the model, from the state before: the sources as the hardware
+		 * reads them (a constant's 32 bits, an SGPR's dword) */
+		uint64_t cin = op >= 0x11c ? isa_sreg64(&start, &in, src[2], false) : 0;
+
+		for (unsigned l = 0; l < ISA_LANES; l++) {
+			uint64_t a = src[0] >= 256 ? start.v[src[0] - 256][l]
+						   : isa_sreg32(&start, &in, src[0]);
+			uint64_t b = src[1] >= 256 ? start.v[src[1] - 256][l]
+						   : isa_sreg32(&start, &in, src[1]);
+			uint64_t c = cin >> l & 1, r;
+
+			if (op == 0x11b || op == 0x11e) {
+				uint64_t t = a;
+
+				a = b;
+				b = t;
+			}
+			r = op == 0x119 || op == 0x11c ? a + b + c : a - b - c;
+			want[l] = ex >> l & 1 ? (uint32_t)r : start.v[d][l];
+			want_mask |= (uint64_t)(ex >> l & 1 && (r >> 32 & 1)) << l;
+		}
+		memset(&e, 0, sizeof(e));
+		for (int lv = isa_simd_cpu(); lv >= ISA_SIMD_NONE; lv--) {
+			isa_simd_limit((enum isa_simd)lv);
+			fast = start;
+			cr_assert_eq(in.fn(&fast, &e, &in), 0);
+			for (unsigned l = 0; l < ISA_LANES; l++)
+				cr_assert_eq(fast.v[d][l], want[l],
+					     "%08x %08x at %s, round %u: lane %u %08x, the model %08x "
+					     "(seed 0x%" PRIx64 ")", code[0], code[1], level_name[lv],
+					     round, l, fast.v[d][l], want[l], seed);
+			uint64_t got = fast.s[sd] | (uint64_t)fast.s[sd + 1] << 32;
+
+			cr_assert_eq(got, want_mask,
+				     "%08x %08x at %s, round %u: carry %016" PRIx64 ", the model %016"
+				     PRIx64 " (seed 0x%" PRIx64 ")", code[0], code[1], level_name[lv],
+				     round, got, want_mask, seed);
+			for (unsigned v = 0; v < NV; v++)
+				if (v != d)
+					cr_assert(!memcmp(fast.v[v], start.v[v], sizeof(fast.v[v])),
+						  "v%u changed", v);
+			cases++;
+			full += ex == ~0ull;
+		}
+	}
+	isa_simd_limit(ISA_SIMD_AVX512);
+	printf("# isa_cross: %u carry cases at %s and below, %u with every lane on\n", cases,
+	       level_name[isa_simd_cpu()], full);
+	cr_assert_gt(full, cases / 4);
 }

@@ -268,6 +268,14 @@ Test(options, set_checks_range_and_length)
 		     "ring sizes are powers of two");
 	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_RING_SIZE, "2K"), -ERANGE);
 	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_RING_SIZE, "4K"), 0);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_SIMD], 512u, "the widest by default");
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_SIMD, "128"), -EINVAL,
+		     "a width the interpreter has no code for");
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_SIMD, "1024"), -ERANGE);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_SIMD], 512u, "unchanged on failure");
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_SIMD, "256"), 0);
+	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_SIMD, "0"), 0);
+	cr_assert_eq(so.num[HIPSVM_SIM_O_SIMD], 0u);
 	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_TS_START, "0xffffffffffff"), 0);
 	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_TS_START, "0x1000000000000"), -ERANGE);
 	cr_assert_eq(hipsvm_sim_options_set(&so, HIPSVM_SIM_O_FGS_MASK, "0xffffffffffffffff"), 0);
